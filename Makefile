@@ -1,0 +1,44 @@
+# EffectivePolicy API server. `make demo` and `make test` are the two entry
+# points; everything they need is installed by the scripts under hack/.
+SHELL := /usr/bin/env bash
+GO ?= go
+BIN := bin/effectivepolicy-apiserver
+
+.PHONY: all build codegen verify vet fmt test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/effectivepolicy-apiserver
+
+codegen:
+	hack/update-codegen.sh
+
+verify:
+	hack/verify.sh
+
+# Unit and in-process integration tests of the product module.
+test-unit:
+	$(GO) test -count=1 ./...
+
+# Bounded fuzzing of the computation (SPEC.md §6: nothing can crash it).
+test-fuzz:
+	hack/fuzz.sh
+
+# End-to-end tests against a real kube-apiserver, etcd and kubectl.
+test-e2e: build
+	hack/e2e.sh
+
+test: verify test-unit test-fuzz test-e2e
+
+local-up: build
+	hack/local-up.sh
+
+local-down:
+	hack/local-down.sh
+
+demo: build
+	hack/demo.sh
+
+clean:
+	rm -rf bin .local

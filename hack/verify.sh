@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Fails when generated code is stale, gofmt would change a file, or go vet complains.
+set -o errexit -o nounset -o pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "${ROOT}"
+hack/verify-codegen.sh
+unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
+if [[ -n "${unformatted}" ]]; then
+  echo "gofmt needed on:"; echo "${unformatted}"; exit 1
+fi
+go vet ./...
+echo "verify: ok"

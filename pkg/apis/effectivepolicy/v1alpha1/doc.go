@@ -1,0 +1,6 @@
+// Package v1alpha1 is version v1alpha1 of the effectivepolicy.dev API group.
+//
+// +k8s:deepcopy-gen=package
+// +k8s:openapi-gen=true
+// +groupName=effectivepolicy.dev
+package v1alpha1
