@@ -4,6 +4,7 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 hack/verify-codegen.sh
+hack/verify-scenarios.sh
 unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
 if [[ -n "${unformatted}" ]]; then
   echo "gofmt needed on:"; echo "${unformatted}"; exit 1
