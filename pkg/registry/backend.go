@@ -1,0 +1,31 @@
+// Package registry holds the REST storage of the effectivepolicy.dev API
+// group: read-only (get, list, watch) endpoints backed by a Backend.
+package registry
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Backend is what the REST storage of one resource serves from. The objects
+// it returns are shared and must be treated as read-only; the REST layer
+// copies them before handing them to the API machinery.
+//
+// A versioned.Store implements Backend; the live layer wraps one to bring
+// dirty objects up to date before Get and List.
+type Backend interface {
+	// Get returns the object, or an apierrors NotFound error when it is absent.
+	// namespace is "" for cluster-scoped resources.
+	Get(ctx context.Context, namespace, name string) (runtime.Object, error)
+	// List returns the objects of one namespace ("" = all namespaces), sorted
+	// by namespace and name, and the resourceVersion they are current at.
+	List(ctx context.Context, namespace string) (objs []runtime.Object, rv uint64, err error)
+	// Watch streams the ADDED / MODIFIED / DELETED events of one namespace
+	// ("" = all) that happen strictly after rv. It returns a 410 Gone error
+	// (apierrors.NewResourceExpired) when rv is older than the retained history
+	// or newer than the current resourceVersion. The watch ends when ctx is done
+	// or Stop is called.
+	Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error)
+}

@@ -1,0 +1,410 @@
+// Package versioned is an in-memory, versioned object store for one
+// resource. It hands out monotonically increasing resourceVersions, keeps a
+// bounded history of watch events, and serves Get, List and Watch for the REST
+// layer (it implements registry.Backend).
+//
+// Objects held by the store are shared: everything it returns (from Get, List,
+// Snapshot, Apply and watch events) must be treated as read-only.
+package versioned
+
+import (
+	"context"
+	"crypto/sha1"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+)
+
+// DefaultHistorySize is the number of watch events kept when Options.HistorySize is 0.
+const DefaultHistorySize = 10000
+
+// Change is one put or delete in an Apply. Object nil means delete.
+type Change struct {
+	Namespace, Name string
+	Object          runtime.Object
+}
+
+// Options configure a Store.
+type Options struct {
+	// Namespaced stores key objects by namespace and name; cluster-scoped
+	// stores ignore the namespace.
+	Namespaced bool
+	// HistorySize is the number of watch events kept for watches that resume
+	// from a resourceVersion (DefaultHistorySize when 0). All events of one
+	// resourceVersion are kept or dropped together.
+	HistorySize int
+	// Resource names the resource in NotFound and Gone errors.
+	Resource schema.GroupResource
+	// Now returns the creationTimestamp of new objects (time.Now when nil).
+	Now func() time.Time
+}
+
+type event struct {
+	rv        uint64
+	namespace string
+	typ       watch.EventType
+	obj       runtime.Object
+}
+
+// Store is an in-memory versioned store of one resource.
+type Store struct {
+	opts Options
+
+	mu      sync.RWMutex
+	objects map[string]runtime.Object // key: namespace/name
+	rv      uint64
+	// history holds the events with rv in (minRV, rv], oldest first.
+	history  []event
+	minRV    uint64
+	watchers map[*watcher]struct{}
+}
+
+var _ registry.Backend = (*Store)(nil)
+
+// New returns an empty Store at resourceVersion 0.
+func New(opts Options) *Store {
+	if opts.HistorySize <= 0 {
+		opts.HistorySize = DefaultHistorySize
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Store{
+		opts:     opts,
+		objects:  map[string]runtime.Object{},
+		watchers: map[*watcher]struct{}{},
+	}
+}
+
+func (s *Store) key(namespace, name string) (string, string) {
+	if !s.opts.Namespaced {
+		namespace = ""
+	}
+	return namespace + "/" + name, namespace
+}
+
+// Restore replaces the content of the store by objs (which keep their own
+// metadata: resourceVersion, creationTimestamp, uid) and sets the store's
+// resourceVersion to rv (raised to the highest object resourceVersion if that
+// is larger). The watch history starts empty at rv. It is meant for start-up,
+// before serving; running watches are stopped.
+func (s *Store) Restore(objs []runtime.Object, rv uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.objects = make(map[string]runtime.Object, len(objs))
+	for _, o := range objs {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			continue
+		}
+		if orv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && orv > rv {
+			rv = orv
+		}
+		k, _ := s.key(m.GetNamespace(), m.GetName())
+		s.objects[k] = o
+	}
+	s.rv = rv
+	s.minRV = rv
+	s.history = nil
+	for w := range s.watchers {
+		w.stopLocked()
+	}
+}
+
+// ResourceVersion returns the store's current resourceVersion.
+func (s *Store) ResourceVersion() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.rv
+}
+
+// Snapshot returns every object, sorted by key, and the current
+// resourceVersion, e.g. for persistence.
+func (s *Store) Snapshot() ([]runtime.Object, uint64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.sortedLocked(""), s.rv
+}
+
+func (s *Store) sortedLocked(namespace string) []runtime.Object {
+	keys := make([]string, 0, len(s.objects))
+	prefix := namespace + "/"
+	for k := range s.objects {
+		if namespace == "" || (len(k) > len(prefix) && k[:len(prefix)] == prefix) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]runtime.Object, len(keys))
+	for i, k := range keys {
+		out[i] = s.objects[k]
+	}
+	return out
+}
+
+// Apply applies changes atomically under one new resourceVersion.
+//
+// A put whose content (everything but metadata resourceVersion,
+// creationTimestamp and uid) equals the stored object is a no-op; so is the
+// delete of a missing key. Applied objects get metadata.resourceVersion = the
+// new rv, a creationTimestamp (kept from the stored object, else now) and a
+// stable uid; watchers get ADDED / MODIFIED / DELETED. When a key appears
+// several times, the last change wins.
+//
+// Apply returns the new resourceVersion (unchanged if nothing applied) and the
+// objects as stored (for deletions, the last state with the new rv). The
+// objects passed in are not modified.
+func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	// Last change per key wins; keep the order of first appearance.
+	idx := map[string]int{}
+	var dedup []Change
+	for _, c := range changes {
+		k, _ := s.key(c.Namespace, c.Name)
+		if i, ok := idx[k]; ok {
+			dedup[i] = c
+			continue
+		}
+		idx[k] = len(dedup)
+		dedup = append(dedup, c)
+	}
+
+	newRV := s.rv + 1
+	rvs := strconv.FormatUint(newRV, 10)
+	var events []event
+	var applied []runtime.Object
+	for _, c := range dedup {
+		k, ns := s.key(c.Namespace, c.Name)
+		old, exists := s.objects[k]
+		if c.Object == nil {
+			if !exists {
+				continue
+			}
+			last := old.DeepCopyObject()
+			if m, err := meta.Accessor(last); err == nil {
+				m.SetResourceVersion(rvs)
+			}
+			delete(s.objects, k)
+			events = append(events, event{rv: newRV, namespace: ns, typ: watch.Deleted, obj: last})
+			applied = append(applied, last)
+			continue
+		}
+		obj := c.Object.DeepCopyObject()
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			continue
+		}
+		m.SetNamespace(ns)
+		m.SetName(c.Name)
+		if exists && sameContent(old, obj) {
+			continue
+		}
+		m.SetResourceVersion(rvs)
+		typ := watch.Added
+		if exists {
+			typ = watch.Modified
+			om, _ := meta.Accessor(old)
+			m.SetCreationTimestamp(om.GetCreationTimestamp())
+			m.SetUID(om.GetUID())
+		} else {
+			m.SetCreationTimestamp(metav1.NewTime(s.opts.Now().UTC().Truncate(time.Second)))
+			m.SetUID(s.uid(ns, c.Name, m.GetCreationTimestamp()))
+		}
+		s.objects[k] = obj
+		events = append(events, event{rv: newRV, namespace: ns, typ: typ, obj: obj})
+		applied = append(applied, obj)
+	}
+	if len(events) == 0 {
+		return s.rv, nil
+	}
+	s.rv = newRV
+	s.history = append(s.history, events...)
+	s.trimLocked()
+	for w := range s.watchers {
+		w.push(events)
+	}
+	return s.rv, applied
+}
+
+// trimLocked drops whole resourceVersions from the head of the history
+// until it fits HistorySize.
+func (s *Store) trimLocked() {
+	if len(s.history) <= s.opts.HistorySize {
+		return
+	}
+	cut := len(s.history) - s.opts.HistorySize
+	minRV := s.history[cut-1].rv
+	for cut < len(s.history) && s.history[cut].rv == minRV {
+		cut++
+	}
+	s.minRV = minRV
+	s.history = append([]event(nil), s.history[cut:]...)
+}
+
+// uid is a deterministic uid, so that replicas computing the same object at
+// the same second agree, and a re-created object gets a new one.
+func (s *Store) uid(namespace, name string, created metav1.Time) types.UID {
+	h := sha1.Sum([]byte(s.opts.Resource.String() + "\x00" + namespace + "\x00" + name + "\x00" + created.UTC().Format(time.RFC3339)))
+	h[6] = (h[6] & 0x0f) | 0x50 // version 5
+	h[8] = (h[8] & 0x3f) | 0x80 // RFC 4122 variant
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16]))
+}
+
+// sameContent compares two objects ignoring resourceVersion,
+// creationTimestamp, uid and TypeMeta.
+func sameContent(a, b runtime.Object) bool {
+	a, b = a.DeepCopyObject(), b.DeepCopyObject()
+	for _, o := range []runtime.Object{a, b} {
+		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
+		if m, err := meta.Accessor(o); err == nil {
+			m.SetResourceVersion("")
+			m.SetCreationTimestamp(metav1.Time{})
+			m.SetUID("")
+		}
+	}
+	return apiequality.Semantic.DeepEqual(a, b)
+}
+
+// Get implements registry.Backend.
+func (s *Store) Get(_ context.Context, namespace, name string) (runtime.Object, error) {
+	k, _ := s.key(namespace, name)
+	s.mu.RLock()
+	o, ok := s.objects[k]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, apierrors.NewNotFound(s.opts.Resource, name)
+	}
+	return o, nil
+}
+
+// List implements registry.Backend.
+func (s *Store) List(_ context.Context, namespace string) ([]runtime.Object, uint64, error) {
+	if !s.opts.Namespaced {
+		namespace = ""
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.sortedLocked(namespace), s.rv, nil
+}
+
+// Watch implements registry.Backend.
+func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error) {
+	if !s.opts.Namespaced {
+		namespace = ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rv < s.minRV {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, s.minRV))
+	}
+	if rv > s.rv {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("unknown resource version: %d (current %d)", rv, s.rv))
+	}
+	w := newWatcher(s, namespace)
+	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].rv > rv })
+	w.push(s.history[i:])
+	s.watchers[w] = struct{}{}
+	go w.run(ctx)
+	return w, nil
+}
+
+// watcher forwards events from an unbounded queue to its result channel,
+// so that Apply never blocks on a slow client.
+type watcher struct {
+	s         *Store
+	namespace string
+	result    chan watch.Event
+
+	mu     sync.Mutex
+	queue  []event
+	signal chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+func newWatcher(s *Store, namespace string) *watcher {
+	return &watcher{
+		s:         s,
+		namespace: namespace,
+		result:    make(chan watch.Event),
+		signal:    make(chan struct{}, 1),
+		done:      make(chan struct{}),
+	}
+}
+
+func (w *watcher) push(events []event) {
+	w.mu.Lock()
+	n := 0
+	for _, e := range events {
+		if w.namespace == "" || e.namespace == w.namespace {
+			w.queue = append(w.queue, e)
+			n++
+		}
+	}
+	w.mu.Unlock()
+	if n > 0 {
+		select {
+		case w.signal <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (w *watcher) run(ctx context.Context) {
+	defer close(w.result)
+	defer w.Stop()
+	for {
+		w.mu.Lock()
+		q := w.queue
+		w.queue = nil
+		w.mu.Unlock()
+		for _, e := range q {
+			select {
+			case w.result <- watch.Event{Type: e.typ, Object: e.obj}:
+			case <-w.done:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+		select {
+		case <-w.signal:
+		case <-w.done:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Stop implements watch.Interface.
+func (w *watcher) Stop() {
+	w.s.mu.Lock()
+	w.stopLocked()
+	w.s.mu.Unlock()
+}
+
+func (w *watcher) stopLocked() {
+	w.once.Do(func() {
+		delete(w.s.watchers, w)
+		close(w.done)
+	})
+}
+
+// ResultChan implements watch.Interface.
+func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
