@@ -1,0 +1,276 @@
+// Package cache persists the computed outputs in an embedded bbolt database
+// so that a restarted server serves the same objects and resourceVersions
+// before its first recomputation.
+//
+// Layout of the file:
+//
+//	bucket "header":   "magic" = Magic, "format" = FormatVersion
+//	bucket "rv":       <resource> = resourceVersion of that resource's store (decimal)
+//	bucket <resource>: "<namespace>/<name>" = the object as JSON
+//
+// A file that bbolt cannot open, that lacks the header, carries another magic
+// or format, or holds an object the caller cannot decode is moved aside (to
+// <file>.corrupt) and replaced by a fresh one: it is never served.
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+const (
+	// FileName is the name of the database file inside the cache directory.
+	FileName = "effectivepolicy.db"
+	// Magic identifies a file written by this server.
+	Magic = "effectivepolicy.dev/output-cache"
+	// FormatVersion is bumped on every incompatible change of the layout or
+	// of the stored objects.
+	FormatVersion = "1"
+)
+
+var (
+	headerBucket = []byte("header")
+	rvBucket     = []byte("rv")
+)
+
+// Entry is one stored object.
+type Entry struct {
+	// Key is "<namespace>/<name>" ("/<name>" for cluster-scoped objects).
+	Key string
+	// Data is the JSON of the object; nil deletes the key.
+	Data []byte
+}
+
+// Resource is what one resource holds: its objects and its resourceVersion.
+type Resource struct {
+	Entries         []Entry
+	ResourceVersion uint64
+}
+
+// DecodeFunc checks (and may keep) one stored object while the file is
+// validated. An error marks the whole file as corrupt.
+type DecodeFunc func(resource string, e Entry) error
+
+// DB is an open, validated cache file.
+type DB struct {
+	db        *bolt.DB
+	resources []string
+}
+
+// Open opens (creating if needed) dir/FileName for the given resources,
+// validating it: every stored object is handed to decode. A file that fails
+// validation is moved aside and replaced by an empty one; discarded then says
+// why. An error is returned only when no usable file can be had at all (the
+// directory cannot be created or written, the file is locked by another
+// process, ...): the caller should then run without persistence.
+func Open(dir string, resources []string, decode DecodeFunc) (db *DB, loaded map[string]Resource, discarded error, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, nil, fmt.Errorf("creating cache directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, loaded, discarded, err = openValidated(path, resources, decode)
+	if err == nil {
+		return db, loaded, nil, nil
+	}
+	if !isCorrupt(err) {
+		return nil, nil, nil, err
+	}
+	discarded = err
+	if rerr := os.Rename(path, path+".corrupt"); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		if rmErr := os.Remove(path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+			return nil, nil, discarded, fmt.Errorf("removing corrupt cache file: %w", rmErr)
+		}
+	}
+	db, loaded, _, err = openValidated(path, resources, decode)
+	if err != nil {
+		return nil, nil, discarded, err
+	}
+	return db, loaded, discarded, nil
+}
+
+// corruptError marks errors that make a file unusable, as opposed to errors
+// of the environment (permissions, locks, full disk).
+type corruptError struct{ err error }
+
+func (e corruptError) Error() string { return "corrupt or incompatible cache file: " + e.err.Error() }
+func (e corruptError) Unwrap() error { return e.err }
+
+func isCorrupt(err error) bool {
+	var c corruptError
+	return errors.As(err, &c)
+}
+
+func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _ map[string]Resource, _ error, err error) {
+	_, statErr := os.Stat(path)
+	existed := statErr == nil
+	var bdb *bolt.DB
+	defer func() {
+		// bbolt may panic on pages it cannot make sense of (a truncated
+		// file, say), in Open as well as in reads. On a panic in Open the
+		// file descriptor leaks; the file is then moved aside anyway.
+		if r := recover(); r != nil {
+			err = corruptError{fmt.Errorf("panic while reading: %v", r)}
+		}
+		if err != nil && bdb != nil {
+			_ = bdb.Close()
+		}
+	}()
+	bdb, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) || errors.Is(err, os.ErrPermission) || !existed {
+			return nil, nil, nil, fmt.Errorf("opening cache file: %w", err)
+		}
+		return nil, nil, nil, corruptError{err}
+	}
+	db := &DB{db: bdb, resources: resources}
+	loaded, err := db.validate(decode)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return db, loaded, nil, nil
+}
+
+func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
+	var empty bool
+	if err := d.db.View(func(tx *bolt.Tx) error {
+		h := tx.Bucket(headerBucket)
+		if h == nil {
+			// A brand-new file (or one with no bucket at all) is initialized;
+			// a file with other buckets belongs to someone else.
+			n := 0
+			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { n++; return nil })
+			if n > 0 {
+				return corruptError{errors.New("no header bucket (foreign bbolt file)")}
+			}
+			empty = true
+			return nil
+		}
+		if m := string(h.Get([]byte("magic"))); m != Magic {
+			return corruptError{fmt.Errorf("unknown magic %q", m)}
+		}
+		if f := string(h.Get([]byte("format"))); f != FormatVersion {
+			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, FormatVersion)}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if empty {
+		if err := d.db.Update(func(tx *bolt.Tx) error {
+			h, err := tx.CreateBucketIfNotExists(headerBucket)
+			if err != nil {
+				return err
+			}
+			if err := h.Put([]byte("magic"), []byte(Magic)); err != nil {
+				return err
+			}
+			if err := h.Put([]byte("format"), []byte(FormatVersion)); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucketIfNotExists(rvBucket); err != nil {
+				return err
+			}
+			for _, r := range d.resources {
+				if _, err := tx.CreateBucketIfNotExists([]byte(r)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("initializing cache file: %w", err)
+		}
+	}
+	loaded := map[string]Resource{}
+	err := d.db.View(func(tx *bolt.Tx) error {
+		rvs := tx.Bucket(rvBucket)
+		if rvs == nil {
+			return corruptError{errors.New("no rv bucket")}
+		}
+		for _, r := range d.resources {
+			b := tx.Bucket([]byte(r))
+			if b == nil {
+				return corruptError{fmt.Errorf("no bucket for %s", r)}
+			}
+			var res Resource
+			if raw := rvs.Get([]byte(r)); raw != nil {
+				rv, err := strconv.ParseUint(string(raw), 10, 64)
+				if err != nil {
+					return corruptError{fmt.Errorf("resourceVersion of %s: %w", r, err)}
+				}
+				res.ResourceVersion = rv
+			}
+			if err := b.ForEach(func(k, v []byte) error {
+				e := Entry{Key: string(k), Data: append([]byte(nil), v...)}
+				if v == nil {
+					return corruptError{fmt.Errorf("%s: nested bucket %q", r, k)}
+				}
+				if decode != nil {
+					if err := decode(r, e); err != nil {
+						return corruptError{fmt.Errorf("%s %q: %w", r, k, err)}
+					}
+				}
+				res.Entries = append(res.Entries, e)
+				return nil
+			}); err != nil {
+				return err
+			}
+			loaded[r] = res
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return loaded, nil
+}
+
+// Batch is one write: per resource, the entries in the order they were
+// applied and the store's resourceVersion after them.
+type Batch map[string]Resource
+
+// Write stores a batch in one transaction. With replace, each resource
+// named in the batch is emptied first (used to rewrite a full snapshot after
+// a failed write).
+func (d *DB) Write(b Batch, replace bool) error {
+	return d.db.Update(func(tx *bolt.Tx) error {
+		rvs := tx.Bucket(rvBucket)
+		for r, res := range b {
+			if replace {
+				if err := tx.DeleteBucket([]byte(r)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+					return err
+				}
+			}
+			bk, err := tx.CreateBucketIfNotExists([]byte(r))
+			if err != nil {
+				return err
+			}
+			for _, e := range res.Entries {
+				if e.Data == nil {
+					err = bk.Delete([]byte(e.Key))
+				} else {
+					err = bk.Put([]byte(e.Key), e.Data)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if err := rvs.Put([]byte(r), []byte(strconv.FormatUint(res.ResourceVersion, 10))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Path returns the file's path.
+func (d *DB) Path() string { return d.db.Path() }
+
+// Close closes the file.
+func (d *DB) Close() error { return d.db.Close() }

@@ -1,0 +1,350 @@
+package inputs
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// Sink receives every input event. The live layer implements it on top of
+// the computation engine.
+type Sink interface {
+	// Upsert is called for every added or updated object (already trimmed).
+	Upsert(obj *unstructured.Unstructured)
+	// Delete is called for every deleted object, and for every object of a
+	// kind whose informer is stopped.
+	Delete(gk schema.GroupKind, namespace, name string)
+	// PolicyResources returns the policy kinds known now (from the CRDs
+	// fed through Upsert); the Manager keeps one informer running per entry.
+	PolicyResources() []schema.GroupVersionResource
+}
+
+// GatewayAPIGroup is the group of the Gateway API kinds the engine reads.
+const GatewayAPIGroup = "gateway.networking.k8s.io"
+
+// GatewayAPIKinds are the Gateway API kinds whose informers are started when
+// (and as long as) the cluster has their CRDs.
+var GatewayAPIKinds = []string{
+	"GatewayClass", "Gateway", "ListenerSet",
+	"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute",
+	"ReferenceGrant",
+}
+
+// Static inputs, always watched.
+var (
+	CRDResource       = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	NamespaceResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	ServiceResource   = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+)
+
+var staticKinds = map[schema.GroupVersionResource]string{
+	CRDResource:       "CustomResourceDefinition",
+	NamespaceResource: "Namespace",
+	ServiceResource:   "Service",
+}
+
+// Manager runs the input informers. It starts and stops the Gateway API and
+// policy informers as CRDs come and go.
+type Manager struct {
+	client dynamic.Interface
+	sink   Sink
+
+	mu      sync.Mutex
+	ctx     context.Context // set by Run
+	static  map[schema.GroupResource]*handle
+	dynamic map[schema.GroupResource]*handle
+	crds    cache.SharedIndexInformer
+}
+
+// handle is one running informer.
+type handle struct {
+	gvr    schema.GroupVersionResource
+	kind   string
+	inf    cache.SharedIndexInformer
+	reg    cache.ResourceEventHandlerRegistration
+	cancel context.CancelFunc
+
+	// mu serializes event delivery with stop, so that no event of a stopped
+	// informer reaches the sink after its objects were deleted.
+	mu      sync.Mutex
+	stopped bool
+}
+
+// NewManager returns a Manager reading through client and writing to sink.
+func NewManager(client dynamic.Interface, sink Sink) *Manager {
+	return &Manager{
+		client:  client,
+		sink:    sink,
+		static:  map[schema.GroupResource]*handle{},
+		dynamic: map[schema.GroupResource]*handle{},
+	}
+}
+
+// Run starts the static informers (CRDs, Namespaces, Services); the CRD
+// events start the others. It blocks until ctx is done.
+func (m *Manager) Run(ctx context.Context) {
+	m.mu.Lock()
+	m.ctx = ctx
+	gvrs := make([]schema.GroupVersionResource, 0, len(staticKinds))
+	for gvr := range staticKinds {
+		gvrs = append(gvrs, gvr)
+	}
+	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
+	for _, gvr := range gvrs {
+		h := m.startLocked(gvr, staticKinds[gvr], gvr == CRDResource)
+		m.static[gvr.GroupResource()] = h
+		if gvr == CRDResource {
+			m.crds = h.inf
+		}
+	}
+	m.mu.Unlock()
+	<-ctx.Done()
+}
+
+// HasSynced reports whether every informer started so far, including those
+// started for the CRDs of the initial list, has delivered its initial list.
+func (m *Manager) HasSynced() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.static) == 0 {
+		return false
+	}
+	for _, h := range m.static {
+		if !h.reg.HasSynced() {
+			return false
+		}
+	}
+	for _, h := range m.dynamic {
+		if !h.reg.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitForSync blocks until HasSynced or ctx is done, logging the informers
+// that are still syncing every so often.
+func (m *Manager) WaitForSync(ctx context.Context) bool {
+	last := time.Now()
+	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
+		if m.HasSynced() {
+			return true, nil
+		}
+		if time.Since(last) > 10*time.Second {
+			last = time.Now()
+			klog.InfoS("Waiting for input informers to sync", "pending", m.pending())
+		}
+		return false, nil
+	})
+	return err == nil
+}
+
+func (m *Manager) pending() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, hs := range []map[schema.GroupResource]*handle{m.static, m.dynamic} {
+		for _, h := range hs {
+			if !h.reg.HasSynced() {
+				out = append(out, h.gvr.String())
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Running returns the resources of the informers started from CRDs (Gateway
+// API kinds and policy kinds), sorted.
+func (m *Manager) Running() []schema.GroupVersionResource {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]schema.GroupVersionResource, 0, len(m.dynamic))
+	for _, h := range m.dynamic {
+		out = append(out, h.gvr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCRD bool) *handle {
+	ctx, cancel := context.WithCancel(m.ctx)
+	inf := dynamicinformer.NewFilteredDynamicInformer(m.client, gvr, "", 0, cache.Indexers{}, nil).Informer()
+	gvk := gvr.GroupVersion().WithKind(kind)
+	if err := inf.SetTransform(TransformFor(gvk)); err != nil {
+		klog.ErrorS(err, "Cannot set informer transform", "resource", gvr)
+	}
+	h := &handle{gvr: gvr, kind: kind, inf: inf, cancel: cancel}
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { m.onUpsert(h, obj, isCRD) },
+		UpdateFunc: func(_, obj interface{}) { m.onUpsert(h, obj, isCRD) },
+		DeleteFunc: func(obj interface{}) { m.onDelete(h, obj, isCRD) },
+	})
+	if err != nil {
+		// Only possible on a stopped informer; this one is new.
+		klog.ErrorS(err, "Cannot add informer event handler", "resource", gvr)
+	}
+	h.reg = reg
+	klog.V(2).InfoS("Starting informer", "resource", gvr)
+	go inf.RunWithContext(ctx)
+	return h
+}
+
+func (m *Manager) onUpsert(h *handle, obj interface{}, isCRD bool) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	h.mu.Lock()
+	if h.stopped {
+		h.mu.Unlock()
+		return
+	}
+	m.sink.Upsert(u)
+	h.mu.Unlock()
+	if isCRD {
+		m.reconcile()
+	}
+}
+
+func (m *Manager) onDelete(h *handle, obj interface{}, isCRD bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	h.mu.Lock()
+	if h.stopped {
+		h.mu.Unlock()
+		return
+	}
+	m.sink.Delete(h.groupKind(u), u.GetNamespace(), u.GetName())
+	h.mu.Unlock()
+	if isCRD {
+		m.reconcile()
+	}
+}
+
+func (h *handle) groupKind(u *unstructured.Unstructured) schema.GroupKind {
+	gk := u.GroupVersionKind().GroupKind()
+	if gk.Kind == "" {
+		gk = schema.GroupKind{Group: h.gvr.Group, Kind: h.kind}
+	}
+	return gk
+}
+
+// stop stops the informer and deletes every object it had delivered.
+func (m *Manager) stop(h *handle) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopped = true
+	h.cancel()
+	for _, obj := range h.inf.GetStore().List() {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			m.sink.Delete(h.groupKind(u), u.GetNamespace(), u.GetName())
+		}
+	}
+	klog.V(2).InfoS("Stopped informer", "resource", h.gvr)
+}
+
+type wanted struct {
+	gvr  schema.GroupVersionResource
+	kind string
+}
+
+// reconcile brings the CRD-driven informers in line with the CRDs in the
+// cache and the policy kinds the engine knows.
+func (m *Manager) reconcile() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.crds == nil || m.ctx.Err() != nil {
+		return
+	}
+	want := map[schema.GroupResource]wanted{}
+	kinds := map[schema.GroupResource]string{}
+	gatewayKinds := map[string]bool{}
+	for _, k := range GatewayAPIKinds {
+		gatewayKinds[k] = true
+	}
+	for _, obj := range m.crds.GetStore().List() {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+		plural, _, _ := unstructured.NestedString(u.Object, "spec", "names", "plural")
+		if plural == "" {
+			continue
+		}
+		gr := schema.GroupResource{Group: group, Resource: plural}
+		kinds[gr] = kind
+		if group == GatewayAPIGroup && gatewayKinds[kind] {
+			if v := ServedVersion(u); v != "" {
+				want[gr] = wanted{gvr: gr.WithVersion(v), kind: kind}
+			}
+		}
+	}
+	for _, gvr := range m.sink.PolicyResources() {
+		gr := gvr.GroupResource()
+		if _, static := m.static[gr]; static {
+			continue
+		}
+		want[gr] = wanted{gvr: gvr, kind: kinds[gr]}
+	}
+	for gr, h := range m.dynamic {
+		if w, ok := want[gr]; !ok || w.gvr != h.gvr {
+			m.stop(h)
+			delete(m.dynamic, gr)
+		}
+	}
+	grs := make([]schema.GroupResource, 0, len(want))
+	for gr := range want {
+		grs = append(grs, gr)
+	}
+	sort.Slice(grs, func(i, j int) bool { return grs[i].String() < grs[j].String() })
+	for _, gr := range grs {
+		if _, ok := m.dynamic[gr]; !ok {
+			w := want[gr]
+			m.dynamic[gr] = m.startLocked(w.gvr, w.kind, false)
+		}
+	}
+}
+
+// ServedVersion picks the version to watch a CRD's kind in: the storage
+// version when it is served, otherwise the first served version. It returns
+// "" when no version is served.
+func ServedVersion(crd *unstructured.Unstructured) string {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	first := ""
+	for _, v := range versions {
+		vm, ok := v.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		name, _ := vm["name"].(string)
+		served, _ := vm["served"].(bool)
+		storage, _ := vm["storage"].(bool)
+		if !served || name == "" {
+			continue
+		}
+		if storage {
+			return name
+		}
+		if first == "" {
+			first = name
+		}
+	}
+	return first
+}
