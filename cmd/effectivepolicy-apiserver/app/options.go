@@ -1,0 +1,202 @@
+// Package app holds the command line, options and start-up of
+// effectivepolicy-apiserver.
+package app
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/spf13/cobra"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/klog/v2"
+	netutils "k8s.io/utils/net"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
+)
+
+func init() {
+	utilruntime.Must(logsapi.AddFeatureGates(utilfeature.DefaultMutableFeatureGate))
+}
+
+// Options are the command line options of effectivepolicy-apiserver.
+type Options struct {
+	// RecommendedOptions are the generic aggregated API server options:
+	// secure serving, delegated authentication and authorization, audit,
+	// profiling / priority-and-fairness, --kubeconfig (CoreAPI), egress
+	// selector, tracing. Etcd and admission are nil: nothing is written.
+	RecommendedOptions *genericoptions.RecommendedOptions
+	Logs               *logs.Options
+
+	// WatchHistorySize is the number of watch events each resource keeps for
+	// watches that resume from a resourceVersion.
+	WatchHistorySize int
+}
+
+// NewOptions returns the default options.
+func NewOptions() *Options {
+	ro := genericoptions.NewRecommendedOptions("", apiserver.Codecs.LegacyCodec())
+	// Read-only, computed resources: no etcd, no admission.
+	ro.Etcd = nil
+	ro.Admission = nil
+	// API Priority and Fairness is off by default. The kube-apiserver already
+	// applies it to every request before proxying to an aggregated server,
+	// and all our requests are cheap reads from memory; enabling it here
+	// would make readiness depend on the flowcontrol.apiserver.k8s.io objects
+	// and need RBAC to read them. The max-in-flight limits apply instead.
+	ro.Features.EnablePriorityAndFairness = false
+	ro.SecureServing.BindPort = 8443
+	ro.SecureServing.ServerCert.CertDirectory = "" // in-memory self-signed unless --cert-dir is given
+	ro.SecureServing.ServerCert.PairName = "effectivepolicy-apiserver"
+	return &Options{
+		RecommendedOptions: ro,
+		Logs:               logs.NewOptions(),
+		WatchHistorySize:   versioned.DefaultHistorySize,
+	}
+}
+
+// Flags returns the flags, grouped in sections for --help.
+func (o *Options) Flags() cliflag.NamedFlagSets {
+	var fss cliflag.NamedFlagSets
+	ro := o.RecommendedOptions
+	ro.SecureServing.AddFlags(fss.FlagSet("secure serving"))
+	ro.Authentication.AddFlags(fss.FlagSet("authentication"))
+	ro.Authorization.AddFlags(fss.FlagSet("authorization"))
+	ro.CoreAPI.AddFlags(fss.FlagSet("kubernetes client"))
+	ro.Audit.AddFlags(fss.FlagSet("auditing"))
+	ro.Features.AddFlags(fss.FlagSet("features"))
+	ro.EgressSelector.AddFlags(fss.FlagSet("egress selector"))
+	ro.Traces.AddFlags(fss.FlagSet("traces"))
+	utilfeature.DefaultMutableFeatureGate.AddFlag(fss.FlagSet("features"))
+	logsapi.AddFlags(o.Logs, fss.FlagSet("logging"))
+
+	fs := fss.FlagSet("effectivepolicy")
+	fs.IntVar(&o.WatchHistorySize, "watch-history-size", o.WatchHistorySize,
+		"Number of watch events kept per resource for watches that resume from a resourceVersion; older ones get 410 Gone.")
+	return fss
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	var errs []error
+	ro := o.RecommendedOptions
+	errs = append(errs, ro.SecureServing.Validate()...)
+	errs = append(errs, ro.Authentication.Validate()...)
+	errs = append(errs, ro.Authorization.Validate()...)
+	errs = append(errs, ro.Audit.Validate()...)
+	errs = append(errs, ro.Features.Validate()...)
+	errs = append(errs, ro.CoreAPI.Validate()...)
+	errs = append(errs, ro.EgressSelector.Validate()...)
+	errs = append(errs, ro.Traces.Validate()...)
+	if o.WatchHistorySize <= 0 {
+		errs = append(errs, fmt.Errorf("--watch-history-size must be positive"))
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// GenericConfig applies the generic options to a fresh server config.
+func (o *Options) GenericConfig() (*apiserver.Config, error) {
+	ro := o.RecommendedOptions
+	if err := ro.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	}
+	generic := apiserver.NewRecommendedConfig()
+	if err := ro.ApplyTo(generic); err != nil {
+		return nil, err
+	}
+	return &apiserver.Config{GenericConfig: generic}, nil
+}
+
+// Config returns the complete server configuration, backends included.
+func (o *Options) Config() (*apiserver.Config, error) {
+	c, err := o.GenericConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := o.buildBackends(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// buildBackends is THE place where the registry backends of the two resources,
+// their readyz checks and post-start hooks are built.
+//
+// Today both resources are served from empty in-memory versioned stores. The
+// live layer (computation + bbolt cache, with its own flags such as
+// --cache-dir added in Flags) is wired here: it gets
+// c.GenericConfig.ClientConfig (from --kubeconfig, or in-cluster) to build its
+// informers, feeds the stores, and sets c.EffectivePolicies /
+// c.ClusterEffectivePolicies to Backends that wrap them, c.ReadyzChecks to
+// "informers synced and first computation done", and c.PostStartHooks to
+// start its informers.
+func (o *Options) buildBackends(c *apiserver.Config) error {
+	c.EffectivePolicies = versioned.New(versioned.Options{
+		Namespaced:  true,
+		HistorySize: o.WatchHistorySize,
+		Resource:    v1alpha1.Resource("effectivepolicies"),
+	})
+	c.ClusterEffectivePolicies = versioned.New(versioned.Options{
+		Namespaced:  false,
+		HistorySize: o.WatchHistorySize,
+		Resource:    v1alpha1.Resource("clustereffectivepolicies"),
+	})
+	return nil
+}
+
+// Run starts the server and blocks until ctx is done.
+func (o *Options) Run(ctx context.Context) error {
+	c, err := o.Config()
+	if err != nil {
+		return err
+	}
+	s, err := c.Complete().New()
+	if err != nil {
+		return err
+	}
+	return s.GenericAPIServer.PrepareRun().RunWithContext(ctx)
+}
+
+// NewCommand returns the effectivepolicy-apiserver command.
+func NewCommand(ctx context.Context) *cobra.Command {
+	o := NewOptions()
+	cmd := &cobra.Command{
+		Use:   "effectivepolicy-apiserver",
+		Short: "Aggregated API server for the effective Gateway API policies of each object",
+		Long: `effectivepolicy-apiserver serves the read-only effectivepolicy.dev/v1alpha1
+resources EffectivePolicy and ClusterEffectivePolicy: which Gateway API
+policies (GEP-713) reach an object and what they add up to.`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected arguments: %q", args)
+			}
+			if err := logsapi.ValidateAndApply(o.Logs, utilfeature.DefaultFeatureGate); err != nil {
+				return err
+			}
+			cliflag.PrintFlags(cmd.Flags())
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			klog.InfoS("Starting effectivepolicy-apiserver")
+			return o.Run(ctx)
+		},
+	}
+	fs := cmd.Flags()
+	fss := o.Flags()
+	for _, f := range fss.FlagSets {
+		fs.AddFlagSet(f)
+	}
+	cliflag.SetUsageAndHelpFunc(cmd, fss, 0)
+	return cmd
+}
+

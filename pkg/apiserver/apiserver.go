@@ -1,0 +1,133 @@
+// Package apiserver assembles the effectivepolicy.dev aggregated API server
+// from a generic recommended config and the registry backends of its two
+// resources.
+package apiserver
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
+	"k8s.io/apiserver/pkg/util/compatibility"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	generatedopenapi "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/openapi"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+)
+
+var (
+	// Scheme holds the served types and the meta types the API machinery needs.
+	Scheme = runtime.NewScheme()
+	// Codecs serializes the served types.
+	Codecs = serializer.NewCodecFactory(Scheme)
+)
+
+func init() {
+	utilruntime.Must(v1alpha1.AddToScheme(Scheme))
+	utilruntime.Must(Scheme.SetVersionPriority(v1alpha1.SchemeGroupVersion))
+	// Discovery, Status, WatchEvent and the options types, as every API server registers them.
+	metav1.AddToGroupVersion(Scheme, schema.GroupVersion{Version: "v1"})
+	unversioned := schema.GroupVersion{Group: "", Version: "v1"}
+	Scheme.AddUnversionedTypes(unversioned,
+		&metav1.Status{},
+		&metav1.APIVersions{},
+		&metav1.APIGroupList{},
+		&metav1.APIGroup{},
+		&metav1.APIResourceList{},
+	)
+}
+
+// NewRecommendedConfig returns a generic server config for this API: codecs,
+// OpenAPI v2 and v3 from the generated definitions, and the effective
+// (Kubernetes) version of the library build. Options are applied to it
+// afterwards (the authentication options need the OpenAPI config in place).
+func NewRecommendedConfig() *genericapiserver.RecommendedConfig {
+	c := genericapiserver.NewRecommendedConfig(Codecs)
+	c.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+
+	namer := openapinamer.NewDefinitionNamer(Scheme)
+	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIConfig.Info.Title = "EffectivePolicy"
+	c.OpenAPIConfig.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIV3Config.Info.Title = "EffectivePolicy"
+	c.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	return c
+}
+
+// Config is the configuration of the server: the generic config plus what the
+// effectivepolicy.dev resources are served from.
+type Config struct {
+	GenericConfig *genericapiserver.RecommendedConfig
+
+	// EffectivePolicies backs the namespaced effectivepolicies resource.
+	EffectivePolicies registry.Backend
+	// ClusterEffectivePolicies backs the cluster-scoped clustereffectivepolicies resource.
+	ClusterEffectivePolicies registry.Backend
+	// ReadyzChecks are added to /readyz (e.g. "informers synced and first
+	// computation done").
+	ReadyzChecks []healthz.HealthChecker
+	// PostStartHooks are run once the server listens (e.g. to start informers).
+	PostStartHooks map[string]genericapiserver.PostStartHookFunc
+}
+
+type completedConfig struct {
+	GenericConfig genericapiserver.CompletedConfig
+	cfg           *Config
+}
+
+// CompletedConfig is a Config with defaults filled in; build it with Complete.
+type CompletedConfig struct {
+	*completedConfig
+}
+
+// Server is the running effectivepolicy.dev API server.
+type Server struct {
+	GenericAPIServer *genericapiserver.GenericAPIServer
+}
+
+// Complete fills in defaults and adds the readyz checks to the generic config.
+func (c *Config) Complete() CompletedConfig {
+	if len(c.ReadyzChecks) > 0 {
+		c.GenericConfig.AddReadyzChecks(c.ReadyzChecks...)
+	}
+	return CompletedConfig{&completedConfig{
+		GenericConfig: c.GenericConfig.Complete(),
+		cfg:           c,
+	}}
+}
+
+// New returns a server that serves effectivepolicy.dev/v1alpha1.
+func (c CompletedConfig) New() (*Server, error) {
+	if c.cfg.EffectivePolicies == nil || c.cfg.ClusterEffectivePolicies == nil {
+		return nil, fmt.Errorf("both registry backends must be set")
+	}
+	generic, err := c.GenericConfig.New("effectivepolicy-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{GenericAPIServer: generic}
+
+	group := genericapiserver.NewDefaultAPIGroupInfo(effectivepolicy.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+		"effectivepolicies":        registry.NewEffectivePolicyREST(c.cfg.EffectivePolicies),
+		"clustereffectivepolicies": registry.NewClusterEffectivePolicyREST(c.cfg.ClusterEffectivePolicies),
+	}
+	if err := generic.InstallAPIGroup(&group); err != nil {
+		return nil, err
+	}
+	for name, hook := range c.cfg.PostStartHooks {
+		if err := generic.AddPostStartHook(name, hook); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

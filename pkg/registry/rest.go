@@ -1,0 +1,308 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// Category is the kubectl category both resources belong to
+// (`kubectl get effectivepolicy-all` is not a thing; `kubectl get gateway-api` is).
+const Category = "gateway-api"
+
+// REST is the read-only REST storage of one resource. It implements
+// rest.Getter, rest.Lister, rest.Watcher, rest.TableConvertor, rest.Scoper,
+// rest.SingularNameProvider, rest.ShortNamesProvider and
+// rest.CategoriesProvider, and deliberately none of the write interfaces, so
+// the API machinery answers create/update/patch/delete with 405
+// MethodNotAllowed.
+type REST struct {
+	backend    Backend
+	resource   schema.GroupResource
+	singular   string
+	shortNames []string
+	namespaced bool
+	newFunc    func() runtime.Object
+	newList    func() runtime.Object
+	tableConvertor
+}
+
+var (
+	_ rest.Storage              = &REST{}
+	_ rest.Getter               = &REST{}
+	_ rest.Lister               = &REST{}
+	_ rest.Watcher              = &REST{}
+	_ rest.TableConvertor       = &REST{}
+	_ rest.Scoper               = &REST{}
+	_ rest.SingularNameProvider = &REST{}
+	_ rest.ShortNamesProvider   = &REST{}
+	_ rest.CategoriesProvider   = &REST{}
+)
+
+// NewEffectivePolicyREST serves the namespaced effectivepolicies from b.
+func NewEffectivePolicyREST(b Backend) *REST {
+	return &REST{
+		backend:    b,
+		resource:   v1alpha1.Resource("effectivepolicies"),
+		singular:   "effectivepolicy",
+		shortNames: []string{"effpol"},
+		namespaced: true,
+		newFunc:    func() runtime.Object { return &v1alpha1.EffectivePolicy{} },
+		newList:    func() runtime.Object { return &v1alpha1.EffectivePolicyList{} },
+	}
+}
+
+// NewClusterEffectivePolicyREST serves the cluster-scoped clustereffectivepolicies from b.
+func NewClusterEffectivePolicyREST(b Backend) *REST {
+	return &REST{
+		backend:    b,
+		resource:   v1alpha1.Resource("clustereffectivepolicies"),
+		singular:   "clustereffectivepolicy",
+		shortNames: []string{"ceffpol"},
+		namespaced: false,
+		newFunc:    func() runtime.Object { return &v1alpha1.ClusterEffectivePolicy{} },
+		newList:    func() runtime.Object { return &v1alpha1.ClusterEffectivePolicyList{} },
+	}
+}
+
+// New implements rest.Storage.
+func (r *REST) New() runtime.Object { return r.newFunc() }
+
+// Destroy implements rest.Storage. The backend's life cycle belongs to whoever built it.
+func (r *REST) Destroy() {}
+
+// NamespaceScoped implements rest.Scoper.
+func (r *REST) NamespaceScoped() bool { return r.namespaced }
+
+// GetSingularName implements rest.SingularNameProvider.
+func (r *REST) GetSingularName() string { return r.singular }
+
+// ShortNames implements rest.ShortNamesProvider.
+func (r *REST) ShortNames() []string { return r.shortNames }
+
+// Categories implements rest.CategoriesProvider.
+func (r *REST) Categories() []string { return []string{Category} }
+
+// NewList implements rest.Lister.
+func (r *REST) NewList() runtime.Object { return r.newList() }
+
+func (r *REST) namespace(ctx context.Context) string {
+	if !r.namespaced {
+		return ""
+	}
+	return genericapirequest.NamespaceValue(ctx)
+}
+
+// Get implements rest.Getter. It always serves the latest state; a
+// resourceVersion in the options is ignored.
+func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
+	obj, err := r.backend.Get(ctx, r.namespace(ctx), name)
+	if err != nil {
+		return nil, err
+	}
+	return obj.DeepCopyObject(), nil
+}
+
+// List implements rest.Lister. limit/continue are not supported: the whole
+// list is returned (which API clients accept).
+func (r *REST) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
+	p, err := r.predicate(options)
+	if err != nil {
+		return nil, err
+	}
+	objs, rv, err := r.backend.List(ctx, r.namespace(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if options != nil {
+		want, set, err := parseRV(options.ResourceVersion)
+		if err != nil {
+			return nil, err
+		}
+		if set && want > rv {
+			return nil, tooLargeRV(want, rv)
+		}
+		if set && options.ResourceVersionMatch == metav1.ResourceVersionMatchExact && want != rv {
+			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", want, rv))
+		}
+	}
+	items := make([]runtime.Object, 0, len(objs))
+	for _, o := range objs {
+		if p.matches(o) {
+			items = append(items, o)
+		}
+	}
+	list := r.newList()
+	if err := meta.SetList(list, items); err != nil {
+		return nil, err
+	}
+	la, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	la.SetResourceVersion(strconv.FormatUint(rv, 10))
+	return list, nil
+}
+
+// Watch implements rest.Watcher: watch from a resourceVersion, the legacy
+// synthetic ADDED events for resourceVersion "" / "0", and the WatchList
+// protocol (sendInitialEvents=true: initial ADDED events, then a BOOKMARK
+// annotated k8s.io/initial-events-end when bookmarks are allowed).
+func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptions) (watch.Interface, error) {
+	if options == nil {
+		options = &metainternalversion.ListOptions{}
+	}
+	p, err := r.predicate(options)
+	if err != nil {
+		return nil, err
+	}
+	ns := r.namespace(ctx)
+	want, set, err := parseRV(options.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	if set && want == 0 {
+		set = false // "0" means "any": the current state
+	}
+	initial := !set
+	if options.SendInitialEvents != nil {
+		initial = *options.SendInitialEvents
+	}
+
+	w := &filterWatch{
+		r:         r,
+		p:         p,
+		out:       make(chan watch.Event),
+		done:      make(chan struct{}),
+		visible:   map[string]bool{},
+		bookmarks: options.AllowWatchBookmarks,
+	}
+	var from uint64
+	switch {
+	case initial:
+		objs, rv, err := r.backend.List(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		if set && want > rv {
+			return nil, tooLargeRV(want, rv)
+		}
+		for _, o := range objs {
+			if p.matches(o) {
+				w.initial = append(w.initial, o)
+				w.visible[key(o)] = true
+			}
+		}
+		w.complete = true
+		w.endInitial = options.SendInitialEvents != nil && *options.SendInitialEvents && options.AllowWatchBookmarks
+		w.initialRV = rv
+		from = rv
+	case set:
+		from = want
+	default:
+		// sendInitialEvents=false without a resourceVersion: start at the
+		// most recent state.
+		_, rv, err := r.backend.List(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		w.complete = false
+		from = rv
+	}
+	src, err := r.backend.Watch(ctx, ns, from)
+	if err != nil {
+		return nil, err
+	}
+	w.src = src
+	go w.run(ctx)
+	return w, nil
+}
+
+// parseRV parses a resourceVersion parameter; set is false for "".
+func parseRV(s string) (rv uint64, set bool, err error) {
+	if s == "" {
+		return 0, false, nil
+	}
+	rv, err = strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, false, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: %v", s, err))
+	}
+	return rv, true, nil
+}
+
+// tooLargeRV is the error the watch cache gives for a resourceVersion from
+// the future; client-go reflectors recognise its cause.
+func tooLargeRV(want, current uint64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+		Type:    metav1.CauseTypeResourceVersionTooLarge,
+		Message: "Too large resource version",
+	}}
+	return err
+}
+
+// predicate is a label and field selection. Only the field selectors
+// metadata.name and metadata.namespace are supported.
+type predicate struct {
+	label labels.Selector
+	field fields.Selector
+}
+
+func (r *REST) predicate(options *metainternalversion.ListOptions) (predicate, error) {
+	p := predicate{label: labels.Everything(), field: fields.Everything()}
+	if options == nil {
+		return p, nil
+	}
+	if options.LabelSelector != nil {
+		p.label = options.LabelSelector
+	}
+	if options.FieldSelector != nil {
+		for _, req := range options.FieldSelector.Requirements() {
+			switch req.Field {
+			case "metadata.name", "metadata.namespace":
+			default:
+				return p, apierrors.NewBadRequest(fmt.Sprintf("field selector %q is not supported for %s: only metadata.name and metadata.namespace are", req.Field, r.resource))
+			}
+		}
+		p.field = options.FieldSelector
+	}
+	return p, nil
+}
+
+func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
+
+func (p predicate) matches(obj runtime.Object) bool {
+	if p.empty() {
+		return true
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	if !p.label.Matches(labels.Set(m.GetLabels())) {
+		return false
+	}
+	return p.field.Matches(fields.Set{"metadata.name": m.GetName(), "metadata.namespace": m.GetNamespace()})
+}
+
+func key(obj runtime.Object) string {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return m.GetNamespace() + "/" + m.GetName()
+}

@@ -1,0 +1,139 @@
+package registry
+
+import (
+	"context"
+	"strconv"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// filterWatch sends the initial events of a watch, then forwards the
+// backend's events through the label and field selection. An object that
+// stops matching the selection is sent as DELETED, one that starts matching
+// as ADDED, as the watch cache does. Every object sent is a copy, since the
+// API machinery sets its TypeMeta while encoding.
+type filterWatch struct {
+	r   *REST
+	p   predicate
+	src watch.Interface
+
+	initial    []runtime.Object
+	initialRV  uint64
+	endInitial bool // send the k8s.io/initial-events-end bookmark
+	bookmarks  bool
+
+	// visible records, per key, whether the client holds the object. When
+	// complete is false (a watch resumed from a resourceVersion) an absent key
+	// is unknown and treated as possibly held.
+	visible  map[string]bool
+	complete bool
+
+	out  chan watch.Event
+	done chan struct{}
+	once sync.Once
+}
+
+func (w *filterWatch) Stop() {
+	w.once.Do(func() {
+		close(w.done)
+		w.src.Stop()
+	})
+}
+
+func (w *filterWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *filterWatch) send(ctx context.Context, e watch.Event) bool {
+	select {
+	case w.out <- e:
+		return true
+	case <-w.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (w *filterWatch) run(ctx context.Context) {
+	defer close(w.out)
+	defer w.Stop()
+	for _, o := range w.initial {
+		if !w.send(ctx, watch.Event{Type: watch.Added, Object: o.DeepCopyObject()}) {
+			return
+		}
+	}
+	w.initial = nil
+	if w.endInitial {
+		bm := w.r.newFunc()
+		m, _ := meta.Accessor(bm)
+		m.SetResourceVersion(strconv.FormatUint(w.initialRV, 10))
+		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		if !w.send(ctx, watch.Event{Type: watch.Bookmark, Object: bm}) {
+			return
+		}
+	}
+	for {
+		var e watch.Event
+		var ok bool
+		select {
+		case e, ok = <-w.src.ResultChan():
+			if !ok {
+				return
+			}
+		case <-w.done:
+			return
+		case <-ctx.Done():
+			return
+		}
+		out, keep := w.filter(e)
+		if !keep {
+			continue
+		}
+		if !w.send(ctx, out) {
+			return
+		}
+	}
+}
+
+// filter maps a backend event to the event the client sees, if any.
+func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
+	switch e.Type {
+	case watch.Added, watch.Modified, watch.Deleted:
+	case watch.Bookmark:
+		if !w.bookmarks {
+			return e, false
+		}
+		return watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()}, true
+	default:
+		return e, true // errors pass through
+	}
+	if w.p.empty() {
+		return watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()}, true
+	}
+	k := key(e.Object)
+	held, known := w.visible[k]
+	mayHold := held || (!known && !w.complete)
+	match := w.p.matches(e.Object)
+	var typ watch.EventType
+	switch {
+	case e.Type == watch.Deleted:
+		if !match && !mayHold {
+			return e, false
+		}
+		typ = watch.Deleted
+	case match && (held || (!known && !w.complete && e.Type == watch.Modified)):
+		typ = watch.Modified
+	case match:
+		typ = watch.Added
+	case mayHold:
+		typ = watch.Deleted
+	default:
+		w.visible[k] = false
+		return e, false
+	}
+	w.visible[k] = typ != watch.Deleted
+	return watch.Event{Type: typ, Object: e.Object.DeepCopyObject()}, true
+}
