@@ -199,4 +199,3 @@ policies (GEP-713) reach an object and what they add up to.`,
 	cliflag.SetUsageAndHelpFunc(cmd, fss, 0)
 	return cmd
 }
-
