@@ -23,6 +23,7 @@ Usage: $0 [--out-dir DIR] [--namespace NS] [--service NAME] [--days N] [--new-ca
   --out-dir DIR    overlay directory to write to (default: artifacts/overlays/self-signed)
   --namespace NS   namespace of the Service (default: effectivepolicy-system)
   --service NAME   name of the Service (default: effectivepolicy-apiserver)
+                   (change these only if your overlay moves the Service too)
   --days N         validity of the serving certificate in days (default: 365)
   --new-ca         generate a new CA even if a valid one exists (changes the caBundle)
 EOF
