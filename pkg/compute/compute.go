@@ -1,0 +1,609 @@
+package compute
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// viaElem is one attachment point on a context path.
+type viaElem struct {
+	node  nodeID
+	level int
+}
+
+type via struct {
+	elems []viaElem
+	key   string
+}
+
+type memoKey struct {
+	n nodeID
+	k *kindIndex
+}
+
+// session memoises path and fold results during one Compute/ComputeAll.
+type session struct {
+	st       *state
+	vias     map[memoKey][]via
+	busy     map[memoKey]bool
+	folds    map[string]*foldResult
+	leafCnt  map[*entry]int
+	sortedAt map[memoKey][]*policy
+}
+
+func newSession(st *state) *session {
+	return &session{
+		st:       st,
+		vias:     map[memoKey][]via{},
+		busy:     map[memoKey]bool{},
+		folds:    map[string]*foldResult{},
+		leafCnt:  map[*entry]int{},
+		sortedAt: map[memoKey][]*policy{},
+	}
+}
+
+func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
+
+// attached returns the valid policies of kind k attached to n, established
+// first (older first, then namespace/name).
+func (s *session) attached(n nodeID, k *kindIndex) []*policy {
+	mk := memoKey{n, k}
+	if l, ok := s.sortedAt[mk]; ok {
+		return l
+	}
+	l := append([]*policy(nil), k.at[n]...)
+	sort.Slice(l, func(i, j int) bool { return establishedBefore(l[i], l[j]) })
+	s.sortedAt[mk] = l
+	return l
+}
+
+func establishedBefore(a, b *policy) bool {
+	if !a.ts.Equal(b.ts) {
+		return a.ts.Before(b.ts)
+	}
+	return a.id.display() < b.id.display()
+}
+
+func viaKeyOf(elems []viaElem) string {
+	var b strings.Builder
+	for _, e := range elems {
+		n := e.node
+		b.WriteString(n.Group)
+		b.WriteByte('|')
+		b.WriteString(n.Kind)
+		b.WriteByte('|')
+		b.WriteString(n.Namespace)
+		b.WriteByte('|')
+		b.WriteString(n.Name)
+		b.WriteByte('|')
+		b.WriteString(n.Section)
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func hasNode(elems []viaElem, n nodeID) bool {
+	for _, e := range elems {
+		if e.node == n {
+			return true
+		}
+	}
+	return false
+}
+
+// extend appends to a parent context what node n adds: its Namespace (when n
+// is the first object of that namespace on the path and the Namespace bears
+// a policy) and n itself (when it bears a policy).
+func (s *session) extend(base []viaElem, n nodeID, k *kindIndex) []viaElem {
+	out := base
+	copied := false
+	push := func(e viaElem) {
+		if !copied {
+			out = append(make([]viaElem, 0, len(base)+2), base...)
+			copied = true
+		}
+		out = append(out, e)
+	}
+	if n.Section == "" && n.Namespace != "" {
+		nsn := namespaceNode(n.Namespace)
+		if s.bears(nsn, k) && !hasNode(base, nsn) {
+			push(viaElem{node: nsn, level: levelOf(n) - 2})
+		}
+	}
+	if s.bears(n, k) {
+		push(viaElem{node: n, level: levelOf(n)})
+	}
+	return out
+}
+
+// contexts returns the distinct vias of the paths from a root to n.
+func (s *session) contexts(n nodeID, k *kindIndex) []via {
+	mk := memoKey{n, k}
+	if v, ok := s.vias[mk]; ok {
+		return v
+	}
+	if s.busy[mk] {
+		return nil // cycle guard; the graph is acyclic by construction
+	}
+	s.busy[mk] = true
+	defer delete(s.busy, mk)
+	var out []via
+	seen := map[string]bool{}
+	addElems := func(elems []viaElem) {
+		key := viaKeyOf(elems)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, via{elems: elems, key: key})
+		}
+	}
+	if isNamespaceNode(n) {
+		addElems(s.extend(nil, n, k))
+	} else {
+		ps := s.st.parents(n)
+		if len(ps) == 0 {
+			addElems(s.extend(nil, n, k))
+		}
+		for _, p := range ps {
+			for _, pv := range s.contexts(p, k) {
+				addElems(s.extend(pv.elems, n, k))
+			}
+		}
+	}
+	s.vias[mk] = out
+	return out
+}
+
+// ---- folding ----
+
+type foldEntry struct {
+	pol   *policy
+	e     *entry
+	node  nodeID
+	level int
+}
+
+type entryOutcome struct {
+	total, survived int
+	beaters         []string
+}
+
+type foldResult struct {
+	spec         []byte
+	fieldSources map[string]string
+	entries      []foldEntry
+	outcomes     []entryOutcome
+}
+
+func (s *session) leaves(e *entry) int {
+	if n, ok := s.leafCnt[e]; ok {
+		return n
+	}
+	n := 0
+	walkLeaves(stripNulls(build(e.spec, 0, e.schema)), "", func(string, int) { n++ })
+	s.leafCnt[e] = n
+	return n
+}
+
+func (s *session) fold(v via, k *kindIndex) *foldResult {
+	fk := k.pk.gk.String() + "#" + v.key
+	if r, ok := s.folds[fk]; ok {
+		return r
+	}
+	var es []foldEntry
+	for _, el := range v.elems {
+		for _, p := range s.attached(el.node, k) {
+			for i := range p.entries {
+				es = append(es, foldEntry{pol: p, e: &p.entries[i], node: el.node, level: el.level})
+			}
+		}
+	}
+	r := &foldResult{entries: es}
+	if len(es) == 0 {
+		s.folds[fk] = r
+		return r
+	}
+	last := len(es) - 1
+	acc := build(es[last].e.spec, last, es[last].e.schema)
+	for i := last - 1; i >= 0; i-- {
+		e := es[i].e
+		switch e.strategy {
+		case v1alpha1.MergeAtomicOverrides:
+			acc = build(e.spec, i, e.schema)
+		case v1alpha1.MergePatchDefaults:
+			acc = mergePatch(build(e.spec, i, e.schema), acc)
+		case v1alpha1.MergePatchOverrides:
+			acc = mergePatch(acc, build(e.spec, i, e.schema))
+		default: // AtomicDefaults
+			if isEmptyValue(acc) {
+				acc = build(e.spec, i, e.schema)
+			}
+		}
+	}
+	acc = stripNulls(acc)
+	r.spec = mustJSON(toJSON(acc))
+	r.fieldSources = map[string]string{}
+	survived := make([]int, len(es))
+	walkLeaves(acc, "", func(ptr string, src int) {
+		r.fieldSources[ptr] = es[src].pol.id.display()
+		survived[src]++
+	})
+	holders := map[string]bool{}
+	for i, n := range survived {
+		if n > 0 {
+			holders[es[i].pol.id.display()] = true
+		}
+	}
+	r.outcomes = make([]entryOutcome, len(es))
+	for i := range es {
+		o := entryOutcome{total: s.leaves(es[i].e), survived: survived[i]}
+		if o.survived < o.total || o.total == 0 && o.survived == 0 && len(es) > 1 {
+			self := es[i].pol.id.display()
+			for h := range holders {
+				if h != self {
+					o.beaters = append(o.beaters, h)
+				}
+			}
+		}
+		r.outcomes[i] = o
+	}
+	s.folds[fk] = r
+	return r
+}
+
+func mustJSON(v interface{}) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("{}")
+	}
+	return b
+}
+
+// ---- output ----
+
+type srcAgg struct {
+	pol                                  *policy
+	stanza                               v1alpha1.Stanza
+	strategy                             v1alpha1.MergeStrategy
+	node                                 nodeID
+	level                                int
+	contexts, enforced, overridden, wins int
+	beaters                              map[string]bool
+	invalid                              string
+}
+
+func srcKeyOf(p *policy, st v1alpha1.Stanza, n nodeID) string {
+	return p.id.display() + "\x00" + string(st) + "\x00" + viaKeyOf([]viaElem{{node: n}})
+}
+
+type aggs struct {
+	m map[string]*srcAgg
+}
+
+func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
+	k := srcKeyOf(p, e.stanza, n)
+	g := a.m[k]
+	if g == nil {
+		g = &srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: map[string]bool{}}
+		a.m[k] = g
+	}
+	if level < g.level {
+		g.level = level
+	}
+	return g
+}
+
+func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
+	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
+	a := &aggs{m: map[string]*srcAgg{}}
+	var sections []string
+	for sec := range k.sections[t] {
+		sections = append(sections, sec)
+	}
+	sort.Strings(sections)
+	if k.pk.desc.Class == v1alpha1.ClassDirect {
+		s.direct(t, k, sections, a, &tp)
+	} else {
+		s.inherited(t, k, sections, a, &tp)
+	}
+	for _, inv := range k.invalid[t] {
+		for i := range invalidEntries(inv.pol) {
+			e := invalidEntries(inv.pol)[i]
+			g := a.get(inv.pol, &e, inv.node, levelOf(inv.node))
+			g.invalid = inv.msg
+		}
+	}
+	if len(a.m) == 0 {
+		return tp, false
+	}
+	tp.Sources = a.sources()
+	sort.Slice(tp.Effective, func(i, j int) bool { return lessEffective(tp.Effective[i], tp.Effective[j]) })
+	return tp, true
+}
+
+func invalidEntries(p *policy) []entry {
+	if len(p.entries) > 0 {
+		return p.entries
+	}
+	if p.class == v1alpha1.ClassDirect {
+		return []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone}}
+	}
+	return []entry{{stanza: v1alpha1.StanzaDefaults, strategy: v1alpha1.MergeNone}}
+}
+
+func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+	emit := func(n nodeID, section string) {
+		for _, v := range s.contexts(n, k) {
+			if len(v.elems) == 0 {
+				continue
+			}
+			r := s.fold(v, k)
+			if len(r.entries) == 0 {
+				continue
+			}
+			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: copyMap(r.fieldSources)}
+			for _, el := range v.elems {
+				es.Via = append(es.Via, el.node.ref())
+			}
+			tp.Effective = append(tp.Effective, es)
+			for i, fe := range r.entries {
+				g := a.get(fe.pol, fe.e, fe.node, fe.level)
+				o := r.outcomes[i]
+				g.contexts++
+				switch {
+				case o.survived == o.total && (o.total > 0 || len(o.beaters) == 0):
+					g.enforced++
+				case o.survived == 0:
+					g.overridden++
+				}
+				for _, b := range o.beaters {
+					g.beaters[b] = true
+				}
+			}
+		}
+	}
+	emit(t, "")
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		emit(n, sec)
+	}
+}
+
+func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+	whole := s.attached(t, k)
+	emit := func(n nodeID, section string, cands []*policy, losers []*policy) {
+		if len(cands) == 0 {
+			return
+		}
+		w := cands[0]
+		e := &w.entries[0]
+		val := stripNulls(build(e.spec, 0, e.schema))
+		fs := map[string]string{}
+		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.id.display() })
+		tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
+			Via: []v1alpha1.ObjectReference{n.ref()}, SectionName: section,
+			Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
+		})
+		g := a.get(w, e, n, levelOf(n))
+		g.contexts++
+		g.wins++
+		for _, l := range append(append([]*policy{}, cands[1:]...), losers...) {
+			ln := n
+			if !contains(sectionsOf(l, k, t), section) {
+				ln = t
+			}
+			lg := a.get(l, &l.entries[0], ln, levelOf(ln))
+			lg.contexts++
+			lg.beaters[w.id.display()] = true
+		}
+	}
+	emit(t, "", whole, nil)
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		emit(n, sec, s.attached(n, k), whole)
+	}
+}
+
+// sectionsOf lists the sections of t that p is attached to.
+func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
+	var out []string
+	for _, a := range p.res.atts {
+		if a.invalid == "" && a.node.object() == t && a.node.Section != "" {
+			out = append(out, a.node.Section)
+		}
+	}
+	return out
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (a *aggs) sources() []v1alpha1.PolicySource {
+	l := make([]*srcAgg, 0, len(a.m))
+	for _, g := range a.m {
+		l = append(l, g)
+	}
+	sort.Slice(l, func(i, j int) bool {
+		x, y := l[i], l[j]
+		if x.level != y.level {
+			return x.level < y.level
+		}
+		if !x.pol.ts.Equal(y.pol.ts) {
+			return x.pol.ts.Before(y.pol.ts)
+		}
+		if x.pol.id.display() != y.pol.id.display() {
+			return x.pol.id.display() < y.pol.id.display()
+		}
+		if x.stanza != y.stanza {
+			return x.stanza == v1alpha1.StanzaOverrides
+		}
+		return lessNode(x.node, y.node)
+	})
+	out := make([]v1alpha1.PolicySource, 0, len(l))
+	for _, g := range l {
+		ps := v1alpha1.PolicySource{
+			Namespace: g.pol.id.namespace, Name: g.pol.id.nm, AttachedTo: g.node.ref(),
+			Stanza: g.stanza, MergeStrategy: g.strategy,
+		}
+		beaters := make([]string, 0, len(g.beaters))
+		for b := range g.beaters {
+			beaters = append(beaters, b)
+		}
+		sort.Strings(beaters)
+		by := strings.Join(beaters, ", ")
+		switch {
+		case g.invalid != "":
+			ps.Outcome = v1alpha1.OutcomeInvalid
+			ps.Message = g.invalid
+		case g.strategy == v1alpha1.MergeNone:
+			switch {
+			case g.wins == g.contexts:
+				ps.Outcome = v1alpha1.OutcomeEnforced
+				ps.Message = "established policy; in effect"
+			case g.wins == 0:
+				ps.Outcome = v1alpha1.OutcomeConflicted
+				ps.Message = fmt.Sprintf("conflicts with the established policy %s, which takes effect", by)
+			default:
+				ps.Outcome = v1alpha1.OutcomePartiallyEnforced
+				ps.Message = fmt.Sprintf("in effect on the object, but %s takes effect on the section(s) it targets", by)
+			}
+		case g.enforced == g.contexts:
+			ps.Outcome = v1alpha1.OutcomeEnforced
+			ps.Message = fmt.Sprintf("all fields in effect in %s", plural(g.contexts, "context"))
+		case g.overridden == g.contexts:
+			ps.Outcome = v1alpha1.OutcomeOverridden
+			ps.Message = fmt.Sprintf("no field in effect in %s; superseded by %s", plural(g.contexts, "context"), orNone(by))
+		default:
+			ps.Outcome = v1alpha1.OutcomePartiallyEnforced
+			ps.Message = fmt.Sprintf("fully in effect in %d of %s; partly superseded by %s", g.enforced, plural(g.contexts, "context"), orNone(by))
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "its own overrides or a null that removes fields"
+	}
+	return s
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+func lessRef(a, b v1alpha1.ObjectReference) int {
+	for _, p := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}, {a.SectionName, b.SectionName}} {
+		if p[0] != p[1] {
+			if p[0] < p[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func lessEffective(a, b v1alpha1.EffectiveSpec) bool {
+	for i := 0; i < len(a.Via) && i < len(b.Via); i++ {
+		if c := lessRef(a.Via[i], b.Via[i]); c != 0 {
+			return c < 0
+		}
+	}
+	if len(a.Via) != len(b.Via) {
+		return len(a.Via) < len(b.Via)
+	}
+	return a.SectionName < b.SectionName
+}
+
+// targetNodes lists the objects that key names.
+func (st *state) targetNodes(key Key) []nodeID {
+	set := map[nodeID]bool{}
+	for n := range st.byKey[key] {
+		set[n] = true
+	}
+	for n := range st.invalidKeys[key] {
+		set[n] = true
+	}
+	out := make([]nodeID, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
+	return out
+}
+
+func (st *state) sortedKinds() []*kindIndex {
+	out := make([]*kindIndex, 0, len(st.kinds))
+	for _, k := range st.kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].pk.gk, out[j].pk.gk
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		return a.Kind < b.Kind
+	})
+	return out
+}
+
+func (st *state) compute(key Key, s *session) (runtime.Object, bool) {
+	var targets []v1alpha1.Target
+	kinds := st.sortedKinds()
+	for _, n := range st.targetNodes(key) {
+		t := v1alpha1.Target{Group: n.Group, Kind: n.Kind, Name: n.Name}
+		for _, k := range kinds {
+			if tp, ok := s.targetPolicy(n, k); ok {
+				t.Policies = append(t.Policies, tp)
+			}
+		}
+		if len(t.Policies) > 0 {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, false
+	}
+	sort.SliceStable(targets, func(i, j int) bool {
+		if targets[i].Group != targets[j].Group {
+			return targets[i].Group < targets[j].Group
+		}
+		return targets[i].Kind < targets[j].Kind
+	})
+	if key.Namespace == "" {
+		return &v1alpha1.ClusterEffectivePolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "ClusterEffectivePolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: key.Name},
+			Targets:    targets,
+		}, true
+	}
+	return &v1alpha1.EffectivePolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "EffectivePolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Targets:    targets,
+	}, true
+}
+
+var _ = schema.GroupKind{}

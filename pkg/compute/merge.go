@@ -1,0 +1,268 @@
+package compute
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// pv is an immutable JSON value annotated with provenance: every leaf (a
+// scalar, null, a list that is not a list-map, or an empty object) records
+// the index of the entry that set it. Objects and list-maps are inner nodes.
+type pv struct {
+	obj     map[string]*pv // object (isObj)
+	items   []*pv          // list-map items (isMap)
+	leaf    interface{}    // scalar, nil (null) or []interface{}
+	src     int            // entry index of a leaf or an empty object
+	isObj   bool
+	isMap   bool
+	mapKeys []string
+}
+
+func (v *pv) isNull() bool { return v != nil && !v.isObj && !v.isMap && v.leaf == nil }
+
+func schemaChild(s *apiextv1.JSONSchemaProps, k string) *apiextv1.JSONSchemaProps {
+	if s == nil {
+		return nil
+	}
+	if p, ok := s.Properties[k]; ok {
+		return &p
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		return s.AdditionalProperties.Schema
+	}
+	return nil
+}
+
+func schemaItems(s *apiextv1.JSONSchemaProps) *apiextv1.JSONSchemaProps {
+	if s == nil || s.Items == nil {
+		return nil
+	}
+	return s.Items.Schema
+}
+
+func listMapKeys(s *apiextv1.JSONSchemaProps) []string {
+	if s == nil || s.XListType == nil || *s.XListType != "map" || len(s.XListMapKeys) == 0 {
+		return nil
+	}
+	return s.XListMapKeys
+}
+
+// build turns a JSON value into a pv whose leaves all come from src.
+func build(v interface{}, src int, s *apiextv1.JSONSchemaProps) *pv {
+	switch t := v.(type) {
+	case map[string]interface{}:
+		o := &pv{isObj: true, obj: make(map[string]*pv, len(t)), src: src}
+		for k, c := range t {
+			o.obj[k] = build(c, src, schemaChild(s, k))
+		}
+		return o
+	case []interface{}:
+		if keys := listMapKeys(s); keys != nil && allObjects(t) {
+			is := schemaItems(s)
+			l := &pv{isMap: true, mapKeys: keys, src: src, items: make([]*pv, 0, len(t))}
+			for _, it := range t {
+				l.items = append(l.items, build(it, src, is))
+			}
+			return l
+		}
+		return &pv{leaf: t, src: src}
+	default:
+		return &pv{leaf: v, src: src}
+	}
+}
+
+func allObjects(l []interface{}) bool {
+	for _, it := range l {
+		if _, ok := it.(map[string]interface{}); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// mergePatch applies patch to target following RFC 7386, except that lists
+// the schema marks x-kubernetes-list-type: map are merged item by item on
+// their list-map keys. Neither input is modified.
+func mergePatch(target, patch *pv) *pv {
+	if patch == nil {
+		return target
+	}
+	if patch.isMap {
+		if target != nil && target.isMap {
+			return mergeListMap(target, patch)
+		}
+		return patch
+	}
+	if !patch.isObj {
+		return patch
+	}
+	res := &pv{isObj: true, src: patch.src}
+	if target != nil && target.isObj {
+		res.obj = make(map[string]*pv, len(target.obj)+len(patch.obj))
+		for k, c := range target.obj {
+			res.obj[k] = c
+		}
+	} else {
+		res.obj = make(map[string]*pv, len(patch.obj))
+	}
+	for k, pc := range patch.obj {
+		if pc.isNull() {
+			delete(res.obj, k)
+			continue
+		}
+		res.obj[k] = mergePatch(res.obj[k], pc)
+	}
+	return res
+}
+
+func itemKey(it *pv, keys []string) (string, bool) {
+	if it == nil || !it.isObj {
+		return "", false
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		c, ok := it.obj[k]
+		if !ok || c.isObj || c.isMap {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%T:%v\x00", c.leaf, c.leaf)
+	}
+	return b.String(), true
+}
+
+func mergeListMap(target, patch *pv) *pv {
+	res := &pv{isMap: true, mapKeys: patch.mapKeys, src: patch.src, items: make([]*pv, 0, len(target.items)+len(patch.items))}
+	res.items = append(res.items, target.items...)
+	idx := map[string]int{}
+	for i, it := range res.items {
+		if k, ok := itemKey(it, patch.mapKeys); ok {
+			if _, dup := idx[k]; !dup {
+				idx[k] = i
+			}
+		}
+	}
+	for _, it := range patch.items {
+		if k, ok := itemKey(it, patch.mapKeys); ok {
+			if i, found := idx[k]; found {
+				res.items[i] = mergePatch(res.items[i], it)
+				continue
+			}
+			idx[k] = len(res.items)
+		}
+		res.items = append(res.items, it)
+	}
+	return res
+}
+
+// stripNulls removes null leaves (they only ever mean "remove").
+func stripNulls(v *pv) *pv {
+	if v == nil {
+		return nil
+	}
+	switch {
+	case v.isObj:
+		changed := false
+		for _, c := range v.obj {
+			if c.isNull() || c.isObj || c.isMap {
+				changed = true
+				break
+			}
+		}
+		if !changed {
+			return v
+		}
+		res := &pv{isObj: true, src: v.src, obj: make(map[string]*pv, len(v.obj))}
+		for k, c := range v.obj {
+			if c.isNull() {
+				continue
+			}
+			res.obj[k] = stripNulls(c)
+		}
+		return res
+	case v.isMap:
+		res := &pv{isMap: true, mapKeys: v.mapKeys, src: v.src, items: make([]*pv, 0, len(v.items))}
+		for _, it := range v.items {
+			res.items = append(res.items, stripNulls(it))
+		}
+		return res
+	}
+	return v
+}
+
+func isEmptyValue(v *pv) bool {
+	if v == nil {
+		return true
+	}
+	if v.isObj {
+		for _, c := range v.obj {
+			if !c.isNull() {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// toJSON converts back to plain JSON values.
+func toJSON(v *pv) interface{} {
+	switch {
+	case v == nil:
+		return nil
+	case v.isObj:
+		m := make(map[string]interface{}, len(v.obj))
+		for k, c := range v.obj {
+			m[k] = toJSON(c)
+		}
+		return m
+	case v.isMap:
+		l := make([]interface{}, 0, len(v.items))
+		for _, it := range v.items {
+			l = append(l, toJSON(it))
+		}
+		return l
+	}
+	return v.leaf
+}
+
+func escapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// walkLeaves calls fn for every leaf with its JSON pointer.
+func walkLeaves(v *pv, ptr string, fn func(ptr string, src int)) {
+	switch {
+	case v == nil:
+		return
+	case v.isObj:
+		if len(v.obj) == 0 {
+			fn(ptr, v.src)
+			return
+		}
+		keys := make([]string, 0, len(v.obj))
+		for k := range v.obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			walkLeaves(v.obj[k], ptr+"/"+escapePointer(k), fn)
+		}
+	case v.isMap:
+		if len(v.items) == 0 {
+			fn(ptr, v.src)
+			return
+		}
+		for i, it := range v.items {
+			walkLeaves(it, ptr+"/"+strconv.Itoa(i), fn)
+		}
+	default:
+		fn(ptr, v.src)
+	}
+}

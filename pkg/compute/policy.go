@@ -1,0 +1,506 @@
+package compute
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// policyKind is a CRD the engine treats as a policy.
+type policyKind struct {
+	gk         schema.GroupKind
+	gvr        schema.GroupVersionResource
+	desc       Descriptor
+	namespaced bool
+	schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
+}
+
+type policyID struct {
+	gk            schema.GroupKind
+	namespace, nm string
+}
+
+func (p policyID) display() string {
+	if p.namespace == "" {
+		return p.nm
+	}
+	return p.namespace + "/" + p.nm
+}
+
+// entry is one stanza of a policy (SPEC §5.1).
+type entry struct {
+	stanza   v1alpha1.Stanza
+	strategy v1alpha1.MergeStrategy
+	spec     map[string]interface{}
+	schema   *apiextv1.JSONSchemaProps
+}
+
+type namedRef struct {
+	target  nodeID // Section carries sectionName; Namespace "" for cluster-scoped kinds
+	explNS  bool   // targetRef.namespace was given
+	invalid string // malformed reference
+}
+
+type selectorRef struct {
+	gk  schema.GroupKind
+	sel labels.Selector
+}
+
+type policy struct {
+	id        policyID
+	ts        time.Time
+	raw       map[string]interface{}
+	refs      []namedRef
+	selectors []selectorRef
+	entries   []entry
+	invalid   string // whole policy is malformed
+	class     v1alpha1.PolicyClass
+	res       resolution // current attachments (maintained by state)
+}
+
+func pathParts(p string) []string { return strings.Split(p, ".") }
+
+// lookup walks a dotted path from the object root.
+func lookup(obj map[string]interface{}, path string) (interface{}, bool) {
+	var cur interface{} = obj
+	for _, part := range pathParts(path) {
+		m, ok := cur.(map[string]interface{})
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[part]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func schemaAt(root *apiextv1.JSONSchemaProps, path string) *apiextv1.JSONSchemaProps {
+	s := root
+	for _, part := range pathParts(path) {
+		s = schemaChild(s, part)
+		if s == nil {
+			return nil
+		}
+	}
+	return s
+}
+
+// without returns a copy of m (a map at path base) with the given dotted
+// paths removed; paths not under base are ignored.
+func without(m map[string]interface{}, base string, paths []string) map[string]interface{} {
+	out := deepCopyMap(m)
+	for _, p := range paths {
+		if !strings.HasPrefix(p, base+".") {
+			continue
+		}
+		parts := pathParts(strings.TrimPrefix(p, base+"."))
+		cur := out
+		for i, part := range parts {
+			if i == len(parts)-1 {
+				delete(cur, part)
+				break
+			}
+			next, ok := cur[part].(map[string]interface{})
+			if !ok {
+				break
+			}
+			cur = next
+		}
+	}
+	return out
+}
+
+func deepCopyMap(m map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(m))
+	for k, v := range m {
+		out[k] = deepCopyValue(v)
+	}
+	return out
+}
+
+func deepCopyValue(v interface{}) interface{} {
+	switch t := v.(type) {
+	case map[string]interface{}:
+		return deepCopyMap(t)
+	case []interface{}:
+		l := make([]interface{}, len(t))
+		for i, it := range t {
+			l[i] = deepCopyValue(it)
+		}
+		return l
+	}
+	return v
+}
+
+func parseRef(m map[string]interface{}, policyNS string, clusterScoped func(schema.GroupKind) bool) namedRef {
+	var r namedRef
+	g, gok := m["group"]
+	k, kok := m["kind"].(string)
+	n, nok := m["name"].(string)
+	gs, gsok := g.(string)
+	if (gok && !gsok && g != nil) || !kok || !nok || k == "" || n == "" {
+		r.invalid = "a target reference needs string fields kind and name (and group)"
+		return r
+	}
+	if gs == "core" {
+		gs = ""
+	}
+	r.target = nodeID{Group: gs, Kind: k, Name: n, Namespace: policyNS}
+	if v, ok := m["namespace"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			r.invalid = "targetRef namespace must be a string"
+			return r
+		}
+		if s != "" {
+			r.target.Namespace = s
+			r.explNS = s != policyNS
+		}
+	}
+	if v, ok := m["sectionName"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			r.invalid = "targetRef sectionName must be a string"
+			return r
+		}
+		r.target.Section = s
+	}
+	if clusterScoped(r.target.gk()) {
+		r.target.Namespace = ""
+		r.explNS = false
+	}
+	return r
+}
+
+func maxItemsAt(root *apiextv1.JSONSchemaProps, path string) (int64, bool) {
+	s := schemaAt(root, path)
+	if s == nil || s.MaxItems == nil {
+		return 0, false
+	}
+	return *s.MaxItems, true
+}
+
+// parsePolicy reads one policy object as its kind's descriptor says.
+// defaultStrategy is the engine default (Atomic or Patch).
+func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
+	d := &pk.desc
+	p := &policy{id: policyID{gk: pk.gk, namespace: ns, nm: name}, ts: ts, raw: obj, class: d.Class}
+	fail := func(format string, a ...interface{}) *policy {
+		p.invalid = fmt.Sprintf(format, a...)
+		p.entries = nil
+		return p
+	}
+	rawSpec, has := obj["spec"]
+	spec, ok := rawSpec.(map[string]interface{})
+	// Targets first, so that an invalid policy can be listed at them.
+	if ok {
+		for _, path := range d.TargetRef {
+			v, found := lookup(obj, path)
+			if !found || v == nil {
+				continue
+			}
+			m, isMap := v.(map[string]interface{})
+			if !isMap {
+				p.refs = append(p.refs, namedRef{invalid: path + " must be an object"})
+				continue
+			}
+			p.refs = append(p.refs, parseRef(m, ns, clusterScoped))
+		}
+		for _, path := range d.TargetRefs {
+			v, found := lookup(obj, path)
+			if !found || v == nil {
+				continue
+			}
+			l, isList := v.([]interface{})
+			if !isList {
+				p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
+				continue
+			}
+			if max, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > max {
+				p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), max)
+			}
+			for i, it := range l {
+				m, isMap := it.(map[string]interface{})
+				if !isMap {
+					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
+					continue
+				}
+				if selRaw, hasSel := m["selector"]; hasSel && selRaw != nil {
+					if sr, err := parseSelectorRef(m, selRaw); err != nil {
+						p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d].selector: %v", path, i, err)})
+					} else {
+						p.selectors = append(p.selectors, sr)
+					}
+					continue
+				}
+				p.refs = append(p.refs, parseRef(m, ns, clusterScoped))
+			}
+		}
+		for _, path := range d.TargetSelectors {
+			v, found := lookup(obj, path)
+			if !found || v == nil {
+				continue
+			}
+			l, isList := v.([]interface{})
+			if !isList {
+				p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
+				continue
+			}
+			if max, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > max {
+				p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), max)
+			}
+			for i, it := range l {
+				m, isMap := it.(map[string]interface{})
+				if !isMap {
+					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
+					continue
+				}
+				sel := map[string]interface{}{}
+				if v, ok := m["matchLabels"]; ok {
+					sel["matchLabels"] = v
+				}
+				if v, ok := m["matchExpressions"]; ok {
+					sel["matchExpressions"] = v
+				}
+				if sr, err := parseSelectorRef(m, sel); err != nil {
+					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d]: %v", path, i, err)})
+				} else {
+					p.selectors = append(p.selectors, sr)
+				}
+			}
+		}
+	}
+	if p.invalid != "" {
+		return p
+	}
+	if !has || rawSpec == nil {
+		return fail("the policy has no spec")
+	}
+	if !ok {
+		return fail("spec must be an object, not %s", jsonType(rawSpec))
+	}
+	if len(p.refs) == 0 && len(p.selectors) == 0 {
+		return fail("the policy names no target")
+	}
+	for _, r := range p.refs {
+		if r.invalid != "" {
+			return fail("%s", r.invalid)
+		}
+	}
+	notProper := append(append(append([]string{}, d.TargetRef...), d.TargetRefs...), d.TargetSelectors...)
+	notProper = append(notProper, d.Ignore...)
+	if d.Class == v1alpha1.ClassDirect {
+		if d.StrategyField != "" {
+			notProper = append(notProper, "spec."+d.StrategyField)
+		}
+		p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: without(spec, "spec", notProper), schema: schemaAt(pk.schema, "spec")}}
+		return p
+	}
+
+	// Inherited: strategy, stanzas, implicit defaults.
+	readStrategy := func(m map[string]interface{}, where string) (string, error) {
+		if d.StrategyField == "" {
+			return "", nil
+		}
+		v, ok := m[d.StrategyField]
+		if !ok || v == nil {
+			return "", nil
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			return "", fmt.Errorf("%s.%s must be a string", where, d.StrategyField)
+		}
+		st, known := d.StrategyValues[strings.ToLower(s)]
+		if !known {
+			return "", fmt.Errorf("unknown strategy %q in %s.%s (known: %s)", s, where, d.StrategyField, strings.Join(sortedKeys(d.StrategyValues), ", "))
+		}
+		return st, nil
+	}
+	specStrategy, err := readStrategy(spec, "spec")
+	if err != nil {
+		return fail("%v", err)
+	}
+	type stanzaVal struct {
+		path string
+		m    map[string]interface{}
+	}
+	findStanza := func(paths []string) (*stanzaVal, error) {
+		for _, path := range paths {
+			v, found := lookup(obj, path)
+			if !found || v == nil {
+				continue
+			}
+			m, isMap := v.(map[string]interface{})
+			if !isMap {
+				return nil, fmt.Errorf("%s must be an object, not %s", path, jsonType(v))
+			}
+			return &stanzaVal{path: path, m: m}, nil
+		}
+		return nil, nil
+	}
+	def, err := findStanza(d.Defaults)
+	if err != nil {
+		return fail("%v", err)
+	}
+	ovr, err := findStanza(d.Overrides)
+	if err != nil {
+		return fail("%v", err)
+	}
+	stanzaPaths := append(append([]string{}, d.Defaults...), d.Overrides...)
+	implicitExcl := append(append([]string{}, notProper...), stanzaPaths...)
+	if d.StrategyField != "" {
+		implicitExcl = append(implicitExcl, "spec."+d.StrategyField)
+	}
+	implicit := map[string]interface{}{}
+	if !d.NoImplicitDefaults {
+		implicit = without(spec, "spec", implicitExcl)
+	}
+	both := def != nil && ovr != nil
+	pick := func(named string) string {
+		switch {
+		case named != "":
+			return named
+		case specStrategy != "":
+			return specStrategy
+		case d.DefaultStrategy != "":
+			return d.DefaultStrategy
+		case both:
+			return StrategyPatch
+		case defaultStrategy != "":
+			return defaultStrategy
+		}
+		return StrategyAtomic
+	}
+	mk := func(stanza v1alpha1.Stanza, sv *stanzaVal, base map[string]interface{}) (entry, error) {
+		var named string
+		m := base
+		var sch *apiextv1.JSONSchemaProps
+		if sv != nil {
+			n, err := readStrategy(sv.m, sv.path)
+			if err != nil {
+				return entry{}, err
+			}
+			named = n
+			excl := append([]string{}, d.Ignore...)
+			if d.StrategyField != "" {
+				excl = append(excl, sv.path+"."+d.StrategyField)
+			}
+			proper := without(sv.m, sv.path, excl)
+			if base != nil {
+				// Fields outside the stanza join the defaults; the stanza wins.
+				merged := deepCopyMap(base)
+				for k, v := range proper {
+					merged[k] = v
+				}
+				proper = merged
+			}
+			m = proper
+			sch = schemaAt(pk.schema, sv.path)
+		} else {
+			sch = schemaAt(pk.schema, "spec")
+		}
+		st := pick(named)
+		ms := v1alpha1.MergeAtomicDefaults
+		switch {
+		case stanza == v1alpha1.StanzaDefaults && st == StrategyPatch:
+			ms = v1alpha1.MergePatchDefaults
+		case stanza == v1alpha1.StanzaOverrides && st == StrategyPatch:
+			ms = v1alpha1.MergePatchOverrides
+		case stanza == v1alpha1.StanzaOverrides:
+			ms = v1alpha1.MergeAtomicOverrides
+		}
+		if m == nil {
+			m = map[string]interface{}{}
+		}
+		return entry{stanza: stanza, strategy: ms, spec: m, schema: sch}, nil
+	}
+	if ovr != nil {
+		e, err := mk(v1alpha1.StanzaOverrides, ovr, nil)
+		if err != nil {
+			return fail("%v", err)
+		}
+		p.entries = append(p.entries, e)
+	}
+	switch {
+	case def != nil:
+		var base map[string]interface{}
+		if len(implicit) > 0 {
+			base = implicit
+		}
+		e, err := mk(v1alpha1.StanzaDefaults, def, base)
+		if err != nil {
+			return fail("%v", err)
+		}
+		p.entries = append(p.entries, e)
+	case ovr == nil || len(implicit) > 0:
+		e, err := mk(v1alpha1.StanzaDefaults, nil, implicit)
+		if err != nil {
+			return fail("%v", err)
+		}
+		p.entries = append(p.entries, e)
+	}
+	return p
+}
+
+func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (selectorRef, error) {
+	k, ok := m["kind"].(string)
+	if !ok || k == "" {
+		return selectorRef{}, fmt.Errorf("kind is required")
+	}
+	g := ""
+	if v, ok := m["group"]; ok && v != nil {
+		s, isStr := v.(string)
+		if !isStr {
+			return selectorRef{}, fmt.Errorf("group must be a string")
+		}
+		g = s
+	}
+	if g == "core" {
+		g = ""
+	}
+	sm, ok := selRaw.(map[string]interface{})
+	if !ok {
+		return selectorRef{}, fmt.Errorf("selector must be an object")
+	}
+	sel, err := parseSelector(sm)
+	if err != nil {
+		return selectorRef{}, err
+	}
+	return selectorRef{gk: schema.GroupKind{Group: g, Kind: k}, sel: sel}, nil
+}
+
+func jsonType(v interface{}) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, int, int32, float64, float32:
+		return "a number"
+	case []interface{}:
+		return "a list"
+	case map[string]interface{}:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

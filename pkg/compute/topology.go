@@ -1,0 +1,429 @@
+package compute
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+const (
+	gwGroup  = "gateway.networking.k8s.io"
+	gwxGroup = "gateway.networking.x-k8s.io"
+)
+
+// nodeID names a node of the hierarchy: an object, or a section of one.
+type nodeID struct {
+	Group, Kind, Namespace, Name, Section string
+}
+
+func (n nodeID) object() nodeID { n.Section = ""; return n }
+func (n nodeID) key() Key       { return Key{Namespace: n.Namespace, Name: n.Name} }
+func (n nodeID) gk() schema.GroupKind {
+	return schema.GroupKind{Group: n.Group, Kind: n.Kind}
+}
+func (n nodeID) ref() v1alpha1.ObjectReference {
+	return v1alpha1.ObjectReference{Group: n.Group, Kind: n.Kind, Name: n.Name, Namespace: n.Namespace, SectionName: n.Section}
+}
+func (n nodeID) String() string {
+	s := n.Kind + " "
+	if n.Namespace != "" {
+		s += n.Namespace + "/"
+	}
+	s += n.Name
+	if n.Section != "" {
+		s += "#" + n.Section
+	}
+	return s
+}
+
+func lessNode(a, b nodeID) bool {
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.Section < b.Section
+}
+
+func namespaceNode(ns string) nodeID { return nodeID{Kind: "Namespace", Name: ns} }
+
+func isNamespaceNode(n nodeID) bool { return n.Group == "" && n.Kind == "Namespace" }
+
+var routeKinds = map[string]bool{"HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true, "TCPRoute": true, "UDPRoute": true}
+
+func isRouteGK(gk schema.GroupKind) bool {
+	return (gk.Group == gwGroup || gk.Group == gwxGroup) && routeKinds[gk.Kind]
+}
+
+func isListenerSetGK(gk schema.GroupKind) bool {
+	return (gk.Group == gwGroup && gk.Kind == "ListenerSet") || (gk.Group == gwxGroup && gk.Kind == "XListenerSet")
+}
+
+// topologyGK reports the group/kinds whose objects are hierarchy nodes the
+// engine models itself; they are never backends (that would make cycles).
+func topologyGK(gk schema.GroupKind) bool {
+	switch {
+	case gk.Group == gwGroup && (gk.Kind == "GatewayClass" || gk.Kind == "Gateway" || gk.Kind == "ReferenceGrant"):
+		return true
+	case isRouteGK(gk), isListenerSetGK(gk):
+		return true
+	case gk.Group == "" && gk.Kind == "Namespace":
+		return true
+	}
+	return false
+}
+
+// Level ranks used to order attachment points (SPEC §5.2: the entry attached
+// higher first). A Namespace ranks just above the object it is inserted over.
+func levelOf(n nodeID) int {
+	switch {
+	case n.Group == gwGroup && n.Kind == "GatewayClass":
+		return 0
+	case n.Group == gwGroup && n.Kind == "Gateway":
+		if n.Section != "" {
+			return 30
+		}
+		return 20
+	case isListenerSetGK(n.gk()):
+		if n.Section != "" {
+			return 30
+		}
+		return 25
+	case isRouteGK(n.gk()):
+		if n.Section != "" {
+			return 56
+		}
+		return 50
+	case isNamespaceNode(n):
+		return 10
+	}
+	if n.Section != "" {
+		return 86
+	}
+	return 80
+}
+
+type listener struct {
+	name     string
+	port     int64
+	from     string // Same, All, Selector
+	selector labels.Selector
+	kinds    []schema.GroupKind // nil: by protocol
+	protocol string
+}
+
+type gatewayObj struct {
+	id        nodeID
+	class     string
+	listeners []listener
+	lsFrom    string // allowedListeners.namespaces.from (None by default)
+	lsSel     labels.Selector
+}
+
+type listenerSetObj struct {
+	id        nodeID
+	parent    nodeID // the Gateway
+	listeners []listener
+}
+
+type parentRef struct {
+	id      nodeID // Gateway or ListenerSet object
+	section string
+	port    int64
+}
+
+type ruleObj struct {
+	name     string
+	backends []nodeID
+}
+
+type routeObj struct {
+	id         nodeID
+	parentRefs []parentRef
+	rules      []ruleObj
+}
+
+type serviceObj struct {
+	id    nodeID
+	ports []string
+}
+
+type grantFrom struct{ group, kind, ns string }
+type grantTo struct{ group, kind, name string }
+
+type refGrant struct {
+	from []grantFrom
+	to   []grantTo
+}
+
+// ---- tolerant field access (inputs may have any shape) ----
+
+func mget(m map[string]interface{}, k string) map[string]interface{} {
+	if m == nil {
+		return nil
+	}
+	v, _ := m[k].(map[string]interface{})
+	return v
+}
+
+func sget(m map[string]interface{}, k string) string {
+	if m == nil {
+		return ""
+	}
+	v, _ := m[k].(string)
+	return v
+}
+
+func lget(m map[string]interface{}, k string) []interface{} {
+	if m == nil {
+		return nil
+	}
+	v, _ := m[k].([]interface{})
+	return v
+}
+
+func iget(m map[string]interface{}, k string) (int64, bool) {
+	if m == nil {
+		return 0, false
+	}
+	switch v := m[k].(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case float64:
+		return int64(v), true
+	}
+	return 0, false
+}
+
+func maps(l []interface{}) []map[string]interface{} {
+	out := make([]map[string]interface{}, 0, len(l))
+	for _, it := range l {
+		if m, ok := it.(map[string]interface{}); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// parseSelector converts a LabelSelector-shaped map; nil map selects nothing
+// when required is true, everything otherwise.
+func parseSelector(m map[string]interface{}) (labels.Selector, error) {
+	var ls metav1.LabelSelector
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ls); err != nil {
+		return nil, err
+	}
+	return metav1.LabelSelectorAsSelector(&ls)
+}
+
+func parseListeners(spec map[string]interface{}) []listener {
+	var out []listener
+	for _, l := range maps(lget(spec, "listeners")) {
+		name := sget(l, "name")
+		if name == "" {
+			continue
+		}
+		port, _ := iget(l, "port")
+		li := listener{name: name, port: port, from: "Same", protocol: strings.ToUpper(sget(l, "protocol"))}
+		ar := mget(l, "allowedRoutes")
+		if ns := mget(ar, "namespaces"); ns != nil {
+			if f := sget(ns, "from"); f != "" {
+				li.from = f
+			}
+			if li.from == "Selector" {
+				sel, err := parseSelector(mget(ns, "selector"))
+				if err != nil || mget(ns, "selector") == nil {
+					sel = labels.Nothing()
+				}
+				li.selector = sel
+			}
+		}
+		if ks, ok := ar["kinds"].([]interface{}); ok && ar != nil {
+			li.kinds = []schema.GroupKind{}
+			for _, k := range maps(ks) {
+				g, has := k["group"].(string)
+				if !has {
+					g = gwGroup
+				}
+				li.kinds = append(li.kinds, schema.GroupKind{Group: g, Kind: sget(k, "kind")})
+			}
+		}
+		out = append(out, li)
+	}
+	return out
+}
+
+func parseGateway(id nodeID, spec map[string]interface{}) *gatewayObj {
+	g := &gatewayObj{id: id, class: sget(spec, "gatewayClassName"), listeners: parseListeners(spec), lsFrom: "None"}
+	if ns := mget(mget(spec, "allowedListeners"), "namespaces"); ns != nil {
+		if f := sget(ns, "from"); f != "" {
+			g.lsFrom = f
+		}
+		if g.lsFrom == "Selector" {
+			sel, err := parseSelector(mget(ns, "selector"))
+			if err != nil || mget(ns, "selector") == nil {
+				sel = labels.Nothing()
+			}
+			g.lsSel = sel
+		}
+	}
+	return g
+}
+
+func parseListenerSet(id nodeID, spec map[string]interface{}) *listenerSetObj {
+	ls := &listenerSetObj{id: id, listeners: parseListeners(spec)}
+	pr := mget(spec, "parentRef")
+	if pr != nil && sget(pr, "name") != "" {
+		g := gwGroup
+		if v, ok := pr["group"].(string); ok && v != "" {
+			g = v
+		}
+		k := sget(pr, "kind")
+		if k == "" {
+			k = "Gateway"
+		}
+		ns := sget(pr, "namespace")
+		if ns == "" {
+			ns = id.Namespace
+		}
+		if g == gwGroup && k == "Gateway" {
+			ls.parent = nodeID{Group: gwGroup, Kind: "Gateway", Namespace: ns, Name: sget(pr, "name")}
+		}
+	}
+	return ls
+}
+
+func backendNode(ref map[string]interface{}, ns string) (nodeID, bool) {
+	name := sget(ref, "name")
+	if name == "" {
+		return nodeID{}, false
+	}
+	g := sget(ref, "group")
+	if g == "core" {
+		g = ""
+	}
+	k := sget(ref, "kind")
+	if k == "" {
+		k = "Service"
+	}
+	if n := sget(ref, "namespace"); n != "" {
+		ns = n
+	}
+	gk := schema.GroupKind{Group: g, Kind: k}
+	if topologyGK(gk) {
+		return nodeID{}, false
+	}
+	return nodeID{Group: g, Kind: k, Namespace: ns, Name: name}, true
+}
+
+func mirrorBackends(filters []interface{}, ns string, add func(nodeID)) {
+	for _, f := range maps(filters) {
+		if sget(f, "type") != "RequestMirror" {
+			continue
+		}
+		if b, ok := backendNode(mget(mget(f, "requestMirror"), "backendRef"), ns); ok {
+			add(b)
+		}
+	}
+}
+
+func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
+	r := &routeObj{id: id}
+	for _, p := range maps(lget(spec, "parentRefs")) {
+		name := sget(p, "name")
+		if name == "" {
+			continue
+		}
+		g := gwGroup
+		if v, ok := p["group"].(string); ok {
+			g = v
+		}
+		k := sget(p, "kind")
+		if k == "" {
+			k = "Gateway"
+		}
+		ns := sget(p, "namespace")
+		if ns == "" {
+			ns = id.Namespace
+		}
+		gk := schema.GroupKind{Group: g, Kind: k}
+		if !(gk.Group == gwGroup && gk.Kind == "Gateway") && !isListenerSetGK(gk) {
+			continue // GAMMA (Service parents) and others are not modelled
+		}
+		pr := parentRef{id: nodeID{Group: g, Kind: k, Namespace: ns, Name: name}, section: sget(p, "sectionName")}
+		if port, ok := iget(p, "port"); ok {
+			pr.port = port
+		}
+		r.parentRefs = append(r.parentRefs, pr)
+	}
+	for _, ru := range maps(lget(spec, "rules")) {
+		rule := ruleObj{name: sget(ru, "name")}
+		seen := map[nodeID]bool{}
+		add := func(b nodeID) {
+			if !seen[b] {
+				seen[b] = true
+				rule.backends = append(rule.backends, b)
+			}
+		}
+		for _, br := range maps(lget(ru, "backendRefs")) {
+			if b, ok := backendNode(br, id.Namespace); ok {
+				add(b)
+			}
+			mirrorBackends(lget(br, "filters"), id.Namespace, add)
+		}
+		mirrorBackends(lget(ru, "filters"), id.Namespace, add)
+		r.rules = append(r.rules, rule)
+	}
+	return r
+}
+
+func parseService(id nodeID, spec map[string]interface{}) *serviceObj {
+	s := &serviceObj{id: id}
+	for _, p := range maps(lget(spec, "ports")) {
+		if n := sget(p, "name"); n != "" {
+			s.ports = append(s.ports, n)
+		}
+	}
+	return s
+}
+
+func parseGrant(spec map[string]interface{}) *refGrant {
+	g := &refGrant{}
+	for _, f := range maps(lget(spec, "from")) {
+		g.from = append(g.from, grantFrom{group: sget(f, "group"), kind: sget(f, "kind"), ns: sget(f, "namespace")})
+	}
+	for _, t := range maps(lget(spec, "to")) {
+		g.to = append(g.to, grantTo{group: sget(t, "group"), kind: sget(t, "kind"), name: sget(t, "name")})
+	}
+	return g
+}
+
+// defaultRouteKinds is what a listener admits when allowedRoutes.kinds is unset.
+func defaultRouteKinds(protocol string) []string {
+	switch protocol {
+	case "HTTP", "HTTPS":
+		return []string{"HTTPRoute", "GRPCRoute"}
+	case "TLS":
+		return []string{"TLSRoute"}
+	case "TCP":
+		return []string{"TCPRoute"}
+	case "UDP":
+		return []string{"UDPRoute"}
+	}
+	return nil // unknown protocol: any route kind
+}
