@@ -1,0 +1,134 @@
+package compute
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// parseDocs parses a multi-document YAML string into unstructured objects.
+func parseDocs(t testing.TB, data string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, doc := range splitYAML(data) {
+		var m map[string]interface{}
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("yaml: %v\n%s", err, doc)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		out = append(out, &unstructured.Unstructured{Object: m})
+	}
+	return out
+}
+
+func splitYAML(data string) []string {
+	var docs []string
+	var cur bytes.Buffer
+	for _, line := range strings.Split(data, "\n") {
+		if strings.TrimRight(line, " \t\r") == "---" {
+			docs = append(docs, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+	return append(docs, cur.String())
+}
+
+// stamp sets creationTimestamps one second apart, in order, starting at
+// baseTime + offset seconds.
+func stamp(objs []*unstructured.Unstructured, offset int) []*unstructured.Unstructured {
+	for i, o := range objs {
+		o.SetCreationTimestamp(metav1.NewTime(baseTime.Add(time.Duration(offset+i) * time.Second)))
+	}
+	return objs
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func targetsOf(obj runtime.Object) []v1alpha1.Target {
+	switch o := obj.(type) {
+	case *v1alpha1.EffectivePolicy:
+		return o.Targets
+	case *v1alpha1.ClusterEffectivePolicy:
+		return o.Targets
+	}
+	return nil
+}
+
+func findTP(obj runtime.Object, targetKind, pgroup, pkind string) *v1alpha1.TargetPolicy {
+	for _, t := range targetsOf(obj) {
+		if t.Kind != targetKind {
+			continue
+		}
+		for i := range t.Policies {
+			if t.Policies[i].Group == pgroup && t.Policies[i].Kind == pkind {
+				return &t.Policies[i]
+			}
+		}
+	}
+	return nil
+}
+
+func normJSON(t testing.TB, v interface{}) string {
+	t.Helper()
+	var b []byte
+	switch x := v.(type) {
+	case []byte:
+		b = x
+	case json.RawMessage:
+		b = x
+	default:
+		var err error
+		b, err = json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var any interface{}
+	if err := json.Unmarshal(b, &any); err != nil {
+		t.Fatalf("json %s: %v", b, err)
+	}
+	out, _ := json.Marshal(any)
+	return string(out)
+}
+
+func dump(obj runtime.Object) string {
+	b, _ := yaml.Marshal(obj)
+	return string(b)
+}
+
+func viaString(refs []v1alpha1.ObjectReference) string {
+	var parts []string
+	for _, r := range refs {
+		s := r.Kind + "/" + r.Name
+		if r.SectionName != "" {
+			s += "#" + r.SectionName
+		}
+		parts = append(parts, s)
+	}
+	return fmt.Sprintf("[%s]", strings.Join(parts, " "))
+}

@@ -1,0 +1,150 @@
+package compute
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+const scenarioDir = "../../test/scenarios"
+
+type scenarioRef struct {
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	SectionName string `json:"sectionName"`
+}
+
+type scenarioExpected struct {
+	Absent []struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"absent"`
+	Effective []struct {
+		Namespace    string                       `json:"namespace"`
+		Name         string                       `json:"name"`
+		Target       struct{ Kind string }        `json:"target"`
+		Policy       struct{ Group, Kind string } `json:"policy"`
+		Via          []scenarioRef                `json:"via"`
+		SectionName  string                       `json:"sectionName"`
+		Spec         json.RawMessage              `json:"spec"`
+		FieldSources map[string]string            `json:"fieldSources"`
+	} `json:"effective"`
+	Sources []struct {
+		Namespace string                       `json:"namespace"`
+		Name      string                       `json:"name"`
+		Target    struct{ Kind string }        `json:"target"`
+		Policy    struct{ Group, Kind string } `json:"policy"`
+		Source    string                       `json:"source"`
+		Outcome   string                       `json:"outcome"`
+	} `json:"sources"`
+}
+
+// loadScenario returns the objects of one scenario: CRDs, topology, then the
+// policies one second apart in file order.
+func loadScenario(t testing.TB, dir string) []*unstructured.Unstructured {
+	var objs []*unstructured.Unstructured
+	crds, _ := filepath.Glob(filepath.Join(scenarioDir, "crds", "*.yaml"))
+	for _, f := range crds {
+		objs = append(objs, parseDocs(t, readFile(t, f))...)
+	}
+	objs = append(objs, parseDocs(t, readFile(t, filepath.Join(scenarioDir, "topology.yaml")))...)
+	objs = append(objs, stamp(parseDocs(t, readFile(t, filepath.Join(dir, "policies.yaml"))), 0)...)
+	return objs
+}
+
+func TestScenarios(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(scenarioDir, "*", "expected.json"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no scenarios found under %s: %v", scenarioDir, err)
+	}
+	for _, exp := range dirs {
+		dir := filepath.Dir(exp)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			var want scenarioExpected
+			b, err := os.ReadFile(exp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ComputeAll(loadScenario(t, dir), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range want.Absent {
+				if o, ok := got[Key{a.Namespace, a.Name}]; ok {
+					t.Errorf("%s/%s should be absent, got\n%s", a.Namespace, a.Name, dump(o))
+				}
+			}
+			for _, e := range want.Effective {
+				obj, ok := got[Key{e.Namespace, e.Name}]
+				if !ok {
+					t.Errorf("%s/%s missing", e.Namespace, e.Name)
+					continue
+				}
+				tp := findTP(obj, e.Target.Kind, e.Policy.Group, e.Policy.Kind)
+				if tp == nil {
+					t.Errorf("%s/%s: no %s.%s on %s\n%s", e.Namespace, e.Name, e.Policy.Kind, e.Policy.Group, e.Target.Kind, dump(obj))
+					continue
+				}
+				found := false
+				for _, eff := range tp.Effective {
+					if len(eff.Via) != len(e.Via) || eff.SectionName != e.SectionName {
+						continue
+					}
+					match := true
+					for i, v := range e.Via {
+						if eff.Via[i].Kind != v.Kind || eff.Via[i].Name != v.Name || eff.Via[i].SectionName != v.SectionName {
+							match = false
+						}
+					}
+					if !match {
+						continue
+					}
+					found = true
+					if g, w := normJSON(t, eff.Spec.Raw), normJSON(t, []byte(e.Spec)); g != w {
+						t.Errorf("%s/%s %s via %v: spec %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, g, w)
+					}
+					if g, w := normJSON(t, eff.FieldSources), normJSON(t, e.FieldSources); g != w {
+						t.Errorf("%s/%s %s via %v: fieldSources %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, g, w)
+					}
+				}
+				if !found {
+					t.Errorf("%s/%s %s: no effective entry via %v\n%s", e.Namespace, e.Name, e.Target.Kind, e.Via, dump(obj))
+				}
+			}
+			for _, s := range want.Sources {
+				obj, ok := got[Key{s.Namespace, s.Name}]
+				if !ok {
+					t.Errorf("%s/%s missing", s.Namespace, s.Name)
+					continue
+				}
+				tp := findTP(obj, s.Target.Kind, s.Policy.Group, s.Policy.Kind)
+				if tp == nil {
+					t.Errorf("%s/%s: no %s.%s on %s", s.Namespace, s.Name, s.Policy.Kind, s.Policy.Group, s.Target.Kind)
+					continue
+				}
+				found := false
+				for _, src := range tp.Sources {
+					name := src.Name
+					if src.Namespace != "" {
+						name = src.Namespace + "/" + src.Name
+					}
+					if name == s.Source {
+						found = true
+						if string(src.Outcome) != s.Outcome {
+							t.Errorf("%s/%s %s: source %s outcome %s (%s), want %s", s.Namespace, s.Name, s.Target.Kind, s.Source, src.Outcome, src.Message, s.Outcome)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s/%s %s: no source %s\n%s", s.Namespace, s.Name, s.Target.Kind, s.Source, dump(obj))
+				}
+			}
+		})
+	}
+}
