@@ -110,8 +110,8 @@ spec:
 		t.Errorf("section %s %s (strategy must be stripped)", sec.Spec.Raw, viaString(sec.Via))
 	}
 	for name, want := range map[string]v1alpha1.Outcome{
-		"appns/t-old": v1alpha1.OutcomePartiallyEnforced, // wins the object, loses the section
-		"appns/t-new": v1alpha1.OutcomeConflicted,
+		"appns/t-old":  v1alpha1.OutcomePartiallyEnforced, // wins the object, loses the section
+		"appns/t-new":  v1alpha1.OutcomeConflicted,
 		"appns/t-port": v1alpha1.OutcomeEnforced,
 	} {
 		if o, msg := sourceOutcome(tp, name, ""); o != want {
