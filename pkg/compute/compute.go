@@ -136,12 +136,30 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	s.busy[mk] = true
 	defer delete(s.busy, mk)
 	var out []via
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	addElems := func(elems []viaElem) {
 		key := viaKeyOf(elems)
-		if !seen[key] {
-			seen[key] = true
+		i, dup := seen[key]
+		if !dup {
+			seen[key] = len(out)
 			out = append(out, via{elems: elems, key: key})
+			return
+		}
+		// The same attachment points reached by another path: keep the
+		// least level of each (a Namespace's level depends on the object it
+		// is inserted above), so that the result does not depend on order.
+		cur := out[i].elems
+		var merged []viaElem
+		for j := range cur {
+			if elems[j].level < cur[j].level {
+				if merged == nil {
+					merged = append([]viaElem(nil), cur...)
+				}
+				merged[j].level = elems[j].level
+			}
+		}
+		if merged != nil {
+			out[i].elems = merged
 		}
 	}
 	if isNamespaceNode(n) {
@@ -353,8 +371,12 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				es.Via = append(es.Via, el.node.ref())
 			}
 			tp.Effective = append(tp.Effective, es)
+			levels := make(map[nodeID]int, len(v.elems))
+			for _, el := range v.elems {
+				levels[el.node] = el.level
+			}
 			for i, fe := range r.entries {
-				g := a.get(fe.pol, fe.e, fe.node, fe.level)
+				g := a.get(fe.pol, fe.e, fe.node, levels[fe.node])
 				o := r.outcomes[i]
 				g.contexts++
 				switch {

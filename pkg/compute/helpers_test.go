@@ -132,3 +132,11 @@ func viaString(refs []v1alpha1.ObjectReference) string {
 	}
 	return fmt.Sprintf("[%s]", strings.Join(parts, " "))
 }
+
+func metav1NewTime(t time.Time) metav1.Time { return metav1.NewTime(t) }
+
+// nopTB lets parseDocs run outside a test (generators, benchmarks).
+type nopTB struct{ testing.TB }
+
+func (nopTB) Helper()                                   {}
+func (nopTB) Fatalf(format string, args ...interface{}) { panic(fmt.Sprintf(format, args...)) }

@@ -1,0 +1,292 @@
+package compute
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"sort"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+type objKey struct {
+	gk       schema.GroupKind
+	ns, name string
+}
+
+func keyOfObj(o *unstructured.Unstructured) objKey {
+	return objKey{o.GroupVersionKind().GroupKind(), o.GetNamespace(), o.GetName()}
+}
+
+// snapshot renders every output of an engine as JSON.
+func snapshot(t testing.TB, e *Engine) map[Key]string {
+	out := map[Key]string{}
+	for _, k := range e.Keys() {
+		o, ok := e.Compute(k)
+		if !ok {
+			t.Fatalf("Keys lists %v but Compute has no output", k)
+		}
+		b, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = string(b)
+	}
+	return out
+}
+
+func snapshotAll(t testing.TB, objs map[objKey]*unstructured.Unstructured) map[Key]string {
+	var l []*unstructured.Unstructured
+	keys := make([]objKey, 0, len(objs))
+	for k := range objs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	for _, k := range keys {
+		l = append(l, objs[k])
+	}
+	all, err := ComputeAll(l, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[Key]string{}
+	for k, o := range all {
+		b, _ := json.Marshal(o)
+		out[k] = string(b)
+	}
+	return out
+}
+
+type mutation struct {
+	name   string
+	upsert []*unstructured.Unstructured
+	del    []objKey
+}
+
+// TestIncremental applies mutations one by one and checks, after each, that
+// the engine equals a full recomputation and that every key whose output
+// changed was returned.
+func TestIncremental(t *testing.T) {
+	topo, pols := genTopology(genSpec{namespaces: 3, gatewaysPerNS: 2, routesPerGW: 4, servicesPerNS: 3, policies: 40, withListenerSet: true})
+	cur := map[objKey]*unstructured.Unstructured{}
+	e, _ := NewEngine(Options{})
+	for _, o := range append(topo, pols...) {
+		cur[keyOfObj(o)] = o
+	}
+	// Feed in a shuffled order (CRDs first, as informers would).
+	order := append([]*unstructured.Unstructured{}, append(topo, pols...)...)
+	rand.New(rand.NewSource(1)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	for _, o := range order {
+		if isCRD(o) {
+			e.Upsert(o)
+		}
+	}
+	for _, o := range order {
+		if !isCRD(o) {
+			e.Upsert(o)
+		}
+	}
+	before := snapshot(t, e)
+	if want := snapshotAll(t, cur); !reflect.DeepEqual(before, want) {
+		for k := range unionKeys(before, want) {
+			if before[k] != want[k] {
+				t.Errorf("%v:\n got %s\nwant %s", k, before[k], want[k])
+			}
+		}
+		t.Fatalf("initial state differs from ComputeAll (%d vs %d keys)", len(before), len(want))
+	}
+	get := func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured {
+		o := cur[objKey{gk, ns, name}]
+		if o == nil {
+			t.Fatalf("no %v %s/%s", gk, ns, name)
+		}
+		return o.DeepCopy()
+	}
+	gwGK := schema.GroupKind{Group: gwGroup, Kind: "Gateway"}
+	rtGK := schema.GroupKind{Group: gwGroup, Kind: "HTTPRoute"}
+	rpGK := schema.GroupKind{Group: "example.com", Kind: "RetryPolicy"}
+	tpGK := schema.GroupKind{Group: "example.com", Kind: "TimeoutPolicy"}
+	svcGK := schema.GroupKind{Kind: "Service"}
+	nsGK := schema.GroupKind{Kind: "Namespace"}
+	crdGK := schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+	var muts []mutation
+	{ // edit a gateway policy's value
+		p := get(rpGK, "ns-1", "pol-1")
+		_ = unstructured.SetNestedField(p.Object, int64(99), "spec", "attempts")
+		muts = append(muts, mutation{name: "edit gateway policy", upsert: []*unstructured.Unstructured{p}})
+	}
+	{ // retarget a route policy to another route
+		p := get(rpGK, "ns-0", "pol-3")
+		_ = unstructured.SetNestedSlice(p.Object, []interface{}{ref(gwGroup, "HTTPRoute", "route-5")}, "spec", "targetRefs")
+		muts = append(muts, mutation{name: "retarget policy", upsert: []*unstructured.Unstructured{p}})
+	}
+	muts = append(muts, mutation{name: "delete namespace policy", del: []objKey{{rpGK, "ns-0", "pol-0"}}})
+	{ // new policy on a listener
+		p := u("example.com/v1", "RetryPolicy", "ns-0", "late", map[string]interface{}{
+			"targetRefs": []interface{}{map[string]interface{}{"group": gwGroup, "kind": "Gateway", "name": "gw-0", "sectionName": "http"}},
+			"overrides":  map[string]interface{}{"attempts": int64(1)},
+		})
+		p.SetCreationTimestamp(metav1NewTime(baseTime.Add(1e6)))
+		muts = append(muts, mutation{name: "add listener policy", upsert: []*unstructured.Unstructured{p}})
+	}
+	{ // move a route to another gateway
+		r := get(rtGK, "ns-0", "route-1")
+		_ = unstructured.SetNestedSlice(r.Object, []interface{}{map[string]interface{}{"name": "gw-1"}}, "spec", "parentRefs")
+		muts = append(muts, mutation{name: "move route", upsert: []*unstructured.Unstructured{r}})
+	}
+	{ // change a route's backends
+		r := get(rtGK, "ns-1", "route-9")
+		_ = unstructured.SetNestedSlice(r.Object, []interface{}{map[string]interface{}{"name": "main", "backendRefs": []interface{}{map[string]interface{}{"name": "svc-2"}}}}, "spec", "rules")
+		muts = append(muts, mutation{name: "route backends", upsert: []*unstructured.Unstructured{r}})
+	}
+	muts = append(muts, mutation{name: "delete gateway", del: []objKey{{gwGK, "ns-1", "gw-0"}}})
+	muts = append(muts, mutation{name: "re-add gateway", upsert: []*unstructured.Unstructured{get(gwGK, "ns-1", "gw-0")}})
+	{ // gateway https listener admits only labelled namespaces
+		g := get(gwGK, "ns-0", "gw-1")
+		ls, _, _ := unstructured.NestedSlice(g.Object, "spec", "listeners")
+		ls[1].(map[string]interface{})["allowedRoutes"] = map[string]interface{}{"namespaces": map[string]interface{}{"from": "Selector", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"idx": "0"}}}}
+		_ = unstructured.SetNestedSlice(g.Object, ls, "spec", "listeners")
+		muts = append(muts, mutation{name: "listener selector", upsert: []*unstructured.Unstructured{g}})
+	}
+	{ // namespace labels change
+		n := get(nsGK, "", "ns-0")
+		n.SetLabels(map[string]string{"idx": "9"})
+		muts = append(muts, mutation{name: "namespace labels", upsert: []*unstructured.Unstructured{n}})
+	}
+	muts = append(muts, mutation{name: "delete service", del: []objKey{{svcGK, "ns-0", "svc-0"}}})
+	muts = append(muts, mutation{name: "re-add service", upsert: []*unstructured.Unstructured{get(svcGK, "ns-0", "svc-0")}})
+	{ // direct policy: new established one loses to the older
+		p := get(tpGK, "ns-0", "pol-6")
+		p.SetName("pol-6-copy")
+		p.SetCreationTimestamp(metav1NewTime(baseTime.Add(2e6)))
+		muts = append(muts, mutation{name: "conflicting direct", upsert: []*unstructured.Unstructured{p}})
+	}
+	{ // cross-namespace policy, then its ReferenceGrant
+		p := u("example.com/v1", "RetryPolicy", "ns-0", "cross", map[string]interface{}{
+			"targetRefs": []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "name": "route-9", "namespace": "ns-1"}},
+			"attempts":   int64(5),
+		})
+		muts = append(muts, mutation{name: "cross-namespace policy", upsert: []*unstructured.Unstructured{p}})
+		g := u("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "ns-1", "grant", map[string]interface{}{
+			"from": []interface{}{map[string]interface{}{"group": "example.com", "kind": "RetryPolicy", "namespace": "ns-0"}},
+			"to":   []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute"}},
+		})
+		muts = append(muts, mutation{name: "reference grant", upsert: []*unstructured.Unstructured{g}})
+	}
+	{ // a policy on a route that does not exist yet, then the route
+		p := u("example.com/v1", "RetryPolicy", "ns-2", "early", map[string]interface{}{
+			"targetRefs": []interface{}{ref(gwGroup, "HTTPRoute", "newcomer")},
+			"attempts":   int64(8),
+		})
+		muts = append(muts, mutation{name: "policy before target", upsert: []*unstructured.Unstructured{p}})
+		r := u("gateway.networking.k8s.io/v1", "HTTPRoute", "ns-2", "newcomer", map[string]interface{}{
+			"parentRefs": []interface{}{map[string]interface{}{"name": "gw-0"}},
+			"rules":      []interface{}{map[string]interface{}{"backendRefs": []interface{}{map[string]interface{}{"name": "svc-1"}}}},
+		})
+		muts = append(muts, mutation{name: "target arrives", upsert: []*unstructured.Unstructured{r}})
+	}
+	{ // labels on a route selected by a selector policy
+		p := u("example.com/v1", "RetryPolicy", "ns-2", "selector", map[string]interface{}{
+			"targetRefs": []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"pick": "me"}}}},
+			"attempts":   int64(4),
+		})
+		muts = append(muts, mutation{name: "selector policy", upsert: []*unstructured.Unstructured{p}})
+		r := get(rtGK, "ns-2", "route-17")
+		r.SetLabels(map[string]string{"pick": "me"})
+		muts = append(muts, mutation{name: "label route", upsert: []*unstructured.Unstructured{r}})
+	}
+	muts = append(muts, mutation{name: "delete direct CRD", del: []objKey{{crdGK, "", "timeoutpolicies.example.com"}}})
+	muts = append(muts, mutation{name: "no-op re-upsert", upsert: []*unstructured.Unstructured{get(rtGK, "ns-0", "route-0")}})
+
+	for _, m := range muts {
+		var ret []Key
+		for _, o := range m.upsert {
+			cur[keyOfObj(o)] = o
+			ret = append(ret, e.Upsert(o)...)
+		}
+		for _, d := range m.del {
+			delete(cur, d)
+			ret = append(ret, e.Delete(d.gk, d.ns, d.name)...)
+		}
+		if d := m.del; len(d) == 1 && d[0].gk == crdGK {
+			// The engine forgets the policies of a deleted CRD, as the
+			// informers stop; so does the reference.
+			for k := range cur {
+				if k.gk == tpGK {
+					delete(cur, k)
+				}
+			}
+		}
+		after := snapshot(t, e)
+		want := snapshotAll(t, cur)
+		if !reflect.DeepEqual(after, want) {
+			for k := range unionKeys(after, want) {
+				if after[k] != want[k] {
+					t.Errorf("%s: %v differs from full recomputation:\n got %s\nwant %s", m.name, k, after[k], want[k])
+				}
+			}
+			t.FailNow()
+		}
+		returned := map[Key]bool{}
+		for _, k := range ret {
+			returned[k] = true
+		}
+		changed := 0
+		for k := range unionKeys(before, after) {
+			if before[k] != after[k] {
+				changed++
+				if !returned[k] {
+					t.Errorf("%s: %v changed but was not returned (returned %v)", m.name, k, ret)
+				}
+			}
+		}
+		if !sort.SliceIsSorted(ret, func(i, j int) bool { return false }) {
+			t.Errorf("unsorted")
+		}
+		t.Logf("%s: %d changed, %d returned", m.name, changed, len(returned))
+		before = after
+	}
+}
+
+func unionKeys(a, b map[Key]string) map[Key]bool {
+	out := map[Key]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// TestDeterminism: shuffled inputs give byte-identical outputs.
+func TestDeterminism(t *testing.T) {
+	topo, pols := genTopology(genSpec{namespaces: 2, gatewaysPerNS: 2, routesPerGW: 3, servicesPerNS: 2, policies: 30, withListenerSet: true})
+	all := append(append([]*unstructured.Unstructured{}, topo...), pols...)
+	render := func(m map[Key]runtime.Object) map[Key]string {
+		out := map[Key]string{}
+		for k, o := range m {
+			b, _ := json.Marshal(o)
+			out[k] = string(b)
+		}
+		return out
+	}
+	first, _ := ComputeAll(all, Options{})
+	want := render(first)
+	for seed := int64(0); seed < 5; seed++ {
+		sh := append([]*unstructured.Unstructured{}, all...)
+		rand.New(rand.NewSource(seed)).Shuffle(len(sh), func(i, j int) { sh[i], sh[j] = sh[j], sh[i] })
+		got, _ := ComputeAll(sh, Options{})
+		if g := render(got); !reflect.DeepEqual(g, want) {
+			t.Fatalf("seed %d: outputs differ", seed)
+		}
+		if !reflect.DeepEqual(got, first) {
+			t.Fatalf("seed %d: objects not deep-equal", seed)
+		}
+	}
+}
