@@ -17,6 +17,7 @@ kube::codegen::gen_helpers \
 kube::codegen::gen_openapi \
     --output-dir "${ROOT}/pkg/generated/openapi" \
     --output-pkg "${MODULE}/pkg/generated/openapi" \
+    --output-model-name-file zz_generated.model_name.go \
     --report-filename "${ROOT}/hack/api-rules-violations.list" \
     --update-report \
     --boilerplate "${ROOT}/hack/boilerplate.go.txt" \

@@ -22,6 +22,7 @@ limitations under the License.
 package openapi
 
 import (
+	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	resource "k8s.io/apimachinery/pkg/api/resource"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	runtime "k8s.io/apimachinery/pkg/runtime"
@@ -32,70 +33,70 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ClusterEffectivePolicy":     schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ClusterEffectivePolicyList": schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectivePolicy":            schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectivePolicyList":        schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectiveSpec":              schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ObjectReference":            schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.PolicySource":               schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.Target":                     schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref),
-		"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.TargetPolicy":               schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref),
-		resource.Quantity{}.OpenAPIModelName():            schema_apimachinery_pkg_api_resource_Quantity(ref),
-		v1.APIGroup{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_APIGroup(ref),
-		v1.APIGroupList{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_APIGroupList(ref),
-		v1.APIResource{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_APIResource(ref),
-		v1.APIResourceList{}.OpenAPIModelName():           schema_pkg_apis_meta_v1_APIResourceList(ref),
-		v1.APIVersions{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_APIVersions(ref),
-		v1.ApplyOptions{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_ApplyOptions(ref),
-		v1.Condition{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_Condition(ref),
-		v1.CreateOptions{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_CreateOptions(ref),
-		v1.DeleteOptions{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_DeleteOptions(ref),
-		v1.Duration{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_Duration(ref),
-		v1.FieldSelectorRequirement{}.OpenAPIModelName():  schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
-		v1.FieldsV1{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_FieldsV1(ref),
-		v1.GetOptions{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_GetOptions(ref),
-		v1.GroupKind{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_GroupKind(ref),
-		v1.GroupResource{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_GroupResource(ref),
-		v1.GroupVersion{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_GroupVersion(ref),
-		v1.GroupVersionForDiscovery{}.OpenAPIModelName():  schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
-		v1.GroupVersionKind{}.OpenAPIModelName():          schema_pkg_apis_meta_v1_GroupVersionKind(ref),
-		v1.GroupVersionResource{}.OpenAPIModelName():      schema_pkg_apis_meta_v1_GroupVersionResource(ref),
-		v1.InternalEvent{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_InternalEvent(ref),
-		v1.LabelSelector{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_LabelSelector(ref),
-		v1.LabelSelectorRequirement{}.OpenAPIModelName():  schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
-		v1.List{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_List(ref),
-		v1.ListMeta{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_ListMeta(ref),
-		v1.ListOptions{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_ListOptions(ref),
-		v1.ManagedFieldsEntry{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
-		v1.MicroTime{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_MicroTime(ref),
-		v1.ObjectMeta{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_ObjectMeta(ref),
-		v1.OwnerReference{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_OwnerReference(ref),
-		v1.PartialObjectMetadata{}.OpenAPIModelName():     schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
-		v1.PartialObjectMetadataList{}.OpenAPIModelName(): schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
-		v1.Patch{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_Patch(ref),
-		v1.PatchOptions{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_PatchOptions(ref),
-		v1.Preconditions{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_Preconditions(ref),
-		v1.RootPaths{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_RootPaths(ref),
-		v1.ServerAddressByClientCIDR{}.OpenAPIModelName(): schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
-		v1.ShardInfo{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_ShardInfo(ref),
-		v1.Status{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_Status(ref),
-		v1.StatusCause{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_StatusCause(ref),
-		v1.StatusDetails{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_StatusDetails(ref),
-		v1.Table{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_Table(ref),
-		v1.TableColumnDefinition{}.OpenAPIModelName():     schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
-		v1.TableOptions{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_TableOptions(ref),
-		v1.TableRow{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_TableRow(ref),
-		v1.TableRowCondition{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_TableRowCondition(ref),
-		v1.Time{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_Time(ref),
-		v1.Timestamp{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_Timestamp(ref),
-		v1.TypeMeta{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_TypeMeta(ref),
-		v1.UpdateOptions{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_UpdateOptions(ref),
-		v1.WatchEvent{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_WatchEvent(ref),
-		runtime.RawExtension{}.OpenAPIModelName():         schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
-		runtime.TypeMeta{}.OpenAPIModelName():             schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
-		runtime.Unknown{}.OpenAPIModelName():              schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
-		version.Info{}.OpenAPIModelName():                 schema_k8sio_apimachinery_pkg_version_Info(ref),
+		v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName():     schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref),
+		v1alpha1.ClusterEffectivePolicyList{}.OpenAPIModelName(): schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref),
+		v1alpha1.EffectivePolicy{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref),
+		v1alpha1.EffectivePolicyList{}.OpenAPIModelName():        schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref),
+		v1alpha1.EffectiveSpec{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref),
+		v1alpha1.ObjectReference{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref),
+		v1alpha1.PolicySource{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref),
+		v1alpha1.Target{}.OpenAPIModelName():                     schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref),
+		v1alpha1.TargetPolicy{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref),
+		resource.Quantity{}.OpenAPIModelName():                   schema_apimachinery_pkg_api_resource_Quantity(ref),
+		v1.APIGroup{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_APIGroup(ref),
+		v1.APIGroupList{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_APIGroupList(ref),
+		v1.APIResource{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIResource(ref),
+		v1.APIResourceList{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_APIResourceList(ref),
+		v1.APIVersions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIVersions(ref),
+		v1.ApplyOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_ApplyOptions(ref),
+		v1.Condition{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Condition(ref),
+		v1.CreateOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_CreateOptions(ref),
+		v1.DeleteOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_DeleteOptions(ref),
+		v1.Duration{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_Duration(ref),
+		v1.FieldSelectorRequirement{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
+		v1.FieldsV1{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_FieldsV1(ref),
+		v1.GetOptions{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_GetOptions(ref),
+		v1.GroupKind{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_GroupKind(ref),
+		v1.GroupResource{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_GroupResource(ref),
+		v1.GroupVersion{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupVersion(ref),
+		v1.GroupVersionForDiscovery{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
+		v1.GroupVersionKind{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_GroupVersionKind(ref),
+		v1.GroupVersionResource{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_GroupVersionResource(ref),
+		v1.InternalEvent{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_InternalEvent(ref),
+		v1.LabelSelector{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_LabelSelector(ref),
+		v1.LabelSelectorRequirement{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
+		v1.List{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_List(ref),
+		v1.ListMeta{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_ListMeta(ref),
+		v1.ListOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_ListOptions(ref),
+		v1.ManagedFieldsEntry{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
+		v1.MicroTime{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_MicroTime(ref),
+		v1.ObjectMeta{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_ObjectMeta(ref),
+		v1.OwnerReference{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_OwnerReference(ref),
+		v1.PartialObjectMetadata{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
+		v1.PartialObjectMetadataList{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
+		v1.Patch{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Patch(ref),
+		v1.PatchOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_PatchOptions(ref),
+		v1.Preconditions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_Preconditions(ref),
+		v1.RootPaths{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_RootPaths(ref),
+		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
+		v1.ShardInfo{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_ShardInfo(ref),
+		v1.Status{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_Status(ref),
+		v1.StatusCause{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_StatusCause(ref),
+		v1.StatusDetails{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_StatusDetails(ref),
+		v1.Table{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Table(ref),
+		v1.TableColumnDefinition{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
+		v1.TableOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_TableOptions(ref),
+		v1.TableRow{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TableRow(ref),
+		v1.TableRowCondition{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_TableRowCondition(ref),
+		v1.Time{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_Time(ref),
+		v1.Timestamp{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Timestamp(ref),
+		v1.TypeMeta{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TypeMeta(ref),
+		v1.UpdateOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_UpdateOptions(ref),
+		v1.WatchEvent{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_WatchEvent(ref),
+		runtime.RawExtension{}.OpenAPIModelName():                schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
+		runtime.TypeMeta{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
+		runtime.Unknown{}.OpenAPIModelName():                     schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		version.Info{}.OpenAPIModelName():                        schema_k8sio_apimachinery_pkg_version_Info(ref),
 	}
 }
 
@@ -139,7 +140,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref common.
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.Target"),
+										Ref:     ref(v1alpha1.Target{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -149,7 +150,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref common.
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.Target", v1.ObjectMeta{}.OpenAPIModelName()},
+			v1alpha1.Target{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -187,7 +188,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref com
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ClusterEffectivePolicy"),
+										Ref:     ref(v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -198,7 +199,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref com
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ClusterEffectivePolicy", v1.ListMeta{}.OpenAPIModelName()},
+			v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -242,7 +243,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref common.Referen
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.Target"),
+										Ref:     ref(v1alpha1.Target{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -252,7 +253,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref common.Referen
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.Target", v1.ObjectMeta{}.OpenAPIModelName()},
+			v1alpha1.Target{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -290,7 +291,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref common.Ref
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectivePolicy"),
+										Ref:     ref(v1alpha1.EffectivePolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -301,7 +302,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref common.Ref
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectivePolicy", v1.ListMeta{}.OpenAPIModelName()},
+			v1alpha1.EffectivePolicy{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -325,7 +326,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref common.Reference
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ObjectReference"),
+										Ref:     ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -365,7 +366,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref common.Reference
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ObjectReference", runtime.RawExtension{}.OpenAPIModelName()},
+			v1alpha1.ObjectReference{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
 	}
 }
 
@@ -443,7 +444,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref common.ReferenceC
 						SchemaProps: spec.SchemaProps{
 							Description: "AttachedTo is the object (or section) the policy is attached to.",
 							Default:     map[string]interface{}{},
-							Ref:         ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ObjectReference"),
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
 						},
 					},
 					"stanza": {
@@ -482,7 +483,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.ObjectReference"},
+			v1alpha1.ObjectReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -530,7 +531,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref common.ReferenceCallbac
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.TargetPolicy"),
+										Ref:     ref(v1alpha1.TargetPolicy{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -541,7 +542,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref common.ReferenceCallbac
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.TargetPolicy"},
+			v1alpha1.TargetPolicy{}.OpenAPIModelName()},
 	}
 }
 
@@ -589,7 +590,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref common.ReferenceC
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.PolicySource"),
+										Ref:     ref(v1alpha1.PolicySource{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -608,7 +609,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref common.ReferenceC
 								Schema: &spec.Schema{
 									SchemaProps: spec.SchemaProps{
 										Default: map[string]interface{}{},
-										Ref:     ref("github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectiveSpec"),
+										Ref:     ref(v1alpha1.EffectiveSpec{}.OpenAPIModelName()),
 									},
 								},
 							},
@@ -619,7 +620,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref common.ReferenceC
 			},
 		},
 		Dependencies: []string{
-			"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.EffectiveSpec", "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1.PolicySource"},
+			v1alpha1.EffectiveSpec{}.OpenAPIModelName(), v1alpha1.PolicySource{}.OpenAPIModelName()},
 	}
 }
 
