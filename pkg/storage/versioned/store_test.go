@@ -1,0 +1,414 @@
+package versioned
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func newStore(namespaced bool, history int) *Store {
+	now := t0
+	return New(Options{
+		Namespaced:  namespaced,
+		HistorySize: history,
+		Resource:    v1alpha1.Resource("effectivepolicies"),
+		Now:         func() time.Time { now = now.Add(time.Second); return now },
+	})
+}
+
+func obj(ns, name, kind string) *v1alpha1.EffectivePolicy {
+	return &v1alpha1.EffectivePolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Targets:    []v1alpha1.Target{{Kind: kind, Name: name}},
+	}
+}
+
+func put(ns, name, kind string) Change {
+	return Change{Namespace: ns, Name: name, Object: obj(ns, name, kind)}
+}
+
+func del(ns, name string) Change { return Change{Namespace: ns, Name: name} }
+
+func om(o runtime.Object) metav1.ObjectMeta { return o.(*v1alpha1.EffectivePolicy).ObjectMeta }
+
+func TestApply(t *testing.T) {
+	s := newStore(true, 0)
+	ctx := context.Background()
+
+	in := put("ns", "a", "HTTPRoute")
+	rv, applied := s.Apply([]Change{in, put("ns", "b", "Service")})
+	if rv != 1 || len(applied) != 2 || s.ResourceVersion() != 1 {
+		t.Fatalf("rv %d applied %d", rv, len(applied))
+	}
+	if in.Object.(*v1alpha1.EffectivePolicy).ResourceVersion != "" {
+		t.Error("Apply modified its input")
+	}
+	a := om(applied[0])
+	if a.ResourceVersion != "1" || a.UID == "" || !a.CreationTimestamp.Time.After(t0) {
+		t.Errorf("metadata %+v", a)
+	}
+	if om(applied[1]).UID == a.UID {
+		t.Error("two objects share a uid")
+	}
+
+	for _, tc := range []struct {
+		name    string
+		changes []Change
+		wantRV  uint64
+		applied int
+	}{
+		{"same content is a no-op", []Change{put("ns", "a", "HTTPRoute")}, 1, 0},
+		{"metadata noise is a no-op", []Change{{Namespace: "ns", Name: "a", Object: func() runtime.Object {
+			o := obj("ns", "a", "HTTPRoute")
+			o.ResourceVersion, o.UID, o.CreationTimestamp = "77", "x", metav1.Now()
+			o.Kind = "EffectivePolicy"
+			return o
+		}()}}, 1, 0},
+		{"delete of a missing key is a no-op", []Change{del("ns", "zzz"), del("other", "a")}, 1, 0},
+		{"empty", nil, 1, 0},
+		{"change", []Change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, 2, 1},
+		{"last change per key wins", []Change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, 3, 1},
+		{"delete", []Change{del("ns", "b")}, 4, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rv, applied := s.Apply(tc.changes)
+			if rv != tc.wantRV || len(applied) != tc.applied {
+				t.Fatalf("rv %d applied %d, want %d %d", rv, len(applied), tc.wantRV, tc.applied)
+			}
+		})
+	}
+
+	got, err := s.Get(ctx, "ns", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := om(got)
+	if m.ResourceVersion != "2" || m.UID != a.UID || !m.CreationTimestamp.Equal(&a.CreationTimestamp) ||
+		got.(*v1alpha1.EffectivePolicy).Targets[0].Kind != "Gateway" {
+		t.Errorf("modified object: %+v", got)
+	}
+	if c, _ := s.Get(ctx, "ns", "c"); c.(*v1alpha1.EffectivePolicy).Targets[0].Kind != "Service" {
+		t.Errorf("last change did not win: %+v", c)
+	}
+	if _, err := s.Get(ctx, "ns", "b"); !apierrors.IsNotFound(err) {
+		t.Errorf("deleted object: %v", err)
+	}
+	if _, err := s.Get(ctx, "other", "a"); !apierrors.IsNotFound(err) {
+		t.Errorf("other namespace: %v", err)
+	}
+
+	// A re-created object gets a new uid.
+	s.Apply([]Change{del("ns", "a")})
+	_, applied = s.Apply([]Change{put("ns", "a", "Gateway")})
+	if om(applied[0]).UID == a.UID {
+		t.Error("re-created object kept its uid")
+	}
+}
+
+func TestDeleteCarriesNewRV(t *testing.T) {
+	s := newStore(true, 0)
+	s.Apply([]Change{put("ns", "a", "HTTPRoute")})
+	rv, applied := s.Apply([]Change{del("ns", "a")})
+	if rv != 2 || len(applied) != 1 || om(applied[0]).ResourceVersion != "2" || om(applied[0]).Name != "a" {
+		t.Fatalf("rv %d applied %+v", rv, applied)
+	}
+}
+
+func TestListAndScope(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(true, 0)
+	s.Apply([]Change{put("b", "x", "K"), put("a", "y", "K"), put("a", "x", "K"), put("ab", "x", "K")})
+	for _, tc := range []struct {
+		ns   string
+		want []string
+	}{
+		{"", []string{"a/x", "a/y", "ab/x", "b/x"}},
+		{"a", []string{"a/x", "a/y"}},
+		{"zz", nil},
+	} {
+		objs, rv, err := s.List(ctx, tc.ns)
+		if err != nil || rv != 1 {
+			t.Fatal(rv, err)
+		}
+		var got []string
+		for _, o := range objs {
+			got = append(got, om(o).Namespace+"/"+om(o).Name)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("List(%q) = %v, want %v", tc.ns, got, tc.want)
+		}
+	}
+
+	c := newStore(false, 0)
+	c.Apply([]Change{{Namespace: "ignored", Name: "gc", Object: &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "gc"}}}})
+	o, err := c.Get(ctx, "", "gc")
+	if err != nil || o.(*v1alpha1.ClusterEffectivePolicy).Namespace != "" {
+		t.Fatalf("cluster-scoped get: %v %v", o, err)
+	}
+	if objs, _, _ := c.List(ctx, "whatever"); len(objs) != 1 {
+		t.Errorf("cluster-scoped list ignores the namespace: %d", len(objs))
+	}
+}
+
+func recv(t *testing.T, w watch.Interface) watch.Event {
+	t.Helper()
+	select {
+	case e, ok := <-w.ResultChan():
+		if !ok {
+			t.Fatal("watch closed")
+		}
+		return e
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event")
+	}
+	return watch.Event{}
+}
+
+func describe(e watch.Event) string {
+	m := om(e.Object)
+	return fmt.Sprintf("%s %s/%s@%s", e.Type, m.Namespace, m.Name, m.ResourceVersion)
+}
+
+func TestWatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := newStore(true, 0)
+	s.Apply([]Change{put("a", "x", "K")})                     // 1
+	s.Apply([]Change{put("a", "x", "L"), put("b", "y", "K")}) // 2
+	s.Apply([]Change{del("a", "x")})                          // 3
+	s.Apply([]Change{put("a", "x", "K"), put("a", "z", "K")}) // 4
+
+	for _, tc := range []struct {
+		name string
+		ns   string
+		rv   uint64
+		want []string
+	}{
+		{"from 0", "", 0, []string{"ADDED a/x@1", "MODIFIED a/x@2", "ADDED b/y@2", "DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
+		{"strictly after rv", "", 2, []string{"DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
+		{"namespace", "b", 0, []string{"ADDED b/y@2"}},
+		{"current", "", 4, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := s.Watch(ctx, tc.ns, tc.rv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			for _, want := range tc.want {
+				if got := describe(recv(t, w)); got != want {
+					t.Fatalf("got %s, want %s", got, want)
+				}
+			}
+			// Then live events.
+			s.Apply([]Change{put("b", "live-"+tc.name, "K")})
+			if got := describe(recv(t, w)); got[:8] != "ADDED b/" {
+				t.Fatalf("live event: %s", got)
+			}
+		})
+	}
+
+	if _, err := s.Watch(ctx, "", s.ResourceVersion()+1); !apierrors.IsResourceExpired(err) {
+		t.Errorf("future rv: %v", err)
+	}
+}
+
+func TestHistoryAndGone(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(true, 3)
+	s.Apply([]Change{put("a", "x", "K"), put("a", "y", "K")}) // 1: two events
+	s.Apply([]Change{put("a", "x", "L")})                     // 2
+	s.Apply([]Change{put("a", "x", "M")})                     // 3: history now 1,1,2,3 > 3: rv 1 dropped whole
+	if _, err := s.Watch(ctx, "", 0); !apierrors.IsResourceExpired(err) {
+		t.Errorf("rv 0 after trimming: %v", err)
+	}
+	w, err := s.Watch(ctx, "", 1)
+	if err != nil {
+		t.Fatalf("rv 1 is still resumable: %v", err)
+	}
+	if got := describe(recv(t, w)); got != "MODIFIED a/x@2" {
+		t.Errorf("got %s", got)
+	}
+	w.Stop()
+	s.Apply([]Change{put("a", "x", "N")}) // 4: history 2,3,4 fits
+	s.Apply([]Change{put("a", "x", "O")}) // 5: drops 2
+	if _, err := s.Watch(ctx, "", 1); !apierrors.IsResourceExpired(err) {
+		t.Errorf("rv 1 after trimming: %v", err)
+	}
+	if _, err := s.Watch(ctx, "", 2); err != nil {
+		t.Errorf("rv 2 should be resumable: %v", err)
+	}
+
+	// One Apply larger than the history: everything before it is gone.
+	s.Apply([]Change{put("b", "1", "K"), put("b", "2", "K"), put("b", "3", "K"), put("b", "4", "K")}) // 6
+	if _, err := s.Watch(ctx, "", 5); !apierrors.IsResourceExpired(err) {
+		t.Errorf("rv 5: %v", err)
+	}
+	if _, err := s.Watch(ctx, "", 6); err != nil {
+		t.Errorf("rv 6: %v", err)
+	}
+}
+
+func TestRestoreAndSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(true, 0)
+	s.Apply([]Change{put("a", "x", "K"), put("b", "y", "K")})
+	s.Apply([]Change{put("a", "x", "L")})
+	snap, rv := s.Snapshot()
+	if rv != 2 || len(snap) != 2 {
+		t.Fatalf("snapshot %d %d", rv, len(snap))
+	}
+	running, err := s.Watch(ctx, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r := newStore(true, 0)
+	r.Restore(snap, 10)
+	if r.ResourceVersion() != 10 {
+		t.Errorf("rv %d", r.ResourceVersion())
+	}
+	got, _ := r.Get(ctx, "a", "x")
+	if om(got).ResourceVersion != "2" || om(got).UID != om(snap[0]).UID {
+		t.Errorf("restored object lost its metadata: %+v", om(got))
+	}
+	if _, err := r.Watch(ctx, "", 9); !apierrors.IsResourceExpired(err) {
+		t.Errorf("watch before the restored rv: %v", err)
+	}
+	// Unchanged content after a restore is a no-op and keeps the metadata.
+	if rv, applied := r.Apply([]Change{put("a", "x", "L")}); rv != 10 || applied != nil {
+		t.Errorf("no-op after restore: %d %v", rv, applied)
+	}
+	rv, applied := r.Apply([]Change{put("a", "x", "M")})
+	if rv != 11 || om(applied[0]).UID != om(snap[0]).UID || !om(applied[0]).CreationTimestamp.Time.Equal(om(snap[0]).CreationTimestamp.Time) {
+		t.Errorf("modify after restore: %d %+v", rv, om(applied[0]))
+	}
+
+	// The restored rv is raised to the highest object rv.
+	r2 := newStore(true, 0)
+	r2.Restore(snap, 0)
+	if r2.ResourceVersion() != 2 {
+		t.Errorf("rv %d, want 2", r2.ResourceVersion())
+	}
+
+	// Restore stops running watches.
+	s.Restore(nil, 5)
+	select {
+	case _, ok := <-running.ResultChan():
+		if ok {
+			t.Error("unexpected event")
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("watch not stopped by Restore")
+	}
+}
+
+func TestWatchEndsWithContext(t *testing.T) {
+	s := newStore(true, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := s.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case _, ok := <-w.ResultChan():
+		if ok {
+			t.Error("unexpected event")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("watch not closed")
+	}
+	s.mu.RLock()
+	n := len(s.watchers)
+	s.mu.RUnlock()
+	if n != 0 {
+		t.Errorf("%d watchers left", n)
+	}
+}
+
+// TestConcurrentWatchers applies from several goroutines while watchers
+// (some slow, some starting late) read; every watcher sees every event after
+// its start, in resourceVersion order, and Apply never blocks on a reader.
+func TestConcurrentWatchers(t *testing.T) {
+	const writers, perWriter, watchers = 4, 200, 8
+	s := newStore(true, writers*perWriter*2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	type result struct {
+		from   uint64
+		events []watch.Event
+	}
+	results := make([]result, watchers)
+	var readers sync.WaitGroup
+	start := func(i int) {
+		from := s.ResourceVersion()
+		w, err := s.Watch(ctx, "", from)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		results[i].from = from
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			defer w.Stop()
+			for e := range w.ResultChan() {
+				if i%2 == 1 {
+					time.Sleep(10 * time.Microsecond) // slow reader
+				}
+				results[i].events = append(results[i].events, e)
+				if om(e.Object).Name == "done" {
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < watchers/2; i++ {
+		start(i)
+	}
+	var wg sync.WaitGroup
+	for wr := 0; wr < writers; wr++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < perWriter; j++ {
+				s.Apply([]Change{put(fmt.Sprint("w", wr), fmt.Sprint(j%10), fmt.Sprint(j))})
+			}
+		}()
+		if wr == writers/2 {
+			for i := watchers / 2; i < watchers; i++ {
+				start(i)
+			}
+		}
+	}
+	wg.Wait()
+	final, _ := s.Apply([]Change{put("z", "done", "K")})
+	readers.Wait()
+
+	for i, r := range results {
+		// Every rv in (from, final] appears exactly once (each Apply changes one object).
+		if uint64(len(r.events)) != final-r.from {
+			t.Errorf("watcher %d from %d: %d events, want %d", i, r.from, len(r.events), final-r.from)
+			continue
+		}
+		for j, e := range r.events {
+			if want := fmt.Sprint(r.from + uint64(j) + 1); om(e.Object).ResourceVersion != want {
+				t.Errorf("watcher %d event %d: rv %s, want %s", i, j, om(e.Object).ResourceVersion, want)
+				break
+			}
+		}
+	}
+}
