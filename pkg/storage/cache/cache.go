@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -111,6 +112,9 @@ func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _
 	_, statErr := os.Stat(path)
 	existed := statErr == nil
 	var bdb *bolt.DB
+	// A page beyond the end of a truncated file faults in the mmap; make
+	// that a recoverable panic of this goroutine instead of a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		// bbolt may panic on pages it cannot make sense of (a truncated
 		// file, say), in Open as well as in reads. On a panic in Open the
@@ -140,6 +144,13 @@ func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _
 func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 	var empty bool
 	if err := d.db.View(func(tx *bolt.Tx) error {
+		fi, err := os.Stat(d.db.Path())
+		if err != nil {
+			return err
+		}
+		if tx.Size() > fi.Size() {
+			return corruptError{fmt.Errorf("truncated: %d bytes in use, file has %d", tx.Size(), fi.Size())}
+		}
 		h := tx.Bucket(headerBucket)
 		if h == nil {
 			// A brand-new file (or one with no bucket at all) is initialized;

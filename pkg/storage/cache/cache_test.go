@@ -99,6 +99,10 @@ func TestCorruptFilesAreDiscarded(t *testing.T) {
 			fi, _ := os.Stat(path)
 			_ = os.Truncate(path, fi.Size()/3)
 		}, nil},
+		{"truncated by one page", func(t *testing.T, path string) {
+			writeValid(t, filepath.Dir(path))
+			TruncateLastPage(t, path)
+		}, nil},
 		{"truncated to one page", func(t *testing.T, path string) {
 			writeValid(t, filepath.Dir(path))
 			_ = os.Truncate(path, 4096)
@@ -179,5 +183,21 @@ func TestNotADirectory(t *testing.T) {
 	_ = os.WriteFile(f, nil, 0o600)
 	if _, _, _, err := Open(f, resources, nil); err == nil {
 		t.Fatal("expected an error")
+	}
+}
+
+// TruncateLastPage cuts the last page in use off a bbolt file.
+func TruncateLastPage(t *testing.T, path string) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	_ = db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil })
+	ps := int64(db.Info().PageSize)
+	_ = db.Close()
+	if err := os.Truncate(path, size-ps); err != nil {
+		t.Fatal(err)
 	}
 }

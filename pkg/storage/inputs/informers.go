@@ -141,14 +141,15 @@ func (m *Manager) WaitForSync(ctx context.Context) bool {
 		}
 		if time.Since(last) > 10*time.Second {
 			last = time.Now()
-			klog.InfoS("Waiting for input informers to sync", "pending", m.pending())
+			klog.InfoS("Waiting for input informers to sync", "pending", m.Pending())
 		}
 		return false, nil
 	})
 	return err == nil
 }
 
-func (m *Manager) pending() []string {
+// Pending lists the informers that have not delivered their initial list.
+func (m *Manager) Pending() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string

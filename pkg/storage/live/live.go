@@ -1,0 +1,538 @@
+// Package live connects the computation engine (pkg/compute) to a live
+// cluster and to the API: informers feed the engine, a background worker
+// recomputes the outputs the engine reports as possibly changed, applies them
+// to the two versioned Stores (which serve Get, List and Watch) and persists
+// them in a bbolt cache.
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
+)
+
+// Engine is what the live layer uses of *compute.Engine.
+type Engine interface {
+	Upsert(obj *unstructured.Unstructured) []compute.Key
+	Delete(gk schema.GroupKind, namespace, name string) []compute.Key
+	PolicyResources() []schema.GroupVersionResource
+	Keys() []compute.Key
+	Compute(key compute.Key) (runtime.Object, bool)
+}
+
+var _ Engine = (*compute.Engine)(nil)
+
+// Resource names, also the bbolt bucket names.
+const (
+	ResourceEffectivePolicies        = "effectivepolicies"
+	ResourceClusterEffectivePolicies = "clustereffectivepolicies"
+)
+
+// batchSize bounds the keys computed, applied and written in one batch (one
+// resourceVersion per store, one bbolt transaction).
+const batchSize = 500
+
+// Live is the running live layer.
+type Live struct {
+	engine   Engine
+	inputs   *inputs.Manager
+	debounce time.Duration
+
+	namespaced, cluster  *versioned.Store
+	nsBackend, clBackend *Backend
+
+	cacheDir string
+	// cacheErr is set when persistence is off or failing (memory only).
+	cacheErr atomic.Pointer[error]
+
+	dirtyMu sync.Mutex
+	dirty   map[compute.Key]struct{}
+	kick    chan struct{}
+
+	// flushMu serializes compute + Apply + bbolt write, so that bbolt sees
+	// the batches in the order the Stores applied them.
+	flushMu sync.Mutex
+	db      *cache.DB // nil: memory only
+	rewrite bool      // a write failed: the next one rewrites everything
+
+	synced atomic.Bool // inputs synced once
+	ready  atomic.Bool // first full computation done
+}
+
+// NewWithEngine builds the live layer around engine, reading the cluster
+// through client. It opens (and if need be rebuilds) the cache and restores
+// the Stores from it, so the Backends serve the cached objects at once.
+func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, error) {
+	if errs := o.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid options: %v", errs)
+	}
+	registerMetrics()
+	l := &Live{
+		engine:   engine,
+		debounce: o.RecomputeDebounce,
+		namespaced: versioned.New(versioned.Options{
+			Namespaced: true, HistorySize: o.WatchHistorySize,
+			Resource: v1alpha1.Resource(ResourceEffectivePolicies),
+		}),
+		cluster: versioned.New(versioned.Options{
+			HistorySize: o.WatchHistorySize,
+			Resource:    v1alpha1.Resource(ResourceClusterEffectivePolicies),
+		}),
+		cacheDir: o.CacheDir,
+		dirty:    map[compute.Key]struct{}{},
+		kick:     make(chan struct{}, 1),
+	}
+	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
+	l.clBackend = &Backend{l: l, store: l.cluster}
+	l.inputs = inputs.NewManager(client, sink{l})
+	l.openCache()
+	return l, nil
+}
+
+// EffectivePolicies is the Backend of the namespaced resource.
+func (l *Live) EffectivePolicies() *Backend { return l.nsBackend }
+
+// ClusterEffectivePolicies is the Backend of the cluster-scoped resource.
+func (l *Live) ClusterEffectivePolicies() *Backend { return l.clBackend }
+
+// Inputs exposes the informer manager (for diagnostics and tests).
+func (l *Live) Inputs() *inputs.Manager { return l.inputs }
+
+// Ready reports whether the inputs have synced and the first full
+// computation is done.
+func (l *Live) Ready() bool { return l.ready.Load() }
+
+// CacheError returns why the cache is not in use or failing, nil when it
+// works.
+func (l *Live) CacheError() error {
+	if p := l.cacheErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (l *Live) setCacheErr(err error) {
+	if err == nil {
+		l.cacheErr.Store(nil)
+		cacheDegraded.Set(0)
+		return
+	}
+	l.cacheErr.Store(&err)
+	cacheDegraded.Set(1)
+}
+
+func decodeOutput(resource string, data []byte) (runtime.Object, error) {
+	var obj runtime.Object
+	switch resource {
+	case ResourceEffectivePolicies:
+		obj = &v1alpha1.EffectivePolicy{}
+	case ResourceClusterEffectivePolicies:
+		obj = &v1alpha1.ClusterEffectivePolicy{}
+	default:
+		return nil, fmt.Errorf("unknown resource %q", resource)
+	}
+	if err := json.Unmarshal(data, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+func cacheKey(namespace, name string) string { return namespace + "/" + name }
+
+func (l *Live) openCache() {
+	if l.cacheDir == "" {
+		l.setCacheErr(fmt.Errorf("persistence disabled (--cache-dir is empty)"))
+		klog.InfoS("Output cache disabled; serving from memory only")
+		return
+	}
+	validate := func(resource string, e cache.Entry) error {
+		obj, err := decodeOutput(resource, e.Data)
+		if err != nil {
+			return err
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return err
+		}
+		ns := m.GetNamespace()
+		if resource == ResourceClusterEffectivePolicies {
+			ns = ""
+		}
+		if m.GetName() == "" || cacheKey(ns, m.GetName()) != e.Key {
+			return fmt.Errorf("object %s/%s stored under key %q", m.GetNamespace(), m.GetName(), e.Key)
+		}
+		if _, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err != nil {
+			return fmt.Errorf("resourceVersion %q: %w", m.GetResourceVersion(), err)
+		}
+		return nil
+	}
+	db, loaded, discarded, err := cache.Open(l.cacheDir, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, validate)
+	if discarded != nil {
+		cacheDiscarded.Inc()
+		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
+	}
+	if err != nil {
+		cacheWriteFailures.Inc()
+		l.setCacheErr(fmt.Errorf("output cache unavailable, serving from memory only: %w", err))
+		klog.ErrorS(err, "Output cache unavailable; serving from memory only", "dir", l.cacheDir)
+		return
+	}
+	l.db = db
+	l.setCacheErr(nil)
+	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+		res := loaded[resource]
+		objs := make([]runtime.Object, 0, len(res.Entries))
+		for _, e := range res.Entries {
+			obj, err := decodeOutput(resource, e.Data)
+			if err != nil { // validated above; cannot happen
+				continue
+			}
+			objs = append(objs, obj)
+		}
+		store.Restore(objs, res.ResourceVersion)
+		klog.InfoS("Restored outputs from cache", "resource", resource, "objects", len(objs), "resourceVersion", store.ResourceVersion())
+	}
+}
+
+// sink feeds input events to the engine and marks the keys it returns dirty.
+type sink struct{ l *Live }
+
+func (s sink) Upsert(obj *unstructured.Unstructured) { s.l.markDirty(s.l.engine.Upsert(obj)) }
+func (s sink) Delete(gk schema.GroupKind, namespace, name string) {
+	s.l.markDirty(s.l.engine.Delete(gk, namespace, name))
+}
+func (s sink) PolicyResources() []schema.GroupVersionResource { return s.l.engine.PolicyResources() }
+
+func (l *Live) markDirty(keys []compute.Key) {
+	if len(keys) == 0 {
+		return
+	}
+	l.dirtyMu.Lock()
+	for _, k := range keys {
+		l.dirty[k] = struct{}{}
+	}
+	l.dirtyMu.Unlock()
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+// takeDirty removes and returns every dirty key, sorted.
+func (l *Live) takeDirty() []compute.Key {
+	l.dirtyMu.Lock()
+	keys := make([]compute.Key, 0, len(l.dirty))
+	for k := range l.dirty {
+		keys = append(keys, k)
+	}
+	l.dirty = map[compute.Key]struct{}{}
+	l.dirtyMu.Unlock()
+	sortKeys(keys)
+	return keys
+}
+
+// takeDirtyKey removes key from the dirty set and says whether it was there.
+func (l *Live) takeDirtyKey(key compute.Key) bool {
+	l.dirtyMu.Lock()
+	defer l.dirtyMu.Unlock()
+	_, ok := l.dirty[key]
+	delete(l.dirty, key)
+	return ok
+}
+
+func sortKeys(keys []compute.Key) {
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Namespace != keys[j].Namespace {
+			return keys[i].Namespace < keys[j].Namespace
+		}
+		return keys[i].Name < keys[j].Name
+	})
+}
+
+// Run starts the informers and the recompute worker and blocks until ctx is
+// done. The Backends serve (the cached objects) before Run; they are brought
+// up to date, and the readiness check passes, once the inputs have synced and
+// the first full computation is done.
+func (l *Live) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
+	go func() { defer wg.Done(); l.worker(ctx) }()
+	defer func() {
+		wg.Wait()
+		l.flushMu.Lock()
+		if l.db != nil {
+			if err := l.db.Close(); err != nil {
+				klog.ErrorS(err, "Closing the output cache")
+			}
+			l.db = nil
+		}
+		l.flushMu.Unlock()
+	}()
+
+	start := time.Now()
+	if !l.inputs.WaitForSync(ctx) {
+		return ctx.Err()
+	}
+	l.synced.Store(true)
+	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
+	l.fullRecompute()
+	l.ready.Store(true)
+	klog.InfoS("First computation done; ready", "duration", time.Since(start),
+		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
+	<-ctx.Done()
+	return nil
+}
+
+// fullRecompute recomputes every key the engine has an output for, every
+// key the Stores hold (restored from the cache or computed before) and every
+// dirty key.
+func (l *Live) fullRecompute() {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	set := map[compute.Key]struct{}{}
+	for _, k := range l.takeDirty() {
+		set[k] = struct{}{}
+	}
+	for _, k := range l.engine.Keys() {
+		set[k] = struct{}{}
+	}
+	for _, k := range snapshotKeys(l.namespaced) {
+		set[k] = struct{}{}
+	}
+	for _, k := range snapshotKeys(l.cluster) {
+		set[k] = struct{}{}
+	}
+	keys := make([]compute.Key, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sortKeys(keys)
+	l.computeLocked(keys)
+}
+
+func snapshotKeys(s *versioned.Store) []compute.Key {
+	objs, _ := s.Snapshot()
+	keys := make([]compute.Key, 0, len(objs))
+	for _, o := range objs {
+		if m, err := meta.Accessor(o); err == nil {
+			keys = append(keys, compute.Key{Namespace: m.GetNamespace(), Name: m.GetName()})
+		}
+	}
+	return keys
+}
+
+func (l *Live) worker(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.kick:
+		}
+		if l.debounce > 0 {
+			t := time.NewTimer(l.debounce)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		if l.ready.Load() {
+			l.flushAll()
+		}
+	}
+}
+
+// flushAll recomputes every dirty key. A no-op before the first full
+// computation: partial inputs must not replace the restored outputs.
+func (l *Live) flushAll() {
+	if !l.ready.Load() {
+		return
+	}
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	l.computeLocked(l.takeDirty())
+}
+
+// flushKey recomputes key if it is dirty.
+func (l *Live) flushKey(key compute.Key) {
+	if !l.ready.Load() {
+		return
+	}
+	l.dirtyMu.Lock()
+	_, dirty := l.dirty[key]
+	l.dirtyMu.Unlock()
+	if !dirty {
+		return
+	}
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	if l.takeDirtyKey(key) {
+		l.computeLocked([]compute.Key{key})
+	}
+}
+
+// computeLocked computes keys in batches, applies each batch to the Stores
+// and writes what they applied to the cache.
+func (l *Live) computeLocked(keys []compute.Key) {
+	for len(keys) > 0 {
+		n := min(len(keys), batchSize)
+		l.applyBatchLocked(keys[:n])
+		keys = keys[n:]
+	}
+}
+
+func (l *Live) applyBatchLocked(keys []compute.Key) {
+	start := time.Now()
+	var nsChanges, clChanges []versioned.Change
+	for _, k := range keys {
+		obj, ok, err := l.compute(k)
+		if err != nil {
+			continue // keep the previous output
+		}
+		if !ok {
+			obj = nil
+		}
+		c := versioned.Change{Namespace: k.Namespace, Name: k.Name, Object: obj}
+		if k.Namespace == "" {
+			clChanges = append(clChanges, c)
+		} else {
+			nsChanges = append(nsChanges, c)
+		}
+	}
+	recomputed.Add(float64(len(keys)))
+	batch := cache.Batch{}
+	if len(nsChanges) > 0 {
+		rv, applied := l.namespaced.Apply(nsChanges)
+		if len(applied) > 0 {
+			batch[ResourceEffectivePolicies] = entries(applied, nsChanges, rv)
+		}
+	}
+	if len(clChanges) > 0 {
+		rv, applied := l.cluster.Apply(clChanges)
+		if len(applied) > 0 {
+			batch[ResourceClusterEffectivePolicies] = entries(applied, clChanges, rv)
+		}
+	}
+	changed := len(batch[ResourceEffectivePolicies].Entries) + len(batch[ResourceClusterEffectivePolicies].Entries)
+	applyDuration.Observe(time.Since(start).Seconds())
+	klog.V(4).InfoS("Recomputed", "keys", len(keys), "changed", changed, "duration", time.Since(start))
+	if len(batch) > 0 {
+		l.persistLocked(batch)
+	}
+}
+
+// compute calls the engine and canonicalizes its output. A panic of the
+// engine is turned into an error so that no input can crash the server.
+func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			computePanics.Inc()
+			err = fmt.Errorf("engine panicked: %v", r)
+			klog.ErrorS(err, "Computing an output failed; keeping the previous one", "key", k.String())
+			obj, ok = nil, false
+		}
+	}()
+	obj, ok = l.engine.Compute(k)
+	if !ok || obj == nil {
+		return nil, false, nil
+	}
+	c, err := canonical(k, obj)
+	if err != nil {
+		klog.ErrorS(err, "Cannot encode an output; keeping the previous one", "key", k.String())
+		return nil, false, err
+	}
+	return c, true, nil
+}
+
+// canonical round-trips obj through JSON, the form it is cached in, so that
+// an output restored from the cache and the same output computed afresh
+// compare equal (RawExtension specs compare byte by byte).
+func canonical(k compute.Key, obj runtime.Object) (runtime.Object, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	resource := ResourceEffectivePolicies
+	if k.Namespace == "" {
+		resource = ResourceClusterEffectivePolicies
+	}
+	return decodeOutput(resource, data)
+}
+
+// entries turns what a Store applied into cache entries, in the same order.
+func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) cache.Resource {
+	deleted := map[string]bool{}
+	for _, c := range changes {
+		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
+	}
+	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
+	for _, o := range applied {
+		m, err := meta.Accessor(o)
+		if err != nil {
+			continue
+		}
+		key := cacheKey(m.GetNamespace(), m.GetName())
+		e := cache.Entry{Key: key}
+		if !deleted[key] {
+			data, err := json.Marshal(o)
+			if err != nil {
+				klog.ErrorS(err, "Cannot encode output for the cache", "key", key)
+				continue
+			}
+			e.Data = data
+		}
+		res.Entries = append(res.Entries, e)
+	}
+	return res
+}
+
+// persistLocked writes a batch; after a failed write, the next one rewrites
+// both resources whole, so the file never keeps a resourceVersion older than
+// one a client has seen together with content that contradicts it.
+func (l *Live) persistLocked(batch cache.Batch) {
+	if l.db == nil {
+		return
+	}
+	replace := l.rewrite
+	if replace {
+		batch = cache.Batch{}
+		for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+			objs, rv := store.Snapshot()
+			batch[resource] = entries(objs, nil, rv)
+		}
+	}
+	if err := l.db.Write(batch, replace); err != nil {
+		cacheWriteFailures.Inc()
+		if !l.rewrite {
+			klog.ErrorS(err, "Writing the output cache failed; serving from memory, will retry with the next change", "file", l.db.Path())
+		}
+		l.rewrite = true
+		l.setCacheErr(fmt.Errorf("writing the output cache %s: %w", l.db.Path(), err))
+		return
+	}
+	if replace {
+		klog.InfoS("Output cache rewritten after a failed write", "file", l.db.Path())
+	}
+	l.rewrite = false
+	l.setCacheErr(nil)
+}
