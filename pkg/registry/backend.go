@@ -26,6 +26,9 @@ type Backend interface {
 	// ("" = all) that happen strictly after rv. It returns a 410 Gone error
 	// (apierrors.NewResourceExpired) when rv is older than the retained history
 	// or newer than the current resourceVersion. The watch ends when ctx is done
-	// or Stop is called.
+	// or Stop is called. It may send BOOKMARK events, with an object of any
+	// type whose metadata carries a resourceVersion up to which every event has
+	// been sent; the REST layer forwards them (as its own kind) only to clients
+	// that allow bookmarks.
 	Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error)
 }

@@ -81,7 +81,7 @@ func targetsOf(obj runtime.Object) ([]v1alpha1.Target, error) {
 }
 
 // summarize returns the target kinds, the number of distinct source policies
-// and the policy kinds, in order of appearance (which is sorted by group/kind).
+// and the policy kinds (target kinds in order of appearance, policy kinds sorted).
 func summarize(targets []v1alpha1.Target) (string, int64, string) {
 	var kinds, policyKinds []string
 	seenKind := map[string]bool{}

@@ -103,10 +103,15 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 	switch e.Type {
 	case watch.Added, watch.Modified, watch.Deleted:
 	case watch.Bookmark:
-		if !w.bookmarks {
+		// The backend's bookmarks may be of any type; clients expect their kind.
+		m, err := meta.Accessor(e.Object)
+		if !w.bookmarks || err != nil {
 			return e, false
 		}
-		return watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()}, true
+		bm := w.r.newFunc()
+		bmm, _ := meta.Accessor(bm)
+		bmm.SetResourceVersion(m.GetResourceVersion())
+		return watch.Event{Type: watch.Bookmark, Object: bm}, true
 	default:
 		return e, true // errors pass through
 	}

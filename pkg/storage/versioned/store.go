@@ -31,6 +31,10 @@ import (
 // DefaultHistorySize is the number of watch events kept when Options.HistorySize is 0.
 const DefaultHistorySize = 10000
 
+// DefaultBookmarkInterval is how often an idle watch gets a BOOKMARK when
+// Options.BookmarkInterval is 0.
+const DefaultBookmarkInterval = time.Minute
+
 // Change is one put or delete in an Apply. Object nil means delete.
 type Change struct {
 	Namespace, Name string
@@ -50,6 +54,13 @@ type Options struct {
 	Resource schema.GroupResource
 	// Now returns the creationTimestamp of new objects (time.Now when nil).
 	Now func() time.Time
+	// BookmarkInterval is how often a watch sends a BOOKMARK event when it
+	// has sent everything up to a newer resourceVersion than its last event
+	// or bookmark (DefaultBookmarkInterval when 0, never when negative).
+	// Bookmarks carry a *metav1.PartialObjectMetadata holding only the
+	// resourceVersion; the REST layer turns them into objects of its kind and
+	// drops them for clients that did not ask for bookmarks.
+	BookmarkInterval time.Duration
 }
 
 type event struct {
@@ -81,6 +92,9 @@ func New(opts Options) *Store {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.BookmarkInterval == 0 {
+		opts.BookmarkInterval = DefaultBookmarkInterval
 	}
 	return &Store{
 		opts:     opts,
@@ -315,9 +329,10 @@ func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.I
 	if rv > s.rv {
 		return nil, apierrors.NewResourceExpired(fmt.Sprintf("unknown resource version: %d (current %d)", rv, s.rv))
 	}
-	w := newWatcher(s, namespace)
+	w := newWatcher(s, namespace, rv)
 	i := sort.Search(len(s.history), func(i int) bool { return s.history[i].rv > rv })
 	w.push(s.history[i:])
+	w.offered = s.rv
 	s.watchers[w] = struct{}{}
 	go w.run(ctx)
 	return w, nil
@@ -330,17 +345,21 @@ type watcher struct {
 	namespace string
 	result    chan watch.Event
 
-	mu     sync.Mutex
-	queue  []event
-	signal chan struct{}
-	done   chan struct{}
-	once   sync.Once
+	mu    sync.Mutex
+	queue []event
+	// offered is the resourceVersion up to which every event has been
+	// offered to push (queued, or filtered out by namespace).
+	offered uint64
+	signal  chan struct{}
+	done    chan struct{}
+	once    sync.Once
 }
 
-func newWatcher(s *Store, namespace string) *watcher {
+func newWatcher(s *Store, namespace string, rv uint64) *watcher {
 	return &watcher{
 		s:         s,
 		namespace: namespace,
+		offered:   rv,
 		result:    make(chan watch.Event),
 		signal:    make(chan struct{}, 1),
 		done:      make(chan struct{}),
@@ -355,6 +374,7 @@ func (w *watcher) push(events []event) {
 			w.queue = append(w.queue, e)
 			n++
 		}
+		w.offered = e.rv
 	}
 	w.mu.Unlock()
 	if n > 0 {
@@ -368,22 +388,46 @@ func (w *watcher) push(events []event) {
 func (w *watcher) run(ctx context.Context) {
 	defer close(w.result)
 	defer w.Stop()
+	var tick <-chan time.Time
+	if w.s.opts.BookmarkInterval > 0 {
+		t := time.NewTicker(w.s.opts.BookmarkInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	var sent uint64 // resourceVersion of the last event or bookmark sent
+	send := func(e watch.Event) bool {
+		select {
+		case w.result <- e:
+			return true
+		case <-w.done:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
 	for {
 		w.mu.Lock()
 		q := w.queue
 		w.queue = nil
+		offered := w.offered
 		w.mu.Unlock()
 		for _, e := range q {
-			select {
-			case w.result <- watch.Event{Type: e.typ, Object: e.obj}:
-			case <-w.done:
-				return
-			case <-ctx.Done():
+			if !send(watch.Event{Type: e.typ, Object: e.obj}) {
 				return
 			}
+			sent = e.rv
 		}
 		select {
 		case <-w.signal:
+		case <-tick:
+			if offered > sent {
+				bm := &metav1.PartialObjectMetadata{}
+				bm.ResourceVersion = strconv.FormatUint(offered, 10)
+				if !send(watch.Event{Type: watch.Bookmark, Object: bm}) {
+					return
+				}
+				sent = offered
+			}
 		case <-w.done:
 			return
 		case <-ctx.Done():

@@ -412,3 +412,48 @@ func TestConcurrentWatchers(t *testing.T) {
 		}
 	}
 }
+
+func TestBookmarks(t *testing.T) {
+	s := New(Options{Namespaced: true, BookmarkInterval: 20 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := s.Watch(ctx, "b", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	s.Apply([]Change{put("a", "x", "K")})
+	s.Apply([]Change{put("a", "y", "K")})
+	// Nothing of namespace b happened, but the watch has seen everything up to rv 2.
+	for {
+		e := recv(t, w)
+		if e.Type != watch.Bookmark {
+			t.Fatalf("unexpected %s", e.Type)
+		}
+		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == "2" {
+			break
+		}
+	}
+	s.Apply([]Change{put("b", "z", "K")})
+	for {
+		e := recv(t, w)
+		if e.Type == watch.Bookmark {
+			continue
+		}
+		if got := describe(e); got != "ADDED b/z@3" {
+			t.Fatalf("got %s", got)
+		}
+		break
+	}
+
+	never := New(Options{BookmarkInterval: -1})
+	w2, _ := never.Watch(ctx, "", 0)
+	defer w2.Stop()
+	never.Apply([]Change{put("", "x", "K")})
+	recv(t, w2)
+	select {
+	case e := <-w2.ResultChan():
+		t.Fatalf("unexpected %s", e.Type)
+	case <-time.After(100 * time.Millisecond):
+	}
+}

@@ -1,0 +1,157 @@
+package registry_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/watch"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
+)
+
+func put(ns, name string, lbls map[string]string) versioned.Change {
+	return versioned.Change{Namespace: ns, Name: name, Object: &v1alpha1.EffectivePolicy{
+		ObjectMeta: metav1.ObjectMeta{Labels: lbls},
+	}}
+}
+
+func recv(t *testing.T, w watch.Interface) watch.Event {
+	t.Helper()
+	select {
+	case e, ok := <-w.ResultChan():
+		if !ok {
+			t.Fatal("watch closed")
+		}
+		return e
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event")
+	}
+	return watch.Event{}
+}
+
+func describe(e watch.Event) string {
+	p := e.Object.(*v1alpha1.EffectivePolicy)
+	return fmt.Sprintf("%s %s", e.Type, p.Name)
+}
+
+// A watch resumed from a resourceVersion does not know which objects the
+// client holds: an object that stops matching is reported DELETED.
+func TestResumedWatchSelectorTransitions(t *testing.T) {
+	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	r := registry.NewEffectivePolicyREST(s)
+	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
+	s.Apply([]versioned.Change{put("ns", "a", map[string]string{"app": "x"}), put("ns", "b", nil)})
+	from := s.ResourceVersion()
+
+	w, err := r.Watch(ctx, &metainternalversion.ListOptions{
+		ResourceVersion: fmt.Sprint(from),
+		LabelSelector:   labels.SelectorFromSet(labels.Set{"app": "x"}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for _, step := range []struct {
+		change versioned.Change
+		want   string
+	}{
+		{put("ns", "a", map[string]string{"app": "x", "v": "2"}), "MODIFIED a"},
+		{put("ns", "b", map[string]string{"app": "y"}), "DELETED b"}, // unknown to the watch: may be held
+		{put("ns", "b", map[string]string{"app": "x"}), "ADDED b"},
+		{put("ns", "a", map[string]string{"app": "y"}), "DELETED a"},
+		{put("ns", "c", map[string]string{"app": "x"}), "ADDED c"},
+	} {
+		s.Apply([]versioned.Change{step.change})
+		if got := describe(recv(t, w)); got != step.want {
+			t.Fatalf("got %s, want %s", got, step.want)
+		}
+	}
+}
+
+func TestBookmarksOnlyWhenAllowed(t *testing.T) {
+	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: 10 * time.Millisecond})
+	r := registry.NewEffectivePolicyREST(s)
+	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
+	s.Apply([]versioned.Change{put("other", "a", nil)})
+	for _, allow := range []bool{true, false} {
+		t.Run(fmt.Sprint(allow), func(t *testing.T) {
+			w, err := r.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: "1", AllowWatchBookmarks: allow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			s.Apply([]versioned.Change{put("other", "b", nil)})
+			select {
+			case e := <-w.ResultChan():
+				p, ok := e.Object.(*v1alpha1.EffectivePolicy)
+				if !allow || e.Type != watch.Bookmark || !ok || p.ResourceVersion == "" {
+					t.Fatalf("unexpected %s %#v", e.Type, e.Object)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if allow {
+					t.Fatal("no bookmark")
+				}
+			}
+		})
+	}
+}
+
+func TestListErrors(t *testing.T) {
+	s := versioned.New(versioned.Options{Namespaced: true})
+	r := registry.NewEffectivePolicyREST(s)
+	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
+	s.Apply([]versioned.Change{put("ns", "a", nil)})
+	s.Apply([]versioned.Change{put("ns", "b", nil)})
+	for _, tc := range []struct {
+		name string
+		opts metainternalversion.ListOptions
+		is   func(error) bool
+	}{
+		{"bad field", metainternalversion.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.x", "y")}, apierrors.IsBadRequest},
+		{"bad rv", metainternalversion.ListOptions{ResourceVersion: "abc"}, apierrors.IsBadRequest},
+		{"exact old rv", metainternalversion.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
+		{"future rv", metainternalversion.ListOptions{ResourceVersion: "9"}, func(err error) bool {
+			return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+		}},
+		{"exact current rv", metainternalversion.ListOptions{ResourceVersion: "2", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, func(err error) bool { return err == nil }},
+		{"not older than", metainternalversion.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, func(err error) bool { return err == nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := r.List(ctx, &tc.opts)
+			if !tc.is(err) {
+				t.Errorf("unexpected error %v", err)
+			}
+		})
+	}
+}
+
+func TestTableNoHeaders(t *testing.T) {
+	r := registry.NewClusterEffectivePolicyREST(versioned.New(versioned.Options{}))
+	obj := &v1alpha1.ClusterEffectivePolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "gc", ResourceVersion: "7"},
+		Targets: []v1alpha1.Target{{Kind: "GatewayClass", Name: "gc", Policies: []v1alpha1.TargetPolicy{
+			{Kind: "B", Sources: []v1alpha1.PolicySource{{Name: "p"}, {Name: "q"}}},
+			{Kind: "A", Sources: []v1alpha1.PolicySource{{Name: "p"}}},
+		}}},
+	}
+	table, err := r.ConvertToTable(context.Background(), obj, &metav1.TableOptions{NoHeaders: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(table.ColumnDefinitions) != 0 || table.ResourceVersion != "7" || len(table.Rows) != 1 {
+		t.Fatalf("%+v", table)
+	}
+	if got := fmt.Sprint(table.Rows[0].Cells); got != "[gc GatewayClass 3 A,B <unknown>]" {
+		t.Errorf("cells %s", got)
+	}
+}
