@@ -296,6 +296,12 @@ func (l *Live) Run(ctx context.Context) error {
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
 	l.fullRecompute()
 	l.ready.Store(true)
+	// Keys that changed during the full computation were marked dirty while
+	// the worker ignored its kicks: kick it once more.
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
 		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
 	<-ctx.Done()
