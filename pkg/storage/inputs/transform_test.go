@@ -347,4 +347,3 @@ func BenchmarkTransformHTTPRoute(b *testing.B) {
 	b.ReportMetric(float64(size(b, in.Object)), "bytes-before")
 	b.ReportMetric(float64(size(b, out.(*unstructured.Unstructured).Object)), "bytes-after")
 }
-
