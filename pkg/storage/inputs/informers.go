@@ -245,12 +245,16 @@ func (h *handle) groupKind(u *unstructured.Unstructured) schema.GroupKind {
 	return gk
 }
 
-// stop stops the informer and deletes every object it had delivered.
-func (m *Manager) stop(h *handle) {
+// stop stops the informer and, with deleteObjects, deletes every object it
+// had delivered.
+func (m *Manager) stop(h *handle, deleteObjects bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopped = true
 	h.cancel()
+	if !deleteObjects {
+		return
+	}
 	for _, obj := range h.inf.GetStore().List() {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
 			m.sink.Delete(h.groupKind(u), u.GetNamespace(), u.GetName())
@@ -304,10 +308,19 @@ func (m *Manager) reconcile() {
 		}
 		want[gr] = wanted{gvr: gvr, kind: kinds[gr]}
 	}
+	switched := map[schema.GroupResource]*handle{}
 	for gr, h := range m.dynamic {
-		if w, ok := want[gr]; !ok || w.gvr != h.gvr {
-			m.stop(h)
+		w, ok := want[gr]
+		switch {
+		case !ok:
+			m.stop(h, true)
 			delete(m.dynamic, gr)
+		case w.gvr != h.gvr:
+			// Another version: the objects stay in the engine until the new
+			// informer has listed them, so that their outputs do not flap.
+			m.stop(h, false)
+			delete(m.dynamic, gr)
+			switched[gr] = h
 		}
 	}
 	grs := make([]schema.GroupResource, 0, len(want))
@@ -318,7 +331,34 @@ func (m *Manager) reconcile() {
 	for _, gr := range grs {
 		if _, ok := m.dynamic[gr]; !ok {
 			w := want[gr]
-			m.dynamic[gr] = m.startLocked(w.gvr, w.kind, false)
+			h := m.startLocked(w.gvr, w.kind, false)
+			m.dynamic[gr] = h
+			if old := switched[gr]; old != nil {
+				go m.replaced(old, h)
+			}
+		}
+	}
+}
+
+// replaced deletes, once the new informer h has synced, the objects the
+// stopped informer old had delivered and h did not list.
+func (m *Manager) replaced(old, h *handle) {
+	ctx := m.ctx
+	if !cache.WaitForCacheSync(ctx.Done(), h.reg.HasSynced) {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopped {
+		return
+	}
+	for _, obj := range old.inf.GetStore().List() {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		if _, exists, _ := h.inf.GetStore().Get(u); !exists {
+			m.sink.Delete(old.groupKind(u), u.GetNamespace(), u.GetName())
 		}
 	}
 }

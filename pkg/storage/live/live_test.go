@@ -25,8 +25,9 @@ import (
 )
 
 var (
-	retryGVR = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "retrypolicies"}
-	routeGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
+	retryGVR   = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "retrypolicies"}
+	retryV2GVR = schema.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "retrypolicies"}
+	routeGVR   = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
 )
 
 func listKinds() map[schema.GroupVersionResource]string {
@@ -35,6 +36,7 @@ func listKinds() map[schema.GroupVersionResource]string {
 		inputs.NamespaceResource: "NamespaceList",
 		inputs.ServiceResource:   "ServiceList",
 		retryGVR:                 "RetryPolicyList",
+		retryV2GVR:               "RetryPolicyList",
 		routeGVR:                 "HTTPRouteList",
 		{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}: "GatewayList",
 	}
@@ -524,5 +526,40 @@ func TestReadyCheck(t *testing.T) {
 	h.start()
 	if err := h.live.ReadyCheck().Check(nil); err != nil {
 		t.Errorf("not ready after the first computation: %v", err)
+	}
+}
+
+func TestPolicyCRDVersionSwitch(t *testing.T) {
+	p1v2 := policy("default", "p1", "r", "1")
+	p1v2.SetAPIVersion("example.com/v2")
+	h := newHarness(t, t.TempDir(), time.Millisecond,
+		crd("example.com", "RetryPolicy", "retrypolicies", true),
+		policy("default", "p1", "r", "1"), policy("default", "p2", "s", "2"))
+	h.start()
+	h.watching("retrypolicies", 1)
+	ctx := context.Background()
+	b := h.live.EffectivePolicies()
+	objs, rv, _ := b.List(ctx, "")
+	if len(objs) != 2 {
+		t.Fatalf("List = %d objects, want 2", len(objs))
+	}
+	w, _ := b.Watch(ctx, "", rv)
+	defer w.Stop()
+
+	// The served version becomes v2, where only p1 exists: s goes away, r
+	// does not flap.
+	h.create(retryV2GVR, p1v2)
+	c := crd("example.com", "RetryPolicy", "retrypolicies", true)
+	c.Object["spec"].(map[string]interface{})["versions"] = []interface{}{
+		map[string]interface{}{"name": "v1", "served": true, "storage": false},
+		map[string]interface{}{"name": "v2", "served": true, "storage": true},
+	}
+	h.update(inputs.CRDResource, c)
+	if got, want := next(t, w), (ev{watch.Deleted, "default/s", "p2=2;"}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	none(t, w, 100*time.Millisecond)
+	if got := fmt.Sprint(h.live.Inputs().Running()); got != "[example.com/v2, Resource=retrypolicies]" {
+		t.Errorf("running = %s", got)
 	}
 }
