@@ -111,6 +111,10 @@ func (r *REST) namespace(ctx context.Context) string {
 // resourceVersion in the options is ignored.
 func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runtime.Object, error) {
 	obj, err := r.backend.Get(ctx, r.namespace(ctx), name)
+	if apierrors.IsNotFound(err) {
+		// Whatever the backend said, answer with this resource's NotFound Status.
+		return nil, apierrors.NewNotFound(r.resource, name)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -155,3 +155,16 @@ func TestTableNoHeaders(t *testing.T) {
 		t.Errorf("cells %s", got)
 	}
 }
+
+func TestGetNotFoundNamesTheResource(t *testing.T) {
+	// A backend that does not know its resource still yields a proper Status.
+	r := registry.NewEffectivePolicyREST(versioned.New(versioned.Options{Namespaced: true}))
+	_, err := r.Get(genericapirequest.WithNamespace(context.Background(), "ns"), "nope", &metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		t.Fatalf("got %v", err)
+	}
+	d := err.(apierrors.APIStatus).Status().Details
+	if d == nil || d.Group != "effectivepolicy.dev" || d.Kind != "effectivepolicies" || d.Name != "nope" {
+		t.Errorf("details %+v", d)
+	}
+}
