@@ -70,7 +70,7 @@ type Live struct {
 	// flushMu serializes compute + Apply + bbolt write, so that bbolt sees
 	// the batches in the order the Stores applied them.
 	flushMu sync.Mutex
-	db      *cache.DB // nil: memory only
+	db      cacheFile // nil: memory only
 	rewrite bool      // a write failed: the next one rewrites everything
 
 	synced atomic.Bool // inputs synced once
@@ -210,6 +210,13 @@ func (l *Live) openCache() {
 		store.Restore(objs, res.ResourceVersion)
 		klog.InfoS("Restored outputs from cache", "resource", resource, "objects", len(objs), "resourceVersion", store.ResourceVersion())
 	}
+}
+
+// cacheFile is what the live layer uses of *cache.DB.
+type cacheFile interface {
+	Write(b cache.Batch, replace bool) error
+	Path() string
+	Close() error
 }
 
 // sink feeds input events to the engine and marks the keys it returns dirty.

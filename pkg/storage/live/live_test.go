@@ -563,3 +563,65 @@ func TestPolicyCRDVersionSwitch(t *testing.T) {
 		t.Errorf("running = %s", got)
 	}
 }
+
+// flakyFile fails writes while failing is set.
+type flakyFile struct {
+	cacheFile
+	mu       sync.Mutex
+	failing  bool
+	replaces int
+}
+
+func (f *flakyFile) Write(b cache.Batch, replace bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failing {
+		return fmt.Errorf("no space left on device")
+	}
+	if replace {
+		f.replaces++
+	}
+	return f.cacheFile.Write(b, replace)
+}
+
+func TestFailedWritesServeFromMemoryAndRecover(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, dir, time.Millisecond, crd("example.com", "RetryPolicy", "retrypolicies", true), policy("default", "p1", "r", "1"))
+	ff := &flakyFile{cacheFile: h.live.db}
+	h.live.db = ff
+	h.start()
+	h.watching("retrypolicies", 1)
+	ctx := context.Background()
+	b := h.live.EffectivePolicies()
+
+	ff.mu.Lock()
+	ff.failing = true
+	ff.mu.Unlock()
+	h.create(retryGVR, policy("default", "p2", "s", "2"))
+	h.eventually("s served", func() bool { _, err := b.Get(ctx, "default", "s"); return err == nil })
+	if h.live.CacheError() == nil {
+		t.Error("failed write not reported")
+	}
+	if err := h.live.CacheCheck().Check(nil); err != nil {
+		t.Errorf("cache check must pass: %v", err)
+	}
+
+	ff.mu.Lock()
+	ff.failing = false
+	ff.mu.Unlock()
+	h.create(retryGVR, policy("default", "p3", "t", "3"))
+	h.eventually("t served", func() bool { _, err := b.Get(ctx, "default", "t"); return err == nil })
+	// The store applies before the batch is written: wait for the write.
+	h.eventually("cache recovered", func() bool { return h.live.CacheError() == nil })
+	ff.mu.Lock()
+	if ff.replaces != 1 {
+		t.Errorf("full rewrites = %d, want 1", ff.replaces)
+	}
+	ff.mu.Unlock()
+	want, wantRV := snapshotJSON(t, b)
+	h.stop()
+	h2 := newHarness(t, dir, time.Millisecond)
+	if got, rv := snapshotJSON(t, h2.live.EffectivePolicies()); got != want || rv != wantRV {
+		t.Errorf("after recovery the cache holds\n%s @%d\nwant\n%s @%d", got, rv, want, wantRV)
+	}
+}
