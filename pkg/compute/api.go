@@ -35,6 +35,11 @@ type Options struct {
 type Engine struct {
 	mu sync.RWMutex
 	st *state
+
+	// cache memoises paths and folds between mutations: after an Upsert the
+	// caller typically computes many keys that share ancestors.
+	cacheMu sync.Mutex
+	cache   *session
 }
 
 // NewEngine returns an empty engine.
@@ -83,7 +88,14 @@ func (e *Engine) Keys() []Key {
 func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.st.compute(key, newSession(e.st))
+	if !e.cacheMu.TryLock() {
+		return e.st.compute(key, newSession(e.st)) // busy: compute on our own
+	}
+	defer e.cacheMu.Unlock()
+	if e.cache == nil || e.cache.gen != e.st.gen {
+		e.cache = newSession(e.st)
+	}
+	return e.st.compute(key, e.cache)
 }
 
 // ComputeAll feeds objs to a fresh engine and computes every key.
@@ -92,6 +104,8 @@ func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtim
 	if err != nil {
 		return nil, err
 	}
+	e.st.bulk = true // the keys Upsert returns are not needed here
+	defer func() { e.st.bulk = false }()
 	// CRDs first, so that policies are recognised whatever the order.
 	for _, o := range objs {
 		if o != nil && isCRD(o) {
@@ -110,8 +124,9 @@ func (e *Engine) computeAll() map[Key]runtime.Object {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	out := map[Key]runtime.Object{}
-	s := newSession(e.st)
-	for _, k := range e.st.keys() {
+	keys := e.st.keys()
+	s := newSessionSized(e.st, 2*len(e.st.objects)*len(e.st.kinds))
+	for _, k := range keys {
 		if o, ok := e.st.compute(k, s); ok {
 			out[k] = o
 		}

@@ -24,6 +24,11 @@ type via struct {
 	key   string
 }
 
+type foldKey struct {
+	k   *kindIndex
+	via string
+}
+
 type memoKey struct {
 	n nodeID
 	k *kindIndex
@@ -34,17 +39,22 @@ type session struct {
 	st       *state
 	vias     map[memoKey][]via
 	busy     map[memoKey]bool
-	folds    map[string]*foldResult
+	folds    map[foldKey]*foldResult
+	gen      uint64
 	leafCnt  map[*entry]int
 	sortedAt map[memoKey][]*policy
 }
 
-func newSession(st *state) *session {
+func newSession(st *state) *session { return newSessionSized(st, 0) }
+
+// newSessionSized pre-sizes the memo tables for a computation of everything.
+func newSessionSized(st *state, n int) *session {
 	return &session{
 		st:       st,
-		vias:     map[memoKey][]via{},
+		vias:     make(map[memoKey][]via, n),
 		busy:     map[memoKey]bool{},
-		folds:    map[string]*foldResult{},
+		folds:    map[foldKey]*foldResult{},
+		gen:      st.gen,
 		leafCnt:  map[*entry]int{},
 		sortedAt: map[memoKey][]*policy{},
 	}
@@ -136,13 +146,32 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	s.busy[mk] = true
 	defer delete(s.busy, mk)
 	var out []via
-	seen := map[string]int{}
-	addElems := func(elems []viaElem) {
-		key := viaKeyOf(elems)
-		i, dup := seen[key]
+	var seen map[string]int // only for nodes with many contexts
+	addElems := func(elems []viaElem, key string) {
+		if key == "" && len(elems) > 0 {
+			key = viaKeyOf(elems)
+		}
+		i, dup := -1, false
+		if seen != nil {
+			i, dup = seen[key]
+		} else {
+			for j := range out {
+				if out[j].key == key {
+					i, dup = j, true
+					break
+				}
+			}
+		}
 		if !dup {
-			seen[key] = len(out)
 			out = append(out, via{elems: elems, key: key})
+			if seen == nil && len(out) > 8 {
+				seen = make(map[string]int, 16)
+				for j := range out {
+					seen[out[j].key] = j
+				}
+			} else if seen != nil {
+				seen[key] = len(out) - 1
+			}
 			return
 		}
 		// The same attachment points reached by another path: keep the
@@ -163,15 +192,20 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 		}
 	}
 	if isNamespaceNode(n) {
-		addElems(s.extend(nil, n, k))
+		addElems(s.extend(nil, n, k), "")
 	} else {
 		ps := s.st.parents(n)
 		if len(ps) == 0 {
-			addElems(s.extend(nil, n, k))
+			addElems(s.extend(nil, n, k), "")
 		}
 		for _, p := range ps {
 			for _, pv := range s.contexts(p, k) {
-				addElems(s.extend(pv.elems, n, k))
+				elems := s.extend(pv.elems, n, k)
+				if len(elems) == len(pv.elems) {
+					addElems(elems, pv.key) // n adds nothing: same key
+				} else {
+					addElems(elems, "")
+				}
 			}
 		}
 	}
@@ -211,7 +245,7 @@ func (s *session) leaves(e *entry) int {
 }
 
 func (s *session) fold(v via, k *kindIndex) *foldResult {
-	fk := k.pk.gk.String() + "#" + v.key
+	fk := foldKey{k, v.key}
 	if r, ok := s.folds[fk]; ok {
 		return r
 	}
@@ -371,12 +405,15 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				es.Via = append(es.Via, el.node.ref())
 			}
 			tp.Effective = append(tp.Effective, es)
-			levels := make(map[nodeID]int, len(v.elems))
-			for _, el := range v.elems {
-				levels[el.node] = el.level
-			}
 			for i, fe := range r.entries {
-				g := a.get(fe.pol, fe.e, fe.node, levels[fe.node])
+				level := fe.level
+				for _, el := range v.elems {
+					if el.node == fe.node {
+						level = el.level
+						break
+					}
+				}
+				g := a.get(fe.pol, fe.e, fe.node, level)
 				o := r.outcomes[i]
 				g.contexts++
 				switch {

@@ -58,6 +58,10 @@ type crdInfo struct {
 }
 
 type state struct {
+	// bulk skips computing affected keys (ComputeAll discards them).
+	bulk bool
+	// gen counts mutations; a cached session is valid for one generation.
+	gen             uint64
 	defaultStrategy string
 	descs           map[schema.GroupKind]Descriptor
 
@@ -519,12 +523,19 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 
 // subtree adds the keys of n's owner and of every node below n.
 func (st *state) subtree(n nodeID, ks keySet, seen map[nodeID]bool) {
+	if st.bulk {
+		return
+	}
+	st.walk(n, ks, seen)
+}
+
+func (st *state) walk(n nodeID, ks keySet, seen map[nodeID]bool) {
 	if seen[n] {
 		return
 	}
 	seen[n] = true
 	ks[n.key()] = true
-	st.children(n, func(c nodeID) { st.subtree(c, ks, seen) })
+	st.children(n, func(c nodeID) { st.walk(c, ks, seen) })
 }
 
 // ---- upsert / delete ----
@@ -534,25 +545,35 @@ func isCRD(o *unstructured.Unstructured) bool {
 	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
 }
 
+// recoverPanics is a last line of defence: inputs can never crash the
+// engine. Tests (the fuzzer) turn it off to see any panic.
+var recoverPanics = true
+
 func (st *state) upsert(u *unstructured.Unstructured) (keys []Key) {
 	if u == nil || u.Object == nil {
 		return nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			keys = nil
-		}
-	}()
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				keys = nil
+			}
+		}()
+	}
 	gvk := u.GroupVersionKind()
+	st.gen++
 	return st.apply(gvk.GroupKind(), u.GetNamespace(), u.GetName(), u)
 }
 
 func (st *state) delete(gk schema.GroupKind, ns, name string) (keys []Key) {
-	defer func() {
-		if r := recover(); r != nil {
-			keys = nil
-		}
-	}()
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				keys = nil
+			}
+		}()
+	}
+	st.gen++
 	return st.apply(gk, ns, name, nil)
 }
 
@@ -904,6 +925,9 @@ func (st *state) unapply(p *policy) {
 
 // affect adds the keys a policy's current attachments reach.
 func (st *state) affect(p *policy, ks keySet) {
+	if st.bulk {
+		return
+	}
 	seen := map[nodeID]bool{}
 	for _, a := range p.res.atts {
 		ks[a.node.key()] = true
@@ -1090,8 +1114,10 @@ func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
 		return nil
 	}
 	ks := keySet{}
-	for _, k := range st.keys() {
-		ks[k] = true
+	if !st.bulk {
+		for _, k := range st.keys() {
+			ks[k] = true
+		}
 	}
 	if info != nil {
 		st.crds[name] = info
@@ -1099,8 +1125,10 @@ func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
 		delete(st.crds, name)
 	}
 	st.rebuildKinds()
-	for _, k := range st.keys() {
-		ks[k] = true
+	if !st.bulk {
+		for _, k := range st.keys() {
+			ks[k] = true
+		}
 	}
 	return ks.sorted()
 }
@@ -1252,13 +1280,13 @@ func (st *state) policyResources() []schema.GroupVersionResource {
 // attachment (its subtree), objects a direct policy is attached to, and
 // owners of Invalid listings.
 func (st *state) keys() []Key {
-	ks := keySet{}
-	seen := map[nodeID]bool{}
+	ks := make(keySet, len(st.byKey))
+	seen := make(map[nodeID]bool, len(st.objects))
 	for _, ki := range st.kinds {
 		for n := range ki.at {
 			ks[n.key()] = true
 			if ki.pk.desc.Class == v1alpha1.ClassInherited {
-				st.subtree(n, ks, seen)
+				st.walk(n, ks, seen)
 			}
 		}
 	}

@@ -1,0 +1,88 @@
+package compute
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+var benchSizes = []struct {
+	name string
+	g    genSpec
+}{
+	// 2,000 routes, 500 policies.
+	{"routes=2000/policies=500", genSpec{namespaces: 20, gatewaysPerNS: 2, routesPerGW: 50, servicesPerNS: 20, policies: 500, withListenerSet: true}},
+	// 20,000 routes, 5,000 policies (the performance goal).
+	{"routes=20000/policies=5000", genSpec{namespaces: 100, gatewaysPerNS: 4, routesPerGW: 50, servicesPerNS: 50, policies: 5000, withListenerSet: true}},
+}
+
+// BenchmarkComputeAll: full computation of every key from scratch.
+func BenchmarkComputeAll(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			topo, pols := genTopology(sz.g)
+			objs := append(append([]*unstructured.Unstructured{}, topo...), pols...)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var n int
+			for i := 0; i < b.N; i++ {
+				out, err := ComputeAll(objs, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(out)
+			}
+			b.ReportMetric(float64(n), "keys")
+		})
+	}
+}
+
+// BenchmarkIncrementalGatewayPolicyEdit: edit one gateway policy among
+// thousands; Upsert, then Compute every returned key.
+func BenchmarkIncrementalGatewayPolicyEdit(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			topo, pols := genTopology(sz.g)
+			e, _ := NewEngine(Options{})
+			for _, o := range append(append([]*unstructured.Unstructured{}, topo...), pols...) {
+				e.Upsert(o)
+			}
+			var target *unstructured.Unstructured
+			for _, p := range pols {
+				if p.GetName() == "pol-9" { // p%8 == 1: a Gateway policy
+					target = p.DeepCopy()
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			keys := 0
+			for i := 0; i < b.N; i++ {
+				_ = unstructured.SetNestedField(target.Object, int64(i), "spec", "attempts")
+				ks := e.Upsert(target.DeepCopy())
+				for _, k := range ks {
+					e.Compute(k)
+				}
+				keys = len(ks)
+			}
+			b.ReportMetric(float64(keys), "keys/op")
+		})
+	}
+}
+
+// TestPerformanceGoal checks the full-size goal when EP_PERF=1.
+func TestPerformanceGoal(t *testing.T) {
+	if os.Getenv("EP_PERF") == "" {
+		t.Skip("set EP_PERF=1 to run")
+	}
+	sz := benchSizes[1]
+	topo, pols := genTopology(sz.g)
+	objs := append(append([]*unstructured.Unstructured{}, topo...), pols...)
+	start := time.Now()
+	c := cpuTime()
+	out, _ := ComputeAll(objs, Options{})
+	full := time.Since(start)
+	fmt.Printf("full: %d keys in %v (cpu %v)\n", len(out), full, cpuTime()-c)
+}

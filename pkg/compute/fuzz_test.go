@@ -1,0 +1,159 @@
+package compute
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+const fuzzCRDs = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: backendtrafficpolicies.gateway.envoyproxy.io}
+spec:
+  group: gateway.envoyproxy.io
+  scope: Namespaced
+  names: {kind: BackendTrafficPolicy, plural: backendtrafficpolicies}
+  versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ratelimitpolicies.kuadrant.io}
+spec:
+  group: kuadrant.io
+  scope: Namespaced
+  names: {kind: RateLimitPolicy, plural: ratelimitpolicies}
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
+`
+
+var fuzzKinds = []schema.GroupVersionKind{
+	{Group: "example.com", Version: "v1", Kind: "RetryPolicy"},
+	{Group: "example.com", Version: "v1", Kind: "TimeoutPolicy"},
+	{Group: "example.com", Version: "v1", Kind: "ClusterRetryPolicy"},
+	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "BackendTrafficPolicy"},
+	{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"},
+}
+
+func fuzzValue(b []byte) interface{} {
+	var v interface{}
+	d := json.NewDecoder(bytes.NewReader(b))
+	if err := d.Decode(&v); err != nil {
+		return string(b)
+	}
+	return normalizeNumbers(v)
+}
+
+// normalizeNumbers turns float64 into int64 where exact, as the API
+// machinery's JSON decoding does.
+func normalizeNumbers(v interface{}) interface{} {
+	switch t := v.(type) {
+	case float64:
+		if t == float64(int64(t)) {
+			return int64(t)
+		}
+		return t
+	case map[string]interface{}:
+		for k, c := range t {
+			t[k] = normalizeNumbers(c)
+		}
+	case []interface{}:
+		for i, c := range t {
+			t[i] = normalizeNumbers(c)
+		}
+	}
+	return v
+}
+
+// FuzzCompute feeds arbitrary policy specs (and an arbitrary route spec) to
+// the engine: it must never panic, and two computations of the same inputs
+// must give byte-identical outputs.
+func FuzzCompute(f *testing.F) {
+	seeds := []string{
+		`{"targetRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"gw"}],"defaults":{"a":1}}`,
+		`{"targetRefs":[{"group":"gateway.networking.k8s.io","kind":"HTTPRoute","name":"rt","sectionName":"main"}],"overrides":{"strategy":"patch","listMaps":[{"name":"x","v":null}]}}`,
+		`{"targetRef":{"group":"","kind":"Namespace","name":"appns"},"strategy":"merge","a":{"b":[1,2]}}`,
+		`{"targetRefs":[{"kind":"HTTPRoute","selector":{"matchLabels":{"a":"b"}}}],"defaults":5}`,
+		`{"targetSelectors":[{"kind":"HTTPRoute","matchLabels":{"x":"y"}}],"mergeType":"JSONMerge","x":null}`,
+		`{"targetRefs":[{"group":"x.io","kind":"Virtual","name":"v","namespace":"other"}],"strategy":7}`,
+		`[1,2,3]`, `"str"`, `null`, `{}`,
+	}
+	route := `{"parentRefs":[{"name":"gw","sectionName":"https","port":443}],"rules":[{"name":"main","backendRefs":[{"name":"svc"}],"filters":[{"type":"RequestMirror","requestMirror":{"backendRef":{"name":"svc2"}}}]}]}`
+	for i, s := range seeds {
+		f.Add([]byte(s), uint8(i), []byte(seeds[(i+1)%len(seeds)]), []byte(route))
+	}
+	f.Fuzz(fuzzOne)
+}
+
+func fuzzOne(t *testing.T, spec []byte, sel uint8, spec2 []byte, routeSpec []byte) {
+	{
+		old := recoverPanics
+		recoverPanics = false
+		defer func() { recoverPanics = old }()
+
+		base := append(parseDocs(t, testCRDs), parseDocs(t, fuzzCRDs)...)
+		base = append(base, parseDocs(t, baseTopology)...)
+		r := u("gateway.networking.k8s.io/v1", "HTTPRoute", "appns", "fuzzed", nil)
+		r.Object["spec"] = fuzzValue(routeSpec)
+		base = append(base, r)
+		mk := func(b []byte, s uint8, name string) *unstructured.Unstructured {
+			gvk := fuzzKinds[int(s)%len(fuzzKinds)]
+			p := &unstructured.Unstructured{Object: map[string]interface{}{}}
+			p.SetGroupVersionKind(gvk)
+			p.SetName(name)
+			if gvk.Kind != "ClusterRetryPolicy" {
+				p.SetNamespace("appns")
+			}
+			p.Object["spec"] = fuzzValue(b)
+			return p
+		}
+		objs := append(base, stamp([]*unstructured.Unstructured{mk(spec, sel, "f1"), mk(spec2, sel/8, "f2"), mk(spec, sel/3, "f3")}, 0)...)
+		render := func() []byte {
+			all, err := ComputeAll(objs, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := make([]Key, 0, len(all))
+			for k := range all {
+				keys = append(keys, k)
+			}
+			sortKeys(keys)
+			var buf bytes.Buffer
+			for _, k := range keys {
+				b, err := json.Marshal(all[k])
+				if err != nil {
+					t.Fatalf("%v: %v", k, err)
+				}
+				buf.Write(b)
+			}
+			return buf.Bytes()
+		}
+		a, b := render(), render()
+		if !bytes.Equal(a, b) {
+			t.Fatalf("non-deterministic output")
+		}
+		// Incremental: delete and re-add the fuzzed objects.
+		e, _ := NewEngine(Options{})
+		for _, o := range objs {
+			if isCRD(o) {
+				e.Upsert(o)
+			}
+		}
+		for _, o := range objs {
+			if !isCRD(o) {
+				e.Upsert(o)
+			}
+		}
+		for _, o := range objs[len(objs)-3:] {
+			e.Delete(o.GroupVersionKind().GroupKind(), o.GetNamespace(), o.GetName())
+			e.Upsert(o)
+		}
+		for _, k := range e.Keys() {
+			if _, ok := e.Compute(k); !ok {
+				t.Fatalf("Keys lists %v without output", k)
+			}
+		}
+	}
+}
