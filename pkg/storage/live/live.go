@@ -73,7 +73,8 @@ type Live struct {
 	db      cacheFile // nil: memory only
 	rewrite bool      // a write failed: the next one rewrites everything
 
-	synced atomic.Bool // inputs synced once
+	started atomic.Bool
+	synced  atomic.Bool // inputs synced once
 	ready  atomic.Bool // first full computation done
 }
 
@@ -279,6 +280,9 @@ func sortKeys(keys []compute.Key) {
 // up to date, and the readiness check passes, once the inputs have synced and
 // the first full computation is done.
 func (l *Live) Run(ctx context.Context) error {
+	if !l.started.CompareAndSwap(false, true) {
+		return fmt.Errorf("live layer already started")
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
