@@ -75,7 +75,7 @@ type Live struct {
 
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
-	ready  atomic.Bool // first full computation done
+	ready   atomic.Bool // first full computation done
 }
 
 // NewWithEngine builds the live layer around engine, reading the cluster
