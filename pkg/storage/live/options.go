@@ -103,6 +103,9 @@ func (o *Options) NewEngine() (*compute.Engine, error) {
 
 // New builds the live layer for the cluster cfg points at. Start it with Run.
 func (o *Options) New(cfg *rest.Config) (*Live, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("no Kubernetes client configuration (--kubeconfig or in-cluster) to read the cluster with")
+	}
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
