@@ -4,8 +4,10 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -58,6 +60,10 @@ type Manager struct {
 	client dynamic.Interface
 	sink   Sink
 
+	// syncTimeout bounds how long an informer started from a CRD may keep
+	// HasSynced false (see HasSynced).
+	syncTimeout time.Duration
+
 	mu      sync.Mutex
 	ctx     context.Context // set by Run
 	static  map[schema.GroupResource]*handle
@@ -72,6 +78,9 @@ type handle struct {
 	inf    cache.SharedIndexInformer
 	reg    cache.ResourceEventHandlerRegistration
 	cancel context.CancelFunc
+	start  time.Time
+	// lastErr is the last list/watch error of the informer.
+	lastErr atomic.Pointer[error]
 
 	// mu serializes event delivery with stop, so that no event of a stopped
 	// informer reaches the sink after its objects were deleted.
@@ -79,13 +88,17 @@ type handle struct {
 	stopped bool
 }
 
+// DefaultSyncTimeout is the default of SetSyncTimeout.
+const DefaultSyncTimeout = time.Minute
+
 // NewManager returns a Manager reading through client and writing to sink.
 func NewManager(client dynamic.Interface, sink Sink) *Manager {
 	return &Manager{
-		client:  client,
-		sink:    sink,
-		static:  map[schema.GroupResource]*handle{},
-		dynamic: map[schema.GroupResource]*handle{},
+		client:      client,
+		sink:        sink,
+		syncTimeout: DefaultSyncTimeout,
+		static:      map[schema.GroupResource]*handle{},
+		dynamic:     map[schema.GroupResource]*handle{},
 	}
 }
 
@@ -110,8 +123,17 @@ func (m *Manager) Run(ctx context.Context) {
 	<-ctx.Done()
 }
 
+// SetSyncTimeout sets how long HasSynced waits for an informer started from a
+// CRD. Call it before Run.
+func (m *Manager) SetSyncTimeout(d time.Duration) { m.syncTimeout = d }
+
 // HasSynced reports whether every informer started so far, including those
 // started for the CRDs of the initial list, has delivered its initial list.
+// An informer started from a CRD that cannot list its kind (403 Forbidden:
+// the server was not granted read access; 404: the kind went away) or that
+// has not synced within the sync timeout does not hold HasSynced back: one
+// kind the server may not read must not keep it unready. Such informers keep
+// retrying; Failing names them.
 func (m *Manager) HasSynced() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -124,11 +146,38 @@ func (m *Manager) HasSynced() bool {
 		}
 	}
 	for _, h := range m.dynamic {
-		if !h.reg.HasSynced() {
+		if !h.reg.HasSynced() && !h.givenUp(m.syncTimeout) {
 			return false
 		}
 	}
 	return true
+}
+
+func (h *handle) givenUp(timeout time.Duration) bool {
+	if p := h.lastErr.Load(); p != nil && (apierrors.IsForbidden(*p) || apierrors.IsNotFound(*p)) {
+		return true
+	}
+	return timeout > 0 && time.Since(h.start) > timeout
+}
+
+// Failing lists the informers that have not synced, with their last error.
+func (m *Manager) Failing() map[string]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]string{}
+	for _, hs := range []map[schema.GroupResource]*handle{m.static, m.dynamic} {
+		for _, h := range hs {
+			if h.reg.HasSynced() {
+				continue
+			}
+			msg := "not synced yet"
+			if p := h.lastErr.Load(); p != nil {
+				msg = (*p).Error()
+			}
+			out[h.gvr.String()] = msg
+		}
+	}
+	return out
 }
 
 // WaitForSync blocks until HasSynced or ctx is done, logging the informers
@@ -141,7 +190,7 @@ func (m *Manager) WaitForSync(ctx context.Context) bool {
 		}
 		if time.Since(last) > 10*time.Second {
 			last = time.Now()
-			klog.InfoS("Waiting for input informers to sync", "pending", m.Pending())
+			klog.InfoS("Waiting for input informers to sync", "pending", m.Failing())
 		}
 		return false, nil
 	})
@@ -184,7 +233,13 @@ func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCR
 	if err := inf.SetTransform(TransformFor(gvk)); err != nil {
 		klog.ErrorS(err, "Cannot set informer transform", "resource", gvr)
 	}
-	h := &handle{gvr: gvr, kind: kind, inf: inf, cancel: cancel}
+	h := &handle{gvr: gvr, kind: kind, inf: inf, cancel: cancel, start: time.Now()}
+	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		h.lastErr.Store(&err)
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	}); err != nil {
+		klog.ErrorS(err, "Cannot set informer watch error handler", "resource", gvr)
+	}
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { m.onUpsert(h, obj, isCRD) },
 		UpdateFunc: func(_, obj interface{}) { m.onUpsert(h, obj, isCRD) },

@@ -15,7 +15,7 @@ import (
 func (l *Live) ReadyCheck() healthz.HealthChecker {
 	return healthz.NamedCheck("effectivepolicy-computed", func(*http.Request) error {
 		if !l.synced.Load() {
-			return fmt.Errorf("input informers have not synced yet (pending: %v)", l.inputs.Pending())
+			return fmt.Errorf("input informers have not synced yet: %v", l.inputs.Failing())
 		}
 		if !l.ready.Load() {
 			return fmt.Errorf("first computation not done yet")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -623,5 +624,35 @@ func TestFailedWritesServeFromMemoryAndRecover(t *testing.T) {
 	h2 := newHarness(t, dir, time.Millisecond)
 	if got, rv := snapshotJSON(t, h2.live.EffectivePolicies()); got != want || rv != wantRV {
 		t.Errorf("after recovery the cache holds\n%s @%d\nwant\n%s @%d", got, rv, want, wantRV)
+	}
+}
+
+func TestForbiddenPolicyKindDoesNotBlockReadiness(t *testing.T) {
+	h := newHarness(t, t.TempDir(), time.Millisecond,
+		crd("example.com", "RetryPolicy", "retrypolicies", true),
+		crd("gateway.networking.k8s.io", "HTTPRoute", "httproutes", false),
+		route("default", "r"))
+	h.client.PrependReactor("list", "retrypolicies", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(retryGVR.GroupResource(), "", fmt.Errorf("no RBAC"))
+	})
+	h.start() // fails the test unless ready
+	if got := h.live.Inputs().Failing(); len(got) != 1 {
+		t.Errorf("failing informers = %v, want retrypolicies", got)
+	}
+	if h.engine.upserts("HTTPRoute") != 1 {
+		t.Error("the other informers did not deliver")
+	}
+}
+
+func TestUnsyncedInformerTimesOut(t *testing.T) {
+	h := newHarness(t, t.TempDir(), time.Millisecond, crd("example.com", "RetryPolicy", "retrypolicies", true))
+	h.client.PrependReactor("list", "retrypolicies", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, fmt.Errorf("connection refused")
+	})
+	h.live.Inputs().SetSyncTimeout(200 * time.Millisecond)
+	start := time.Now()
+	h.start()
+	if d := time.Since(start); d < 200*time.Millisecond {
+		t.Errorf("ready after %v, before the sync timeout", d)
 	}
 }
