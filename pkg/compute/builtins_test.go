@@ -1,0 +1,165 @@
+package compute
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+func crdFor(group, kind, plural, version string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: %s.%s}
+spec:
+  group: %s
+  scope: Namespaced
+  names: {kind: %s, plural: %s}
+  versions: [{name: %s, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
+`, plural, group, group, kind, plural, version)
+}
+
+func TestBuiltinDescriptors(t *testing.T) {
+	crds := strings.Join([]string{
+		crdFor("kuadrant.io", "RateLimitPolicy", "ratelimitpolicies", "v1"),
+		crdFor("gateway.nginx.org", "ClientSettingsPolicy", "clientsettingspolicies", "v1alpha1"),
+		crdFor("gateway.networking.k8s.io", "BackendTLSPolicy", "backendtlspolicies", "v1"),
+		crdFor("gateway.envoyproxy.io", "ClientTrafficPolicy", "clienttrafficpolicies", "v1alpha1"),
+	}, "---\n")
+	pols := `
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: gw-rl, namespace: appns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  overrides:
+    strategy: merge
+    limits: {global: {rates: [{limit: 100, window: 1m}]}}
+---
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: rt-rl, namespace: appns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}
+  limits:
+    global: {rates: [{limit: 1000, window: 1m}]}
+    per-user: {rates: [{limit: 10, window: 1m}]}
+---
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: gw-cs, namespace: appns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  body: {maxSize: 10m, timeout: 30s}
+---
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: rt-cs, namespace: appns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}
+  body: {maxSize: 1m}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: BackendTLSPolicy
+metadata: {name: tls, namespace: appns}
+spec:
+  targetRefs: [{group: "", kind: Service, name: svc, sectionName: http}]
+  validation: {hostname: svc.example.com, wellKnownCACertificates: System}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: ctp-gw, namespace: appns}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  timeout: {http: {idleTimeout: 5s}}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: ClientTrafficPolicy
+metadata: {name: ctp-https, namespace: appns}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: https}]
+  timeout: {http: {idleTimeout: 1s}}
+`
+	objs := append(parseDocs(t, crds), parseDocs(t, baseTopology)...)
+	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
+	got, err := ComputeAll(objs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := got[Key{"appns", "rt"}]
+	rl := findTP(rt, "HTTPRoute", "kuadrant.io", "RateLimitPolicy")
+	if rl == nil {
+		t.Fatalf("no RateLimitPolicy:\n%s", dump(rt))
+	}
+	// Gateway override (merge = patch) patches the route's limits map.
+	if e := onlyEffective(t, rl, ""); normJSON(t, e.Spec.Raw) != `{"limits":{"global":{"rates":[{"limit":100,"window":"1m"}]},"per-user":{"rates":[{"limit":10,"window":"1m"}]}}}` {
+		t.Errorf("kuadrant merge: %s", e.Spec.Raw)
+	}
+	if o, _ := sourceOutcome(rl, "appns/rt-rl", "*"); o != v1alpha1.OutcomePartiallyEnforced {
+		t.Errorf("rt-rl %s", o)
+	}
+	cs := findTP(rt, "HTTPRoute", "gateway.nginx.org", "ClientSettingsPolicy")
+	if cs == nil || normJSON(t, onlyEffective(t, cs, "").Spec.Raw) != `{"body":{"maxSize":"1m","timeout":"30s"}}` {
+		t.Errorf("nginx client settings: %+v", cs)
+	}
+	tls := findTP(got[Key{"appns", "svc"}], "Service", "gateway.networking.k8s.io", "BackendTLSPolicy")
+	if tls == nil || tls.Class != v1alpha1.ClassDirect || onlyEffective(t, tls, "http").Via[0].SectionName != "http" {
+		t.Errorf("backend tls: %+v", tls)
+	}
+	ctp := findTP(got[Key{"appns", "gw"}], "Gateway", "gateway.envoyproxy.io", "ClientTrafficPolicy")
+	if ctp == nil {
+		t.Fatal("no ClientTrafficPolicy")
+	}
+	if e := onlyEffective(t, ctp, "https"); e.FieldSources["/timeout/http/idleTimeout"] != "appns/ctp-https" {
+		t.Errorf("listener policy should win its section: %v", e.FieldSources)
+	}
+	if e := onlyEffective(t, ctp, ""); e.FieldSources["/timeout/http/idleTimeout"] != "appns/ctp-gw" {
+		t.Errorf("gateway policy should win the object: %v", e.FieldSources)
+	}
+	// Direct: the Gateway-level ClientTrafficPolicy does not flow to routes.
+	if findTP(rt, "HTTPRoute", "gateway.envoyproxy.io", "ClientTrafficPolicy") != nil {
+		t.Error("direct policy reached the route")
+	}
+}
+
+// TestConcurrentUse runs readers against a writer (meaningful with -race).
+func TestConcurrentUse(t *testing.T) {
+	topo, pols := genTopology(genSpec{namespaces: 2, gatewaysPerNS: 1, routesPerGW: 5, servicesPerNS: 2, policies: 20})
+	e, _ := NewEngine(Options{})
+	for _, o := range append(append([]*unstructured.Unstructured{}, topo...), pols...) {
+		e.Upsert(o)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for r := 0; r < 3; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, k := range e.Keys() {
+					e.Compute(k)
+				}
+				e.PolicyResources()
+			}
+		}()
+	}
+	for i := 0; i < 50; i++ {
+		p := pols[i%len(pols)].DeepCopy()
+		_ = unstructured.SetNestedField(p.Object, int64(i), "spec", "attempts")
+		e.Upsert(p)
+		if i%7 == 0 {
+			e.Delete(p.GroupVersionKind().GroupKind(), p.GetNamespace(), p.GetName())
+		}
+	}
+	close(stop)
+	wg.Wait()
+}
