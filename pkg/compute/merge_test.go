@@ -1,0 +1,148 @@
+package compute
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+func randJSON(r *rand.Rand, depth int, nulls bool) interface{} {
+	switch k := r.Intn(7); {
+	case depth > 3 || k == 0:
+		return fmt.Sprint("s", r.Intn(3))
+	case k == 1:
+		return int64(r.Intn(5))
+	case k == 2 && nulls:
+		return nil
+	case k == 3:
+		l := []interface{}{}
+		for i := r.Intn(3); i > 0; i-- {
+			l = append(l, randJSON(r, depth+1, false))
+		}
+		return l
+	default:
+		m := map[string]interface{}{}
+		for i := r.Intn(4); i > 0; i-- {
+			m[fmt.Sprint("k", r.Intn(4))] = randJSON(r, depth+1, nulls)
+		}
+		return m
+	}
+}
+
+// checkAgainstOracle compares mergePatch (no list-map schema) with
+// evanphx/json-patch's RFC 7386 MergePatch.
+func checkAgainstOracle(t *testing.T, doc, patch interface{}) {
+	t.Helper()
+	db, _ := json.Marshal(doc)
+	pb, _ := json.Marshal(patch)
+	want, err := jsonpatch.MergePatch(db, pb)
+	if err != nil {
+		return // the oracle rejects non-object documents in some versions
+	}
+	got := mustJSON(toJSON(stripNulls(mergePatch(build(doc, 0, nil), build(patch, 1, nil)))))
+	if normJSON(t, got) != normJSON(t, want) {
+		t.Fatalf("merge(%s, %s) = %s, oracle %s", db, pb, got, want)
+	}
+}
+
+func TestMergePatchMatchesRFC7386(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for i := 0; i < 5000; i++ {
+		doc := map[string]interface{}{}
+		for j := r.Intn(4); j > 0; j-- {
+			doc[fmt.Sprint("k", r.Intn(4))] = randJSON(r, 1, false)
+		}
+		patch := map[string]interface{}{}
+		for j := r.Intn(4); j > 0; j-- {
+			patch[fmt.Sprint("k", r.Intn(4))] = randJSON(r, 1, true)
+		}
+		checkAgainstOracle(t, doc, patch)
+	}
+}
+
+func FuzzMergePatch(f *testing.F) {
+	f.Add([]byte(`{"a":{"b":1,"c":[1]}}`), []byte(`{"a":{"b":null,"d":{"e":null}},"f":[]}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var doc, patch map[string]interface{}
+		if json.Unmarshal(a, &doc) != nil || json.Unmarshal(b, &patch) != nil || doc == nil || patch == nil {
+			return
+		}
+		if hasNull(doc) {
+			return // a document (not a patch) never holds nulls here
+		}
+		checkAgainstOracle(t, doc, patch)
+	})
+}
+
+func hasNull(v interface{}) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]interface{}:
+		for _, c := range t {
+			if hasNull(c) {
+				return true
+			}
+		}
+	case []interface{}:
+		for _, c := range t {
+			if hasNull(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestListMapMergeProvenance(t *testing.T) {
+	lt := "map"
+	s := &apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{
+		"l": {Type: "array", XListType: &lt, XListMapKeys: []string{"name", "port"},
+			Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{Type: "object"}}},
+	}}
+	doc := map[string]interface{}{"l": []interface{}{
+		map[string]interface{}{"name": "a", "port": int64(1), "v": "old"},
+		map[string]interface{}{"name": "a", "port": int64(2), "v": "keep"},
+		map[string]interface{}{"v": "no key"},
+	}}
+	patch := map[string]interface{}{"l": []interface{}{
+		map[string]interface{}{"name": "a", "port": int64(1), "v": "new", "x": nil},
+		map[string]interface{}{"name": "b", "port": int64(1)},
+	}}
+	res := stripNulls(mergePatch(build(doc, 0, s), build(patch, 1, s)))
+	got := string(mustJSON(toJSON(res)))
+	want := `{"l":[{"name":"a","port":1,"v":"new"},{"name":"a","port":2,"v":"keep"},{"v":"no key"},{"name":"b","port":1}]}`
+	if got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	srcs := map[string]int{}
+	walkLeaves(res, "", func(p string, src int) { srcs[p] = src })
+	for p, w := range map[string]int{"/l/0/v": 1, "/l/1/v": 0, "/l/2/v": 0, "/l/3/name": 1} {
+		if srcs[p] != w {
+			t.Errorf("%s from %d, want %d (%v)", p, srcs[p], w, srcs)
+		}
+	}
+	// A plain list is replaced whole and is one leaf.
+	res = mergePatch(build(map[string]interface{}{"p": []interface{}{1}}, 0, nil), build(map[string]interface{}{"p": []interface{}{2, 3}}, 1, nil))
+	n := 0
+	walkLeaves(res, "", func(p string, src int) {
+		n++
+		if p != "/p" || src != 1 {
+			t.Errorf("leaf %s src %d", p, src)
+		}
+	})
+	if n != 1 {
+		t.Errorf("%d leaves", n)
+	}
+	// Escaping of JSON pointers.
+	res = build(map[string]interface{}{"a/b": map[string]interface{}{"c~d": 1, "e": map[string]interface{}{}}}, 3, nil)
+	var ptrs []string
+	walkLeaves(res, "", func(p string, _ int) { ptrs = append(ptrs, p) })
+	if fmt.Sprint(ptrs) != "[/a~1b/c~0d /a~1b/e]" {
+		t.Errorf("pointers %v", ptrs)
+	}
+}
