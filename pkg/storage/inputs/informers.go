@@ -77,6 +77,7 @@ type handle struct {
 	kind   string
 	inf    cache.SharedIndexInformer
 	reg    cache.ResourceEventHandlerRegistration
+	ctx    context.Context
 	cancel context.CancelFunc
 	start  time.Time
 	// lastErr is the last list/watch error of the informer.
@@ -233,7 +234,7 @@ func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCR
 	if err := inf.SetTransform(TransformFor(gvk)); err != nil {
 		klog.ErrorS(err, "Cannot set informer transform", "resource", gvr)
 	}
-	h := &handle{gvr: gvr, kind: kind, inf: inf, cancel: cancel, start: time.Now()}
+	h := &handle{gvr: gvr, kind: kind, inf: inf, ctx: ctx, cancel: cancel, start: time.Now()}
 	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		h.lastErr.Store(&err)
 		cache.DefaultWatchErrorHandler(ctx, r, err)
@@ -398,8 +399,7 @@ func (m *Manager) reconcile() {
 // replaced deletes, once the new informer h has synced, the objects the
 // stopped informer old had delivered and h did not list.
 func (m *Manager) replaced(old, h *handle) {
-	ctx := m.ctx
-	if !cache.WaitForCacheSync(ctx.Done(), h.reg.HasSynced) {
+	if !cache.WaitForCacheSync(h.ctx.Done(), h.reg.HasSynced) {
 		return
 	}
 	h.mu.Lock()
