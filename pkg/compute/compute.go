@@ -331,30 +331,35 @@ type srcAgg struct {
 	invalid                              string
 }
 
-func srcKeyOf(p *policy, st v1alpha1.Stanza, n nodeID) string {
-	return p.id.display() + "\x00" + string(st) + "\x00" + viaKeyOf([]viaElem{{node: n}})
+// srcKey identifies a source entry: one per policy and stanza (SPEC §2).
+type srcKey struct {
+	pol    *policy
+	stanza v1alpha1.Stanza
 }
 
 type aggs struct {
-	m map[string]*srcAgg
+	m map[srcKey]*srcAgg
 }
 
+// get returns the source entry of p's stanza; attachedTo is its least
+// specific attachment point among those that reach the target.
 func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
-	k := srcKeyOf(p, e.stanza, n)
+	k := srcKey{p, e.stanza}
 	g := a.m[k]
 	if g == nil {
 		g = &srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: map[string]bool{}}
 		a.m[k] = g
 	}
-	if level < g.level {
+	if level < g.level || level == g.level && lessNode(n, g.node) {
 		g.level = level
+		g.node = n
 	}
 	return g
 }
 
 func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
 	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
-	a := &aggs{m: map[string]*srcAgg{}}
+	a := &aggs{m: map[srcKey]*srcAgg{}}
 	var sections []string
 	for sec := range k.sections[t] {
 		sections = append(sections, sec)

@@ -539,3 +539,26 @@ spec:
 	check(Key{"appns", "b"}, "Bucket", "[Namespace/appns Bucket/b]", `{"b":2}`)
 	check(Key{"appns", "gw"}, "Gateway", "[Namespace/appns]", `{"a":1}`)
 }
+
+// TestOneSourcePerPolicyStanza: a policy attached at two levels of one path
+// is one source (SPEC §2), attached to the least specific point.
+func TestOneSourcePerPolicyStanza(t *testing.T) {
+	pols := `
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: twice, namespace: appns}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  attempts: 1
+`
+	got := world(t, baseTopology, pols)
+	tp := effAt(t, got, Key{"appns", "rt"}, "HTTPRoute", retryK)
+	if len(tp.Sources) != 1 || tp.Sources[0].AttachedTo.Kind != "Gateway" || tp.Sources[0].Outcome != v1alpha1.OutcomeEnforced {
+		t.Fatalf("sources %+v", tp.Sources)
+	}
+	if e := onlyEffective(t, tp, ""); viaString(e.Via) != "[Gateway/gw HTTPRoute/rt]" {
+		t.Errorf("via %s", viaString(e.Via))
+	}
+}
