@@ -410,6 +410,16 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				es.Via = append(es.Via, el.node.ref())
 			}
 			tp.Effective = append(tp.Effective, es)
+			// One source per policy and stanza: a policy attached at two
+			// levels of this path takes part once, with the union of what
+			// survives of its entries.
+			type part struct {
+				g               *srcAgg
+				total, survived int
+				beaters         []string
+			}
+			var parts []*part
+			byG := map[*srcAgg]*part{}
 			for i, fe := range r.entries {
 				level := fe.level
 				for _, el := range v.elems {
@@ -420,15 +430,30 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				}
 				g := a.get(fe.pol, fe.e, fe.node, level)
 				o := r.outcomes[i]
-				g.contexts++
-				switch {
-				case o.survived == o.total && (o.total > 0 || len(o.beaters) == 0):
-					g.enforced++
-				case o.survived == 0:
-					g.overridden++
+				p := byG[g]
+				if p == nil {
+					p = &part{g: g}
+					byG[g] = p
+					parts = append(parts, p)
 				}
-				for _, b := range o.beaters {
-					g.beaters[b] = true
+				if o.total > p.total {
+					p.total = o.total
+				}
+				p.survived += o.survived
+				p.beaters = append(p.beaters, o.beaters...)
+			}
+			for _, p := range parts {
+				p.g.contexts++
+				switch {
+				case p.survived >= p.total:
+					p.g.enforced++
+				case p.survived == 0:
+					p.g.overridden++
+				}
+				if p.survived < p.total {
+					for _, b := range p.beaters {
+						p.g.beaters[b] = true
+					}
 				}
 			}
 		}
