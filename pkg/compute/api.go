@@ -92,9 +92,10 @@ func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 		return e.st.compute(key, newSession(e.st)) // busy: compute on our own
 	}
 	defer e.cacheMu.Unlock()
-	if e.cache == nil || e.cache.gen != e.st.gen {
+	if e.cache == nil {
 		e.cache = newSession(e.st)
 	}
+	e.cache = e.cache.refresh()
 	return e.st.compute(key, e.cache)
 }
 

@@ -40,7 +40,8 @@ type session struct {
 	vias     map[memoKey][]via
 	busy     map[memoKey]bool
 	folds    map[foldKey]*foldResult
-	gen      uint64
+	gen      uint64 // state.gen the folds are valid for
+	sgen     uint64 // state.structGen the contexts are valid for
 	leafCnt  map[*entry]int
 	sortedAt map[memoKey][]*policy
 }
@@ -55,9 +56,25 @@ func newSessionSized(st *state, n int) *session {
 		busy:     map[memoKey]bool{},
 		folds:    map[foldKey]*foldResult{},
 		gen:      st.gen,
+		sgen:     st.structGen,
 		leafCnt:  map[*entry]int{},
 		sortedAt: map[memoKey][]*policy{},
 	}
+}
+
+// refresh makes a cached session valid for the current state: contexts
+// survive mutations that changed no attachment point or graph edge.
+func (s *session) refresh() *session {
+	if s.sgen != s.st.structGen {
+		return newSession(s.st)
+	}
+	if s.gen != s.st.gen {
+		s.folds = map[foldKey]*foldResult{}
+		s.sortedAt = map[memoKey][]*policy{}
+		s.leafCnt = map[*entry]int{}
+		s.gen = s.st.gen
+	}
+	return s
 }
 
 func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
@@ -419,7 +436,6 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				beaters         []string
 			}
 			var parts []*part
-			byG := map[*srcAgg]*part{}
 			for i, fe := range r.entries {
 				level := fe.level
 				for _, el := range v.elems {
@@ -430,10 +446,15 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				}
 				g := a.get(fe.pol, fe.e, fe.node, level)
 				o := r.outcomes[i]
-				p := byG[g]
+				var p *part
+				for _, q := range parts {
+					if q.g == g {
+						p = q
+						break
+					}
+				}
 				if p == nil {
 					p = &part{g: g}
-					byG[g] = p
 					parts = append(parts, p)
 				}
 				if o.total > p.total {

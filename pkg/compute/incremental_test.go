@@ -200,6 +200,19 @@ func TestIncremental(t *testing.T) {
 		r.SetLabels(map[string]string{"pick": "me"})
 		muts = append(muts, mutation{name: "label route", upsert: []*unstructured.Unstructured{r}})
 	}
+	{ // spec-only edits (contexts stay cached): route, namespace, direct, rule
+		for _, pk := range []struct {
+			gk       schema.GroupKind
+			ns, name string
+		}{{rpGK, "ns-1", "pol-4"}, {rpGK, "ns-1", "pol-16"}, {tpGK, "ns-2", "pol-14"}, {rpGK, "ns-2", "pol-5"}, {rpGK, "ns-1", "pol-1"}} {
+			p := get(pk.gk, pk.ns, pk.name)
+			_ = unstructured.SetNestedField(p.Object, map[string]interface{}{"changed": pk.name}, "spec", "extra")
+			muts = append(muts, mutation{name: "spec edit " + pk.name, upsert: []*unstructured.Unstructured{p}})
+		}
+		p := get(rpGK, "ns-1", "pol-1")
+		p.SetCreationTimestamp(metav1NewTime(baseTime.Add(-1e9)))
+		muts = append(muts, mutation{name: "older timestamp", upsert: []*unstructured.Unstructured{p}})
+	}
 	muts = append(muts, mutation{name: "delete direct CRD", del: []objKey{{crdGK, "", "timeoutpolicies.example.com"}}})
 	muts = append(muts, mutation{name: "no-op re-upsert", upsert: []*unstructured.Unstructured{get(rtGK, "ns-0", "route-0")}})
 

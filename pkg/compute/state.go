@@ -60,8 +60,13 @@ type crdInfo struct {
 type state struct {
 	// bulk skips computing affected keys (ComputeAll discards them).
 	bulk bool
-	// gen counts mutations; a cached session is valid for one generation.
-	gen             uint64
+	// gen counts mutations; structGen counts those that may change the
+	// graph or the attachment points (contexts). A cached session keeps
+	// its contexts while structGen is unchanged, its folds while gen is.
+	gen       uint64
+	structGen uint64
+	// structural is set by a mutation that changes graph or attachments.
+	structural      bool
 	defaultStrategy string
 	descs           map[schema.GroupKind]Descriptor
 
@@ -561,8 +566,19 @@ func (st *state) upsert(u *unstructured.Unstructured) (keys []Key) {
 		}()
 	}
 	gvk := u.GroupVersionKind()
-	st.gen++
-	return st.apply(gvk.GroupKind(), u.GetNamespace(), u.GetName(), u)
+	return st.mutate(func() []Key { return st.apply(gvk.GroupKind(), u.GetNamespace(), u.GetName(), u) })
+}
+
+// mutate runs one mutation and advances the generations.
+func (st *state) mutate(f func() []Key) []Key {
+	st.structural = true // unless the mutation says otherwise
+	defer func() {
+		st.gen++
+		if st.structural {
+			st.structGen++
+		}
+	}()
+	return f()
 }
 
 func (st *state) delete(gk schema.GroupKind, ns, name string) (keys []Key) {
@@ -573,8 +589,7 @@ func (st *state) delete(gk schema.GroupKind, ns, name string) (keys []Key) {
 			}
 		}()
 	}
-	st.gen++
-	return st.apply(gk, ns, name, nil)
+	return st.mutate(func() []Key { return st.apply(gk, ns, name, nil) })
 }
 
 // apply upserts (u != nil) or deletes (u == nil) one object.
@@ -892,7 +907,9 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 	if u != nil && old != nil && reflect.DeepEqual(old.raw["spec"], u.Object["spec"]) && old.ts.Equal(u.GetCreationTimestamp().Time) {
 		return nil
 	}
+	var oldRes resolution
 	if old != nil {
+		oldRes = old.res
 		st.affect(old, ks)
 		st.unapply(old)
 		delete(st.policies, id)
@@ -903,6 +920,11 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		p.res = st.resolve(p)
 		st.applyRes(p, 1)
 		st.affect(p, ks)
+		// Same attachment points: the contexts (paths and vias) of every
+		// target are unchanged, only folds are.
+		if old != nil && old.class == p.class && sameAttachments(oldRes.atts, p.res.atts) {
+			st.structural = false
+		}
 	}
 	return ks.sorted()
 }
@@ -916,6 +938,18 @@ func (st *state) reresolve(ps []*policy, ks keySet) {
 		st.applyRes(p, 1)
 		st.affect(p, ks)
 	}
+}
+
+func sameAttachments(a, b []attachment) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (st *state) unapply(p *policy) {
