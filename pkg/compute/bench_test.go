@@ -41,7 +41,8 @@ func BenchmarkComputeAll(b *testing.B) {
 }
 
 // BenchmarkIncrementalGatewayPolicyEdit: edit one gateway policy among
-// thousands; Upsert, then Compute every returned key.
+// thousands (after every key was computed once); Upsert, then Compute every
+// returned key.
 func BenchmarkIncrementalGatewayPolicyEdit(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
@@ -55,6 +56,10 @@ func BenchmarkIncrementalGatewayPolicyEdit(b *testing.B) {
 				if p.GetName() == "pol-9" { // p%8 == 1: a Gateway policy
 					target = p.DeepCopy()
 				}
+			}
+			// Steady state of a server: every key was computed once.
+			for _, k := range e.Keys() {
+				e.Compute(k)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
