@@ -1,6 +1,3 @@
-// Package apiserver assembles the effectivepolicy.dev aggregated API server
-// from a generic recommended config and the registry backends of its two
-// resources.
 package apiserver
 
 import (

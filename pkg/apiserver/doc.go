@@ -1,0 +1,38 @@
+/*
+Package apiserver assembles the effectivepolicy.dev aggregated API server.
+
+Serving decisions (where the specification is silent):
+
+  - Verbs are get, list and watch. The REST storage implements none of the
+    write interfaces, so the API machinery registers no write routes and
+    answers POST/PUT/PATCH/DELETE (and deletecollection) with a 405
+    MethodNotAllowed Status.
+  - Field selectors: metadata.name and metadata.namespace (the scheme's
+    default field label conversion); anything else is a 400 BadRequest.
+  - list: limit/continue are ignored and the whole list is returned at the
+    current resourceVersion (clients accept that). A resourceVersion newer than
+    the current one answers 504 with cause ResourceVersionTooLarge, as the
+    watch cache does; resourceVersionMatch=Exact with an older one answers 410.
+    get always serves the latest state.
+  - watch: resourceVersion "" and "0" start with synthetic ADDED events of
+    the current state; a specific resourceVersion resumes strictly after it, or
+    answers 410 Gone when it is older than the retained history
+    (--watch-history-size events) or newer than the current one.
+    sendInitialEvents=true (WatchList) sends the initial ADDED events and, with
+    allowWatchBookmarks, the BOOKMARK annotated k8s.io/initial-events-end.
+    Bookmarked watches also get a BOOKMARK about once a minute when the
+    resource changed elsewhere, so idle informers resume from a recent
+    resourceVersion. With a label selector, an object that stops matching is
+    sent as DELETED and one that starts matching as ADDED.
+  - The table has the columns Name, Targets (target kinds), Policies (distinct
+    source policies), Kinds (policy kinds, sorted), Age. Both resources are in
+    the kubectl category "gateway-api"; short names effpol and ceffpol.
+  - API Priority and Fairness is disabled by default
+    (--enable-priority-and-fairness=false): the kube-apiserver applies it before
+    proxying to us, our requests are cheap in-memory reads, and enabling it
+    would tie readiness to the flowcontrol.apiserver.k8s.io objects. The
+    max-in-flight limits apply instead.
+  - Objects get deterministic uids (derived from resource, namespace, name and
+    creationTimestamp) so that replicas computing the same object agree.
+*/
+package apiserver
