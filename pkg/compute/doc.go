@@ -70,10 +70,12 @@
 // Upsert and Delete return the keys whose output may have changed: for a
 // policy, the keys of the subtrees below its old and new attachment points;
 // for a topology object, its subtree before and after the change. Compute
-// works on demand and memoises paths and folds until the next mutation, so
-// computing all returned keys after an edit shares work. ComputeAll feeds a
-// fresh engine in bulk mode (no affected-key bookkeeping) and computes every
-// key with one memo.
+// works on demand and keeps a memo between calls: paths (contexts) until the
+// next structural mutation (one that may change graph edges or attachment
+// points), folds until the next mutation of any kind; after an edit of a
+// policy's values, computing the returned keys only refolds. ComputeAll
+// feeds a fresh engine in bulk mode (no affected-key bookkeeping) and
+// computes every key with one memo.
 //
 // docs/compute.md holds the design notes, the decisions taken where SPEC.md
 // is silent, the descriptor mappings of the built-in policy kinds and
