@@ -177,6 +177,11 @@ func parseRef(m map[string]interface{}, policyNS string, clusterScoped func(sche
 	if clusterScoped(r.target.gk()) {
 		r.target.Namespace = ""
 		r.explNS = false
+		// A namespaced policy may target its own Namespace; another one is
+		// a cross-namespace reference (it would reach everything there).
+		if isNamespaceNode(r.target) && policyNS != "" && r.target.Name != policyNS {
+			r.explNS = true
+		}
 	}
 	return r
 }

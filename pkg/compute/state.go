@@ -871,8 +871,16 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 	return ks.sorted()
 }
 
+// grantNamespace is where a ReferenceGrant for target t must live.
+func grantNamespace(t nodeID) string {
+	if isNamespaceNode(t) {
+		return t.Name
+	}
+	return t.Namespace
+}
+
 func (st *state) granted(p *policy, t nodeID) bool {
-	for _, g := range st.grants[t.Namespace] {
+	for _, g := range st.grants[grantNamespace(t)] {
 		from := false
 		for _, f := range g.from {
 			if f.group == p.id.gk.Group && f.kind == p.id.gk.Kind && f.ns == p.id.namespace {
@@ -989,7 +997,7 @@ func (st *state) resolve(p *policy) resolution {
 		r.named = append(r.named, t.object())
 		cross := ref.explNS && p.id.namespace != ""
 		if cross {
-			r.crossNS = append(r.crossNS, t.Namespace)
+			r.crossNS = append(r.crossNS, grantNamespace(t))
 		}
 		var a attachment
 		switch {
@@ -1008,7 +1016,7 @@ func (st *state) resolve(p *policy) resolution {
 		case p.invalid != "":
 			a.invalid = p.invalid
 		case cross && !st.granted(p, t):
-			a.invalid = fmt.Sprintf("target %s is in namespace %q and no ReferenceGrant there allows %s from namespace %q to reach it", t, t.Namespace, p.id.gk.Kind, p.id.namespace)
+			a.invalid = fmt.Sprintf("target %s is in namespace %q and no ReferenceGrant there allows %s from namespace %q to reach it", t, grantNamespace(t), p.id.gk.Kind, p.id.namespace)
 		}
 		add(a)
 	}

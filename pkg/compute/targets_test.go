@@ -178,6 +178,13 @@ spec:
 ---
 apiVersion: example.com/v1
 kind: RetryPolicy
+metadata: {name: other-ns, namespace: appns}
+spec:
+  targetRefs: [{group: "", kind: Namespace, name: other}]
+  attempts: 6
+---
+apiVersion: example.com/v1
+kind: RetryPolicy
 metadata: {name: missing, namespace: appns}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: does-not-exist}]
@@ -199,6 +206,14 @@ spec:
 	gtp := effAt(t, got, Key{"other", "granted"}, "HTTPRoute", retryK)
 	if e := onlyEffective(t, gtp, ""); string(e.Spec.Raw) != `{"attempts":4}` {
 		t.Errorf("granted %s", e.Spec.Raw)
+	}
+	// Targeting another Namespace is cross-namespace too.
+	ntp := effAt(t, got, Key{"", "other"}, "Namespace", retryK)
+	if o, msg := sourceOutcome(ntp, "appns/other-ns", "*"); o != v1alpha1.OutcomeInvalid || !strings.Contains(msg, "ReferenceGrant") {
+		t.Errorf("other-ns: %s %q", o, msg)
+	}
+	if findTP(got[Key{"other", "ort"}], "HTTPRoute", retryG, retryK).Effective != nil {
+		t.Errorf("other-ns reached a route in namespace other")
 	}
 	if _, ok := got[Key{"appns", "does-not-exist"}]; ok {
 		t.Error("a missing object of a served kind must reach nothing")
