@@ -589,7 +589,11 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 				ps.Message = "established policy; in effect"
 			case g.wins == 0:
 				ps.Outcome = v1alpha1.OutcomeConflicted
-				ps.Message = fmt.Sprintf("conflicts with the established policy %s, which takes effect", by)
+				if len(beaters) == 1 {
+					ps.Message = fmt.Sprintf("conflicts with the established policy %s, which takes effect", by)
+				} else {
+					ps.Message = fmt.Sprintf("conflicts with the established policies %s, which take effect", by)
+				}
 			default:
 				ps.Outcome = v1alpha1.OutcomePartiallyEnforced
 				ps.Message = fmt.Sprintf("in effect on the object, but %s takes effect on the section(s) it targets", by)
