@@ -6,15 +6,19 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/client-go/rest"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/cmd/effectivepolicy-apiserver/app"
@@ -34,6 +38,11 @@ var (
 	cepStore *versioned.Store
 	// baseConfig reaches the server (loopback config: CA and host set).
 	baseConfig *rest.Config
+
+	// notReady makes the test readyz check fail; postStartRan records that
+	// the configured post-start hook ran.
+	notReady     atomic.Bool
+	postStartRan atomic.Bool
 
 	// requests records the URLs the server received (see recordRequests).
 	requestsMu sync.Mutex
@@ -90,6 +99,15 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 	cepStore = versioned.New(versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clustereffectivepolicies")})
 	c.EffectivePolicies = epStore
 	c.ClusterEffectivePolicies = cepStore
+	c.ReadyzChecks = append(c.ReadyzChecks, healthz.NamedCheck("test-gate", func(*http.Request) error {
+		if notReady.Load() {
+			return errors.New("not ready")
+		}
+		return nil
+	}))
+	c.PostStartHooks = map[string]genericapiserver.PostStartHookFunc{
+		"test-hook": func(genericapiserver.PostStartHookContext) error { postStartRan.Store(true); return nil },
+	}
 	baseConfig = rest.CopyConfig(c.GenericConfig.LoopbackClientConfig)
 	baseConfig.BearerToken = ""
 	baseConfig.Wrap(recordRequests)

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestDefaults(t *testing.T) {
+	o := NewOptions()
+	ro := o.RecommendedOptions
+	if ro.Features.EnablePriorityAndFairness {
+		t.Error("priority and fairness should be off by default")
+	}
+	if ro.Etcd != nil || ro.Admission != nil {
+		t.Error("no etcd, no admission")
+	}
+	if err := o.Validate(); err != nil {
+		t.Errorf("defaults do not validate: %v", err)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+		check   func(*Options) bool
+	}{
+		{args: []string{"--secure-port=9443", "--bind-address=127.0.0.1", "--cert-dir=/tmp/x",
+			"--kubeconfig=k", "--authentication-kubeconfig=a", "--authorization-kubeconfig=z"},
+			check: func(o *Options) bool {
+				ro := o.RecommendedOptions
+				return ro.SecureServing.BindPort == 9443 && ro.SecureServing.BindAddress.String() == "127.0.0.1" &&
+					ro.SecureServing.ServerCert.CertDirectory == "/tmp/x" && ro.CoreAPI.CoreAPIKubeconfigPath == "k" &&
+					ro.Authentication.RemoteKubeConfigFile == "a" && ro.Authorization.RemoteKubeConfigFile == "z"
+			}},
+		{args: []string{"--enable-priority-and-fairness=true"}, check: func(o *Options) bool {
+			return o.RecommendedOptions.Features.EnablePriorityAndFairness
+		}},
+		{args: []string{"--watch-history-size=5"}, check: func(o *Options) bool { return o.WatchHistorySize == 5 }},
+		{args: []string{"--watch-history-size=0"}, wantErr: "--watch-history-size"},
+		{args: []string{"--etcd-servers=http://x"}, wantErr: "unknown flag"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			o := NewOptions()
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			for _, f := range o.Flags().FlagSets {
+				fs.AddFlagSet(f)
+			}
+			err := fs.Parse(tc.args)
+			if err == nil {
+				err = o.Validate()
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("want error %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(o) {
+				t.Errorf("flags not applied: %+v", o)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	cmd := NewCommand(t.Context())
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Secure serving flags:", "--cert-dir", "--authentication-kubeconfig", "--kubeconfig",
+		"--enable-priority-and-fairness", "--watch-history-size", "--feature-gates", "-v, --v"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
