@@ -136,9 +136,19 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 	case mayHold:
 		typ = watch.Deleted
 	default:
-		w.visible[k] = false
+		w.setVisible(k, false)
 		return e, false
 	}
-	w.visible[k] = typ != watch.Deleted
+	w.setVisible(k, typ != watch.Deleted)
 	return watch.Event{Type: typ, Object: e.Object.DeepCopyObject()}, true
+}
+
+// setVisible records whether the client holds key k. A complete watch only
+// remembers held keys, so the map stays as small as the selection.
+func (w *filterWatch) setVisible(k string, held bool) {
+	if !held && w.complete {
+		delete(w.visible, k)
+		return
+	}
+	w.visible[k] = held
 }

@@ -194,6 +194,13 @@ func TestList(t *testing.T) {
 		})
 	}
 
+	t.Run("watch with an unsupported field", func(t *testing.T) {
+		_, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("list-a").Watch(ctx, metav1.ListOptions{FieldSelector: "targets.kind=Gateway"})
+		if !apierrors.IsBadRequest(err) {
+			t.Fatalf("want BadRequest, got %v", err)
+		}
+	})
+
 	t.Run("future resourceVersion", func(t *testing.T) {
 		future := strconv.FormatUint(epStore.ResourceVersion()+100, 10)
 		// No retries: the server asks the client to retry in a second, as the watch cache does.
