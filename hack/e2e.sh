@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make test-e2e`: brings the local control plane up once (hack/local-up.sh), runs the e2e tests
+# (go test -tags e2e ./test/e2e/...), and always tears it down (hack/local-down.sh). On failure it
+# prints the tail of every component's log first.
+#
+# Environment: everything hack/local-up.sh takes (EP_SERVER_FLAGS, EP_LOCAL_DIR, ...), plus
+#   E2E_RUN        go test -run pattern (default: all)
+#   E2E_TIMEOUT    go test -timeout (default: 20m)
+#   EP_KEEP_LOGS   directory to copy .local/logs to before tear-down
+#   E2E_KEEP_UP=1  leave the control plane running afterwards
+set -o errexit -o nounset -o pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LOCAL="${EP_LOCAL_DIR:-$ROOT/.local}"
+cd "$ROOT"
+
+status=1
+finish() {
+  if [[ $status != 0 && -d "$LOCAL/logs" ]]; then
+    for f in "$LOCAL"/logs/*.log; do
+      [[ -f "$f" ]] || continue
+      echo "===== e2e: last 40 lines of $f =====" >&2
+      tail -n 40 "$f" >&2
+    done
+  fi
+  if [[ "${E2E_KEEP_UP:-}" == 1 ]]; then
+    echo "e2e: E2E_KEEP_UP=1: control plane left running (hack/local-down.sh stops it)" >&2
+  else
+    "$ROOT/hack/local-down.sh" || true
+  fi
+  exit $status
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+t0=$SECONDS
+"$ROOT/hack/local-up.sh"
+t1=$SECONDS
+echo "e2e: control plane up in $((t1 - t0))s" >&2
+args=(-tags e2e -count=1 -timeout "${E2E_TIMEOUT:-20m}" -v)
+[[ -n "${E2E_RUN:-}" ]] && args+=(-run "$E2E_RUN")
+set +o errexit
+go test "${args[@]}" ./test/e2e/...
+status=$?
+set -o errexit
+echo "e2e: tests took $((SECONDS - t1))s (status $status)" >&2

@@ -1,0 +1,125 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// `kubectl get effectivepolicies -A -w` receives events as policies come and go, and so does a
+// watch with the generated clientset.
+func TestWatch(t *testing.T) {
+	requireLive(t)
+	const ns = "e2e-watch"
+	kubectl(t, "apply", "-f", filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml"))
+	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml"))
+	createNamespace(t, ns)
+	kubectlApply(t, `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: `+ns+`}
+spec: {ports: [{name: http, port: 80}]}
+`)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// kubectl -w, one JSON watch event per object.
+	cmd := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kubeconfig, "get", "effectivepolicies", "-A", "-w",
+		"--output-watch-events", "-o", "json")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	type event struct {
+		Type   string `json:"type"`
+		Object struct {
+			Metadata metav1.ObjectMeta `json:"metadata"`
+		} `json:"object"`
+	}
+	events := make(chan event, 100)
+	go func() {
+		dec := json.NewDecoder(bufio.NewReader(stdout))
+		for {
+			var e event
+			if err := dec.Decode(&e); err != nil {
+				close(events)
+				return
+			}
+			events <- e
+		}
+	}()
+
+	// The generated clientset's watch, too.
+	w, err := clientset(t, "").EffectivepolicyV1alpha1().EffectivePolicies(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("clientset watch: %v", err)
+	}
+	defer w.Stop()
+
+	time.Sleep(2 * time.Second) // let both watches establish
+	kubectlApply(t, `apiVersion: colors.example.com/v1
+kind: ColorPolicy
+metadata: {name: watch-me, namespace: `+ns+`}
+spec:
+  targetRefs: [{group: "", kind: Service, name: web}]
+  color: purple
+`)
+
+	waitFor := func(what string, typ string) {
+		t.Helper()
+		timeout := time.After(60 * time.Second)
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					t.Fatalf("kubectl -w ended before %s", what)
+				}
+				if e.Type == typ && e.Object.Metadata.Namespace == ns && e.Object.Metadata.Name == "web" {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("kubectl -w: no %s event for %s/web within 60s", typ, ns)
+			}
+		}
+	}
+	waitFor("the policy's effect", "ADDED")
+
+	clientsetSaw := false
+	timeout := time.After(30 * time.Second)
+	for !clientsetSaw {
+		select {
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("clientset watch closed")
+			}
+			if e.Type == watch.Added || e.Type == watch.Modified {
+				if m, err := metaOf(e.Object); err == nil && m.GetName() == "web" {
+					clientsetSaw = true
+				}
+			}
+		case <-timeout:
+			t.Fatal("clientset watch: no event for web within 30s")
+		}
+	}
+
+	kubectl(t, "delete", "colorpolicies.colors.example.com", "watch-me", "-n", ns)
+	waitFor("the policy's removal", "DELETED")
+}
+
+func metaOf(obj any) (metav1.Object, error) {
+	return meta.Accessor(obj)
+}
