@@ -3,6 +3,7 @@ package compute
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,6 +36,20 @@ var fuzzKinds = []schema.GroupVersionKind{
 	{Group: "example.com", Version: "v1", Kind: "ClusterRetryPolicy"},
 	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "BackendTrafficPolicy"},
 	{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"},
+}
+
+var (
+	fuzzBaseOnce sync.Once
+	fuzzBaseObjs []*unstructured.Unstructured
+)
+
+// fuzzBase parses the fixed part of the fuzz inputs once.
+func fuzzBase() []*unstructured.Unstructured {
+	fuzzBaseOnce.Do(func() {
+		fuzzBaseObjs = append(parseDocsNoT(testCRDs), parseDocsNoT(fuzzCRDs)...)
+		fuzzBaseObjs = append(fuzzBaseObjs, parseDocsNoT(baseTopology)...)
+	})
+	return fuzzBaseObjs
 }
 
 func fuzzValue(b []byte) interface{} {
@@ -93,11 +108,23 @@ func fuzzOne(t *testing.T, spec []byte, sel uint8, spec2 []byte, routeSpec []byt
 		recoverPanics = false
 		defer func() { recoverPanics = old }()
 
-		base := append(parseDocs(t, testCRDs), parseDocs(t, fuzzCRDs)...)
-		base = append(base, parseDocs(t, baseTopology)...)
-		r := u("gateway.networking.k8s.io/v1", "HTTPRoute", "appns", "fuzzed", nil)
-		r.Object["spec"] = fuzzValue(routeSpec)
-		base = append(base, r)
+		var base []*unstructured.Unstructured
+		for _, o := range fuzzBase() {
+			base = append(base, o.DeepCopy())
+		}
+		// The same bytes serve as spec of every topology kind.
+		for _, tk := range []struct{ apiVersion, kind, ns string }{
+			{"gateway.networking.k8s.io/v1", "HTTPRoute", "appns"},
+			{"gateway.networking.k8s.io/v1", "Gateway", "appns"},
+			{"gateway.networking.k8s.io/v1", "ListenerSet", "appns"},
+			{"gateway.networking.k8s.io/v1", "GatewayClass", ""},
+			{"gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "appns"},
+			{"v1", "Service", "appns"},
+		} {
+			r := u(tk.apiVersion, tk.kind, tk.ns, "fuzzed", nil)
+			r.Object["spec"] = fuzzValue(routeSpec)
+			base = append(base, r)
+		}
 		mk := func(b []byte, s uint8, name string) *unstructured.Unstructured {
 			gvk := fuzzKinds[int(s)%len(fuzzKinds)]
 			p := &unstructured.Unstructured{Object: map[string]interface{}{}}
