@@ -8,7 +8,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
@@ -388,9 +387,9 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 		s.inherited(t, k, sections, a, &tp)
 	}
 	for _, inv := range k.invalid[t] {
-		for i := range invalidEntries(inv.pol) {
-			e := invalidEntries(inv.pol)[i]
-			g := a.get(inv.pol, &e, inv.node, levelOf(inv.node))
+		es := invalidEntries(inv.pol)
+		for i := range es {
+			g := a.get(inv.pol, &es[i], inv.node, levelOf(inv.node))
 			g.invalid = inv.msg
 		}
 	}
@@ -719,5 +718,3 @@ func (st *state) compute(key Key, s *session) (runtime.Object, bool) {
 		Targets:    targets,
 	}, true
 }
-
-var _ = schema.GroupKind{}
