@@ -303,3 +303,34 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestUpsertKeepsNoReferences: mutating an object after Upsert changes
+// nothing until it is upserted again.
+func TestUpsertKeepsNoReferences(t *testing.T) {
+	objs := worldObjs(t, baseTopology, `
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: p, namespace: appns}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  attempts: 1
+`)
+	e, _ := NewEngine(Options{})
+	for _, o := range objs {
+		e.Upsert(o)
+	}
+	before := snapshot(t, e)
+	for _, o := range objs {
+		if spec, ok := o.Object["spec"].(map[string]interface{}); ok {
+			spec["attempts"] = int64(42)
+			spec["gatewayClassName"] = "other"
+		}
+	}
+	if after := snapshot(t, e); !reflect.DeepEqual(before, after) {
+		t.Fatal("engine output changed when the caller mutated its objects")
+	}
+	p := objs[len(objs)-1]
+	if ks := e.Upsert(p); len(ks) == 0 {
+		t.Fatal("re-upsert of a changed policy returned no keys")
+	}
+}

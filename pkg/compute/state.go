@@ -736,6 +736,13 @@ func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 	}
 }
 
+func deepCopyMapOrNil(m map[string]interface{}) map[string]interface{} {
+	if m == nil {
+		return nil
+	}
+	return deepCopyMap(m)
+}
+
 type fingerprint struct {
 	spec   map[string]interface{}
 	labels map[string]string
@@ -744,7 +751,7 @@ type fingerprint struct {
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[string]interface{}, mutate func(add bool)) []Key {
-	fp := fingerprint{spec: spec, labels: lbls}
+	fp := fingerprint{spec: deepCopyMapOrNil(spec), labels: lbls}
 	if old, ok := st.fingerprints[n]; add && ok && reflect.DeepEqual(old, fp) {
 		return nil
 	}
@@ -923,7 +930,8 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		delete(st.policies, id)
 	}
 	if u != nil {
-		p := parsePolicy(ki.pk, u.Object, ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
+		// Keep a private copy: callers may reuse their object.
+		p := parsePolicy(ki.pk, deepCopyMap(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
 		st.policies[id] = p
 		p.res = st.resolve(p)
 		st.applyRes(p, 1)
@@ -1187,7 +1195,7 @@ func parseCRD(name string, u *unstructured.Unstructured) *crdInfo {
 		namespaced: crd.Spec.Scope != apiextv1.ClusterScoped,
 		plural:     crd.Spec.Names.Plural,
 		schemas:    map[string]*apiextv1.JSONSchemaProps{},
-		fp:         []interface{}{u.Object["spec"], crd.Labels},
+		fp:         []interface{}{deepCopyValue(u.Object["spec"]), crd.Labels},
 	}
 	if info.gk.Kind == "" {
 		return nil
