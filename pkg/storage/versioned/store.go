@@ -48,7 +48,8 @@ type Options struct {
 	Namespaced bool
 	// HistorySize is the number of watch events kept for watches that resume
 	// from a resourceVersion (DefaultHistorySize when 0). All events of one
-	// resourceVersion are kept or dropped together.
+	// resourceVersion are kept or dropped together. A watch that falls more
+	// than 2*max(HistorySize, 1000) events behind is ended.
 	HistorySize int
 	// Resource names the resource in NotFound and Gone errors.
 	Resource schema.GroupResource
@@ -366,6 +367,7 @@ func newWatcher(s *Store, namespace string, rv uint64) *watcher {
 	}
 }
 
+// push queues the events of the watcher's namespace. Called with s.mu held.
 func (w *watcher) push(events []event) {
 	w.mu.Lock()
 	n := 0
@@ -376,13 +378,28 @@ func (w *watcher) push(events []event) {
 		}
 		w.offered = e.rv
 	}
+	overflow := len(w.queue) > w.s.maxQueue()
+	if overflow {
+		w.queue = nil
+	}
 	w.mu.Unlock()
+	if overflow {
+		// Too slow a reader: end its watch (the client resumes from the last
+		// resourceVersion it got, or relists) rather than buffer without bound.
+		w.stopLocked()
+		return
+	}
 	if n > 0 {
 		select {
 		case w.signal <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// maxQueue is how many undelivered events a watch may have before it is ended.
+func (s *Store) maxQueue() int {
+	return 2 * max(s.opts.HistorySize, 1000)
 }
 
 func (w *watcher) run(ctx context.Context) {
@@ -407,16 +424,20 @@ func (w *watcher) run(ctx context.Context) {
 	}
 	for {
 		w.mu.Lock()
-		q := w.queue
-		w.queue = nil
-		offered := w.offered
-		w.mu.Unlock()
-		for _, e := range q {
+		if len(w.queue) > 0 {
+			// One at a time, so that the queue length is what the reader lags.
+			e := w.queue[0]
+			w.queue[0] = event{}
+			w.queue = w.queue[1:]
+			w.mu.Unlock()
 			if !send(watch.Event{Type: e.typ, Object: e.obj}) {
 				return
 			}
 			sent = e.rv
+			continue
 		}
+		offered := w.offered
+		w.mu.Unlock()
 		select {
 		case <-w.signal:
 		case <-tick:

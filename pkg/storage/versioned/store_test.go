@@ -457,3 +457,40 @@ func TestBookmarks(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+func TestSlowWatcherIsEnded(t *testing.T) {
+	s := New(Options{Namespaced: true, HistorySize: 10, BookmarkInterval: -1})
+	ctx := context.Background()
+	slow, err := s.Watch(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := s.Watch(ctx, "other", 0) // sees none of it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Stop()
+	for i := 0; i <= s.maxQueue()+1; i++ { // one more than the queue holds, plus one in flight
+		s.Apply([]Change{put("ns", "x", fmt.Sprint(i))})
+	}
+	// The slow watcher is ended: at most what was in flight arrives, then the channel closes.
+	deadline := time.After(5 * time.Second)
+	for n := 0; ; n++ {
+		select {
+		case _, ok := <-slow.ResultChan():
+			if !ok {
+				if n > 1 {
+					t.Errorf("%d events delivered after overflow", n)
+				}
+				goto closed
+			}
+		case <-deadline:
+			t.Fatal("slow watcher not ended")
+		}
+	}
+closed:
+	s.Apply([]Change{put("other", "y", "K")})
+	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(s.ResourceVersion()) {
+		t.Errorf("other watcher: %s", got)
+	}
+}
