@@ -124,7 +124,7 @@ spec:
 	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
 	got, _ := ComputeAll(objs, Options{})
 	svc := findTP(got[Key{"appns", "svc"}], "Service", "x.io", "A")
-	if svc == nil || svc.Class != v1alpha1.ClassDirect || string(svc.Effective[0].Spec.Raw) != `{"defaults":{"kept":"as-is"}}` {
+	if svc == nil || svc.Class != v1alpha1.ClassDirect || string(svc.Effective[0].Spec.Raw) != `{"kept":"as-is"}` {
 		t.Errorf("direct by label TRUE: %+v", svc)
 	}
 	rt := findTP(got[Key{"appns", "rt"}], "HTTPRoute", "x.io", "B")

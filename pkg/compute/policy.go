@@ -304,10 +304,34 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 	notProper := append(append(append([]string{}, d.TargetRef...), d.TargetRefs...), d.TargetSelectors...)
 	notProper = append(notProper, d.Ignore...)
 	if d.Class == v1alpha1.ClassDirect {
+		// Stanza wrappers are not spec proper: their fields join the rest
+		// (overrides over defaults over the other fields).
+		excl := append(append(append([]string{}, notProper...), d.Defaults...), d.Overrides...)
 		if d.StrategyField != "" {
-			notProper = append(notProper, "spec."+d.StrategyField)
+			excl = append(excl, "spec."+d.StrategyField)
 		}
-		p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: without(spec, "spec", notProper), schema: schemaAt(pk.schema, "spec")}}
+		proper := without(spec, "spec", excl)
+		for _, paths := range [][]string{d.Defaults, d.Overrides} {
+			for _, path := range paths {
+				v, found := lookup(obj, path)
+				if !found || v == nil {
+					continue
+				}
+				m, isMap := v.(map[string]interface{})
+				if !isMap {
+					return fail("%s must be an object, not %s", path, jsonType(v))
+				}
+				ex := append([]string{}, d.Ignore...)
+				if d.StrategyField != "" {
+					ex = append(ex, path+"."+d.StrategyField)
+				}
+				for k, val := range without(m, path, ex) {
+					proper[k] = val
+				}
+				break
+			}
+		}
+		p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: schemaAt(pk.schema, "spec")}}
 		return p
 	}
 
