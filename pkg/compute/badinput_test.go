@@ -230,3 +230,37 @@ spec:
 		t.Errorf("want 13 built-ins, got %d", len(BuiltinDescriptors()))
 	}
 }
+
+func TestBadInputDirect(t *testing.T) {
+	pols := `
+apiVersion: example.com/v1
+kind: TimeoutPolicy
+metadata: {name: bad, namespace: appns}
+spec:
+  targetRefs: [{group: "", kind: Service, name: svc}]
+  defaults: 5
+---
+apiVersion: example.com/v1
+kind: TimeoutPolicy
+metadata: {name: good, namespace: appns}
+spec:
+  targetRefs: [{group: "", kind: Service, name: svc}]
+  overrides: {timeout: 2s}
+  timeout: 1s
+`
+	got := world(t, baseTopology, pols)
+	tp := findTP(got[Key{"appns", "svc"}], "Service", "example.com", "TimeoutPolicy")
+	if tp == nil {
+		t.Fatalf("no output:\n%s", dump(got[Key{"appns", "svc"}]))
+	}
+	if o, msg := sourceOutcome(tp, "appns/bad", "*"); o != v1alpha1.OutcomeInvalid || !strings.Contains(msg, "spec.defaults must be an object") {
+		t.Errorf("bad: %s %q", o, msg)
+	}
+	// The invalid (older) policy does not win: the valid one is in effect.
+	if e := onlyEffective(t, tp, ""); string(e.Spec.Raw) != `{"timeout":"2s"}` {
+		t.Errorf("spec %s", e.Spec.Raw)
+	}
+	if o, _ := sourceOutcome(tp, "appns/good", "*"); o != v1alpha1.OutcomeEnforced {
+		t.Errorf("good: %s", o)
+	}
+}
