@@ -6,11 +6,13 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -19,8 +21,8 @@ import (
 	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -40,6 +42,15 @@ type Options struct {
 	// WatchHistorySize is the number of watch events each resource keeps for
 	// watches that resume from a resourceVersion.
 	WatchHistorySize int
+
+	// ShutdownDelay keeps serving for this long after SIGTERM while /readyz
+	// already fails, so that the aggregator and Service endpoints stop
+	// sending new requests before the listener closes.
+	ShutdownDelay time.Duration
+
+	// Live are the options of the live layer: informers, computation and
+	// the bbolt cache (--cache-dir, --policy-descriptors, ...).
+	Live *live.Options
 }
 
 // NewOptions returns the default options.
@@ -57,10 +68,14 @@ func NewOptions() *Options {
 	ro.SecureServing.BindPort = 8443
 	ro.SecureServing.ServerCert.CertDirectory = "" // in-memory self-signed unless --cert-dir is given
 	ro.SecureServing.ServerCert.PairName = "effectivepolicy-apiserver"
+	// Every watch proxied by the aggregator is one HTTP/2 stream on the
+	// aggregator's connection to us; the Go default (250) would cap watchers.
+	ro.SecureServing.HTTP2MaxStreamsPerConnection = 1000
 	return &Options{
 		RecommendedOptions: ro,
 		Logs:               logs.NewOptions(),
 		WatchHistorySize:   versioned.DefaultHistorySize,
+		Live:               live.NewOptions(),
 	}
 }
 
@@ -82,6 +97,9 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs := fss.FlagSet("effectivepolicy")
 	fs.IntVar(&o.WatchHistorySize, "watch-history-size", o.WatchHistorySize,
 		"Number of watch events kept per resource for watches that resume from a resourceVersion; older ones get 410 Gone.")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay-duration", o.ShutdownDelay,
+		"Time to keep serving after SIGTERM while /readyz reports failure, so load balancers and the aggregator stop routing here first.")
+	o.Live.AddFlags(fs)
 	return fss
 }
 
@@ -100,6 +118,10 @@ func (o *Options) Validate() error {
 	if o.WatchHistorySize <= 0 {
 		errs = append(errs, fmt.Errorf("--watch-history-size must be positive"))
 	}
+	if o.ShutdownDelay < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-delay-duration must not be negative"))
+	}
+	errs = append(errs, o.Live.Validate()...)
 	return utilerrors.NewAggregate(errs)
 }
 
@@ -113,6 +135,7 @@ func (o *Options) GenericConfig() (*apiserver.Config, error) {
 	if err := ro.ApplyTo(generic); err != nil {
 		return nil, err
 	}
+	generic.ShutdownDelayDuration = o.ShutdownDelay
 	return &apiserver.Config{GenericConfig: generic}, nil
 }
 
@@ -129,27 +152,31 @@ func (o *Options) Config() (*apiserver.Config, error) {
 }
 
 // buildBackends is THE place where the registry backends of the two resources,
-// their readyz checks and post-start hooks are built.
-//
-// Today both resources are served from empty in-memory versioned stores. The
-// live layer (computation + bbolt cache, with its own flags such as
-// --cache-dir added in Flags) is wired here: it gets
-// c.GenericConfig.ClientConfig (from --kubeconfig, or in-cluster) to build its
-// informers, feeds the stores, and sets c.EffectivePolicies /
-// c.ClusterEffectivePolicies to Backends that wrap them, c.ReadyzChecks to
-// "informers synced and first computation done", and c.PostStartHooks to
-// start its informers.
+// their readyz checks and post-start hooks are built: the live layer watches
+// the cluster through c.GenericConfig.ClientConfig (from --kubeconfig, or
+// in-cluster), restores its bbolt cache at once, and starts its informers and
+// computation in a post-start hook. /readyz holds until its first full
+// computation is done.
 func (o *Options) buildBackends(c *apiserver.Config) error {
-	c.EffectivePolicies = versioned.New(versioned.Options{
-		Namespaced:  true,
-		HistorySize: o.WatchHistorySize,
-		Resource:    v1alpha1.Resource("effectivepolicies"),
-	})
-	c.ClusterEffectivePolicies = versioned.New(versioned.Options{
-		Namespaced:  false,
-		HistorySize: o.WatchHistorySize,
-		Resource:    v1alpha1.Resource("clustereffectivepolicies"),
-	})
+	o.Live.WatchHistorySize = o.WatchHistorySize
+	l, err := o.Live.New(c.GenericConfig.ClientConfig)
+	if err != nil {
+		return err
+	}
+	c.EffectivePolicies = l.EffectivePolicies()
+	c.ClusterEffectivePolicies = l.ClusterEffectivePolicies()
+	c.ReadyzChecks = append(c.ReadyzChecks, l.ReadyCheck(), l.CacheCheck())
+	if c.PostStartHooks == nil {
+		c.PostStartHooks = map[string]genericapiserver.PostStartHookFunc{}
+	}
+	c.PostStartHooks["effectivepolicy-live"] = func(ctx genericapiserver.PostStartHookContext) error {
+		go func() {
+			if err := l.Run(ctx); err != nil && ctx.Err() == nil {
+				klog.ErrorS(err, "Live layer stopped")
+			}
+		}()
+		return nil
+	}
 	return nil
 }
 

@@ -18,6 +18,9 @@ func TestDefaults(t *testing.T) {
 	if ro.Etcd != nil || ro.Admission != nil {
 		t.Error("no etcd, no admission")
 	}
+	if got := ro.SecureServing.HTTP2MaxStreamsPerConnection; got != 1000 {
+		t.Errorf("HTTP/2 streams per connection = %d, want 1000 for proxied watches", got)
+	}
 	if err := o.Validate(); err != nil {
 		t.Errorf("defaults do not validate: %v", err)
 	}
@@ -43,6 +46,15 @@ func TestFlags(t *testing.T) {
 		{args: []string{"--watch-history-size=5"}, check: func(o *Options) bool { return o.WatchHistorySize == 5 }},
 		{args: []string{"--watch-history-size=0"}, wantErr: "--watch-history-size"},
 		{args: []string{"--etcd-servers=http://x"}, wantErr: "unknown flag"},
+		{args: []string{"--shutdown-delay-duration=15s"}, check: func(o *Options) bool { return o.ShutdownDelay.Seconds() == 15 }},
+		{args: []string{"--shutdown-delay-duration=-1s"}, wantErr: "--shutdown-delay-duration"},
+		{args: []string{"--http2-max-streams-per-connection=2000"}, check: func(o *Options) bool {
+			return o.RecommendedOptions.SecureServing.HTTP2MaxStreamsPerConnection == 2000
+		}},
+		{args: []string{"--cache-dir=/tmp/c", "--default-inherited-strategy=Patch"}, check: func(o *Options) bool {
+			return o.Live.CacheDir == "/tmp/c" && o.Live.DefaultInheritedStrategy == "Patch"
+		}},
+		{args: []string{"--default-inherited-strategy=Sometimes"}, wantErr: "--default-inherited-strategy"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			o := NewOptions()
@@ -80,7 +92,8 @@ func TestHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Secure serving flags:", "--cert-dir", "--authentication-kubeconfig", "--kubeconfig",
-		"--enable-priority-and-fairness", "--watch-history-size", "--feature-gates", "-v, --v"} {
+		"--enable-priority-and-fairness", "--watch-history-size", "--feature-gates", "-v, --v",
+		"--cache-dir", "--policy-descriptors", "--default-inherited-strategy", "--shutdown-delay-duration"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
