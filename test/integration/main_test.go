@@ -90,11 +90,12 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := o.Config()
+	// The generic config only: the tests feed their own stores instead of
+	// the live layer, which would need a cluster to watch.
+	c, err := o.GenericConfig()
 	if err != nil {
 		return nil, err
 	}
-	// Replace the command's backends by stores the tests feed.
 	epStore = versioned.New(versioned.Options{Namespaced: true, HistorySize: historySize, Resource: v1alpha1.Resource("effectivepolicies")})
 	cepStore = versioned.New(versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clustereffectivepolicies")})
 	c.EffectivePolicies = epStore
