@@ -175,7 +175,8 @@ start() { # name binary args...
   log "starting $name (log: $LOGS/$name.log)"
   echo "=== $(date -u +%FT%TZ) $*" >>"$LOGS/$name.log"
   # setsid: the component outlives the shell, make, or test that started it.
-  setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
+  # 8>&-: the component must not inherit (and hold forever) the lock on .local/.lock.
+  setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null 8>&- &
   echo $! >"$RUN/$name.pid"
 }
 

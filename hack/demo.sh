@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# `make demo`: brings up the local control plane (hack/local-up.sh) and tells GEP-713's
+# discoverability parable with it. Ana owns the "baker" namespace and may only `view` it; a
+# namespace-wide RetryPolicy she cannot read retries every request of her service. With
+# EffectivePolicy she can see *that*, *which* and *what* policies reach her route.
+# The control plane keeps running afterwards; stop it with `make local-down`.
+set -o errexit -o nounset -o pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LOCAL="${EP_LOCAL_DIR:-$ROOT/.local}"
+cd "$ROOT"
+
+"$ROOT/hack/local-up.sh"
+export KUBECONFIG="$LOCAL/kubeconfig"
+kc() { kubectl "$@"; }
+
+bold() { if [[ -t 1 ]]; then printf '\n\033[1m%s\033[0m\n' "$*"; else printf '\n%s\n' "$*"; fi; }
+run() { # prints and runs a command as shown to the user
+  printf '$ %s\n' "$*"
+  "$@" 2>&1 | sed 's/^/  /' || true
+}
+ana() { kc --as ana "$@"; }
+
+bold "Setting the scene: policy kinds, Gateway, routes and services (hack/demo/)"
+kc apply -f hack/demo/00-crds.yaml >/dev/null
+kc wait --for condition=Established --timeout=60s -f hack/demo/00-crds.yaml >/dev/null
+kc apply -f hack/demo/10-topology.yaml >/dev/null
+# Policies one second apart, so that their creationTimestamps (and thus their precedence) differ.
+for f in hack/demo/20-retry-all.yaml hack/demo/30-gateway.yaml hack/demo/40-route.yaml; do
+  kc apply -f "$f" >/dev/null
+  sleep 1
+done
+# Give the server a moment to see the new policy kinds and compute.
+computed=0
+for _ in $(seq 60); do
+  if [[ "$(kc get effectivepolicy baker -n baker -o jsonpath='{.targets[*].policies[*].kind}' 2>/dev/null)" == *TimeoutPolicy* ]]; then
+    computed=1
+    break
+  fi
+  sleep 0.5
+done
+if [[ $computed == 0 ]]; then
+  echo "demo: WARNING: after 30s the server still shows no TimeoutPolicy on baker/baker;" \
+    "see $LOCAL/logs/effectivepolicy-apiserver.log" >&2
+fi
+
+cat <<'TXT'
+
+  It's a sunny Wednesday afternoon. Ana, lead developer of the `baker` service at Evil Genius
+  Cupcakes, deployed version 3.6.0 this morning. Chihiro in the NOC reports that `baker` takes far
+  more load than its clients send: requests are being retried. Ana never configured retries.
+  She has the built-in `view` role in her namespace (kubectl --as ana), nothing more.
+TXT
+
+bold "1. Ana looks for retry policies — and is not allowed to (the parable's dead end):"
+run kubectl --as ana get retrypolicies.demo.effectivepolicy.dev -n baker
+
+bold "2. But she may read the effective policies of her namespace — THAT policies reach her objects:"
+printf '$ kubectl --as ana get effectivepolicies -n baker\n'
+ana get effectivepolicies -n baker 2>&1 | sed 's/^/  /' || true
+
+bold "3. WHICH policies reach her route (and its Service, which shares the name), and WHAT they amount to:"
+printf '$ kubectl --as ana get effectivepolicy baker -n baker -o yaml\n'
+ana get effectivepolicy baker -n baker -o yaml 2>&1 | sed 's/^/  /' || true
+
+bold "4. The policy itself stays out of her reach:"
+run kubectl --as ana get retrypolicy retry-all -n baker -o yaml
+run kubectl --as ana auth can-i get effectivepolicies -n baker
+run kubectl --as ana auth can-i get retrypolicies.demo.effectivepolicy.dev -n baker
+
+bold "5. And Chihiro, before deleting the namespace-wide policy, can see how much it reaches:"
+printf '$ kubectl get effectivepolicies -A -o json  # every object that lists baker/retry-all as a source\n'
+kc get effectivepolicies -A -o json 2>/dev/null |
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for ep in d.get("items", []):
+    for t in ep.get("targets") or []:
+        for p in t.get("policies") or []:
+            for s in p.get("sources") or []:
+                if s.get("namespace") == "baker" and s.get("name") == "retry-all":
+                    print("  %s %s/%s: %s" % (t["kind"], ep["metadata"]["namespace"], t["name"], s.get("outcome", "")))
+' 2>/dev/null || echo "  (python3 not available)"
+
+cat <<TXT
+
+The control plane keeps running. Try it yourself:
+  export KUBECONFIG=$LOCAL/kubeconfig
+  kubectl --as ana get effectivepolicies -n baker
+  kubectl get effectivepolicies -A --watch
+Stop it with:  make local-down
+TXT
