@@ -99,6 +99,11 @@ func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 	return e.st.compute(key, e.cache)
 }
 
+// RecoveredPanics returns how many panics Upsert and Delete have recovered
+// from in this process (the last line of defence against malformed input).
+// It should stay 0; tests that feed hostile input assert that it does.
+func RecoveredPanics() uint64 { return recoveredPanics.Load() }
+
 // ComputeAll feeds objs to a fresh engine and computes every key.
 func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtime.Object, error) {
 	e, err := NewEngine(opts)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -554,6 +555,10 @@ func isCRD(o *unstructured.Unstructured) bool {
 // engine. Tests (the fuzzer) turn it off to see any panic.
 var recoverPanics = true
 
+// recoveredPanics counts the panics recoverPanics swallowed (see
+// RecoveredPanics), so that a swallowed panic is never silent.
+var recoveredPanics atomic.Uint64
+
 func (st *state) upsert(u *unstructured.Unstructured) (keys []Key) {
 	if u == nil || u.Object == nil {
 		return nil
@@ -561,6 +566,7 @@ func (st *state) upsert(u *unstructured.Unstructured) (keys []Key) {
 	if recoverPanics {
 		defer func() {
 			if r := recover(); r != nil {
+				recoveredPanics.Add(1)
 				keys = nil
 			}
 		}()
@@ -585,6 +591,7 @@ func (st *state) delete(gk schema.GroupKind, ns, name string) (keys []Key) {
 	if recoverPanics {
 		defer func() {
 			if r := recover(); r != nil {
+				recoveredPanics.Add(1)
 				keys = nil
 			}
 		}()
