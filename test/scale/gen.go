@@ -1,0 +1,551 @@
+// Package scale generates synthetic, reproducible Gateway API topologies with
+// policies attached at every level of the GEP-713 hierarchy, for benchmarks
+// of the EffectivePolicy computation (issue #7).
+//
+// Generate is deterministic: the same Options give the same objects, in the
+// same order, byte for byte. At Scale 1 ("large") it produces:
+//
+//   - 3 policy CRDs (group bench.effectivepolicy.dev, labelled
+//     gateway.networking.k8s.io/policy: inherited, each declaring an
+//     x-kubernetes-list-type: map list), optionally minimal Gateway API CRDs;
+//   - 1 GatewayClass;
+//   - 10 gateway Namespaces with 100 Gateways of 8 HTTP listeners each;
+//   - 1,000 application Namespaces with 20,000 HTTPRoutes (3 named rules,
+//     1–2 parentRefs, half of them naming a listener) and 20,000 Services
+//     (2 named ports);
+//   - 5,000 policies of the 3 kinds attached to Namespaces, the GatewayClass,
+//     Gateways, listeners, routes, rules, Services and Service ports, with a
+//     mix of implicit defaults, defaults and overrides, Atomic and Patch.
+//
+// Smaller or larger sizes scale every population by Options.Scale (the
+// GatewayClass and the 8 listeners per Gateway stay fixed).
+package scale
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Group of the generated policy kinds.
+const PolicyGroup = "bench.effectivepolicy.dev"
+
+// PolicyKinds are the three generated policy kinds; each declares one
+// list-map (ListMapField) keyed by "name".
+var PolicyKinds = []PolicyKind{
+	{Kind: "RetryPolicy", Plural: "retrypolicies", ListMapField: "conditions"},
+	{Kind: "RateLimitPolicy", Plural: "ratelimitpolicies", ListMapField: "limits"},
+	{Kind: "HeaderPolicy", Plural: "headerpolicies", ListMapField: "headers"},
+}
+
+// PolicyKind describes one generated policy CRD.
+type PolicyKind struct {
+	Kind, Plural string
+	// ListMapField is the spec field declared x-kubernetes-list-type: map
+	// (keys: [name]) at the top level and in the defaults/overrides stanzas.
+	ListMapField string
+}
+
+// Gateway API group.
+const GatewayGroup = "gateway.networking.k8s.io"
+
+// Level names where a policy is attached.
+const (
+	LevelGatewayClass = "GatewayClass"
+	LevelNamespace    = "Namespace"
+	LevelGateway      = "Gateway"
+	LevelListener     = "Listener"
+	LevelRoute        = "HTTPRoute"
+	LevelRule         = "Rule"
+	LevelService      = "Service"
+	LevelPort         = "Port"
+)
+
+// Labels the generator puts on every policy: its level and its stanza
+// variant, so that benchmarks can pick one.
+const (
+	LevelLabel   = "bench.effectivepolicy.dev/level"
+	VariantLabel = "bench.effectivepolicy.dev/variant"
+)
+
+// Options size the topology.
+type Options struct {
+	// Scale multiplies every population of the large size (1.0). 0 means 1.
+	Scale float64
+	// Seed of the pseudo-random choices (targets, parents, backends, variants).
+	Seed uint64
+	// GatewayAPICRDs adds minimal (schema-less) CRDs for GatewayClass,
+	// Gateway and HTTPRoute, for fake clients and clusters without the
+	// Gateway API installed. Real clusters should install the upstream CRDs.
+	GatewayAPICRDs bool
+}
+
+// Sizes is what Options resolve to.
+type Sizes struct {
+	GatewayNamespaces, Gateways, ListenersPerGateway int
+	AppNamespaces, Routes, RulesPerRoute, Services   int
+	Policies                                         int
+}
+
+// Large is the size of issue #7.
+var Large = Sizes{
+	GatewayNamespaces: 10, Gateways: 100, ListenersPerGateway: 8,
+	AppNamespaces: 1000, Routes: 20000, RulesPerRoute: 3, Services: 20000,
+	Policies: 5000,
+}
+
+// Sizes returns the populations Options describe.
+func (o Options) Sizes() Sizes {
+	s := o.Scale
+	if s <= 0 {
+		s = 1
+	}
+	n := func(v int) int { return max(1, int(math.Round(float64(v)*s))) }
+	return Sizes{
+		GatewayNamespaces:   n(Large.GatewayNamespaces),
+		Gateways:            n(Large.Gateways),
+		ListenersPerGateway: Large.ListenersPerGateway,
+		AppNamespaces:       n(Large.AppNamespaces),
+		Routes:              n(Large.Routes),
+		RulesPerRoute:       Large.RulesPerRoute,
+		Services:            n(Large.Services),
+		Policies:            n(Large.Policies),
+	}
+}
+
+// levelShares: fraction of the policies attached at each level (the
+// GatewayClass gets one policy per kind at most).
+var levelShares = []struct {
+	level string
+	share float64
+}{
+	{LevelNamespace, 0.10},
+	{LevelGateway, 0.04},
+	{LevelListener, 0.06},
+	{LevelRoute, 0.30},
+	{LevelRule, 0.20},
+	{LevelService, 0.18},
+	{LevelPort, 0.12}, // takes the remainder
+}
+
+// Variants of policy stanzas (label VariantLabel), SPEC §5 strategies:
+// implicit (AtomicDefaults), defaults-patch (PatchDefaults), overrides
+// (AtomicOverrides), overrides-patch (PatchOverrides), both (Patch*),
+// defaults-atomic (AtomicDefaults, explicit).
+var Variants = []string{"implicit", "defaults-patch", "overrides", "overrides-patch", "both", "defaults-atomic"}
+
+var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Names of the generated objects.
+func GatewayNamespace(i int) string { return fmt.Sprintf("gw-ns-%d", i) }
+func AppNamespace(i int) string     { return fmt.Sprintf("app-%d", i) }
+func GatewayName(i int) string      { return fmt.Sprintf("gw-%d", i) }
+func ListenerName(i int) string     { return fmt.Sprintf("l%d", i) }
+func RouteName(i int) string        { return fmt.Sprintf("route-%d", i) }
+func RuleName(i int) string         { return fmt.Sprintf("rule-%d", i) }
+func ServiceName(i int) string      { return fmt.Sprintf("svc-%d", i) }
+
+// GatewayClassName is the one GatewayClass.
+const GatewayClassName = "bench"
+
+// Generate returns the objects of the topology: CRDs first, then Namespaces,
+// the GatewayClass, Gateways, Services, HTTPRoutes and policies.
+func Generate(o Options) []*unstructured.Unstructured {
+	sz := o.Sizes()
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5ca1e))
+	var out []*unstructured.Unstructured
+	add := func(u *unstructured.Unstructured) { out = append(out, u) }
+
+	if o.GatewayAPICRDs {
+		for _, k := range []struct{ kind, plural, scope string }{
+			{"GatewayClass", "gatewayclasses", "Cluster"},
+			{"Gateway", "gateways", "Namespaced"},
+			{"HTTPRoute", "httproutes", "Namespaced"},
+		} {
+			add(gatewayCRD(k.kind, k.plural, k.scope))
+		}
+	}
+	for _, k := range PolicyKinds {
+		add(policyCRD(k))
+	}
+
+	// Namespaces.
+	for i := 0; i < sz.GatewayNamespaces; i++ {
+		add(obj("v1", "Namespace", "", GatewayNamespace(i), nil, map[string]string{"bench.effectivepolicy.dev/role": "gateways"}))
+	}
+	for i := 0; i < sz.AppNamespaces; i++ {
+		add(obj("v1", "Namespace", "", AppNamespace(i), nil, map[string]string{"bench.effectivepolicy.dev/role": "apps", "team": fmt.Sprint("team-", i%20)}))
+	}
+
+	add(obj(GatewayGroup+"/v1", "GatewayClass", "", GatewayClassName, map[string]interface{}{
+		"controllerName": "effectivepolicy.dev/bench",
+	}, nil))
+
+	// Gateways, spread round-robin over the gateway namespaces.
+	gwNS := func(g int) string { return GatewayNamespace(g % sz.GatewayNamespaces) }
+	for g := 0; g < sz.Gateways; g++ {
+		var ls []interface{}
+		for l := 0; l < sz.ListenersPerGateway; l++ {
+			ls = append(ls, map[string]interface{}{
+				"name":     ListenerName(l),
+				"port":     int64(8080 + l),
+				"protocol": "HTTP",
+				"allowedRoutes": map[string]interface{}{
+					"namespaces": map[string]interface{}{"from": "All"},
+				},
+			})
+		}
+		add(obj(GatewayGroup+"/v1", "Gateway", gwNS(g), GatewayName(g), map[string]interface{}{
+			"gatewayClassName": GatewayClassName,
+			"listeners":        ls,
+		}, nil))
+	}
+
+	// Services and routes, spread round-robin over the app namespaces
+	// (service s and route r live in namespace s % AppNamespaces).
+	appNS := func(i int) string { return AppNamespace(i % sz.AppNamespaces) }
+	for s := 0; s < sz.Services; s++ {
+		add(obj("v1", "Service", appNS(s), ServiceName(s), map[string]interface{}{
+			"selector": map[string]interface{}{"app": ServiceName(s)},
+			"ports": []interface{}{
+				map[string]interface{}{"name": "http", "port": int64(80), "protocol": "TCP", "targetPort": int64(8080)},
+				map[string]interface{}{"name": "metrics", "port": int64(9090), "protocol": "TCP", "targetPort": int64(9090)},
+			},
+		}, map[string]string{"app": ServiceName(s)}))
+	}
+	// Services of namespace n: n, n+N, n+2N, ... (N = AppNamespaces).
+	svcsPerNS := func(n int) int {
+		c := sz.Services / sz.AppNamespaces
+		if n < sz.Services%sz.AppNamespaces {
+			c++
+		}
+		return c
+	}
+	for r := 0; r < sz.Routes; r++ {
+		nsIdx := r % sz.AppNamespaces
+		var parents []interface{}
+		np := 1 + rng.IntN(2)
+		first := rng.IntN(sz.Gateways)
+		for p := 0; p < np && p < sz.Gateways; p++ {
+			g := (first + p*(1+sz.Gateways/2)) % sz.Gateways
+			pr := map[string]interface{}{"group": GatewayGroup, "kind": "Gateway", "namespace": gwNS(g), "name": GatewayName(g)}
+			if rng.IntN(2) == 0 {
+				pr["sectionName"] = ListenerName(rng.IntN(sz.ListenersPerGateway))
+			}
+			parents = append(parents, pr)
+		}
+		var rules []interface{}
+		nsv := svcsPerNS(nsIdx)
+		for k := 0; k < sz.RulesPerRoute; k++ {
+			rule := map[string]interface{}{
+				"name": RuleName(k),
+				"matches": []interface{}{map[string]interface{}{
+					"path": map[string]interface{}{"type": "PathPrefix", "value": fmt.Sprintf("/r%d/%s", r, RuleName(k))},
+				}},
+			}
+			if nsv > 0 {
+				svc := nsIdx + sz.AppNamespaces*rng.IntN(nsv)
+				rule["backendRefs"] = []interface{}{map[string]interface{}{"name": ServiceName(svc), "port": int64(80)}}
+			}
+			rules = append(rules, rule)
+		}
+		add(obj(GatewayGroup+"/v1", "HTTPRoute", appNS(r), RouteName(r), map[string]interface{}{
+			"parentRefs": parents,
+			"hostnames":  []interface{}{fmt.Sprintf("r%d.bench.example", r)},
+			"rules":      rules,
+		}, map[string]string{"app": RouteName(r)}))
+	}
+
+	// Policies.
+	counts := map[string]int{}
+	rest := sz.Policies
+	gc := min(len(PolicyKinds), rest)
+	counts[LevelGatewayClass] = gc
+	rest -= gc
+	left := rest
+	for i, ls := range levelShares {
+		c := int(math.Round(float64(rest) * ls.share))
+		if i == len(levelShares)-1 || c > left {
+			c = left
+		}
+		counts[ls.level] = c
+		left -= c
+	}
+	p := 0
+	emit := func(level, ns string, target map[string]interface{}) {
+		k := PolicyKinds[p%len(PolicyKinds)]
+		variant := Variants[rng.IntN(len(Variants))]
+		spec := policySpec(k, variant, p, rng)
+		spec["targetRefs"] = []interface{}{target}
+		po := obj(PolicyGroup+"/v1", k.Kind, ns, fmt.Sprintf("p-%05d", p), spec, map[string]string{LevelLabel: level, VariantLabel: variant})
+		po.SetCreationTimestamp(metav1.NewTime(baseTime.Add(time.Duration(p) * time.Second)))
+		add(po)
+		p++
+	}
+	ref := func(group, kind, name, section string) map[string]interface{} {
+		m := map[string]interface{}{"group": group, "kind": kind, "name": name}
+		if section != "" {
+			m["sectionName"] = section
+		}
+		return m
+	}
+	for i := 0; i < counts[LevelGatewayClass]; i++ {
+		emit(LevelGatewayClass, GatewayNamespace(0), ref(GatewayGroup, "GatewayClass", GatewayClassName, ""))
+	}
+	for i := 0; i < counts[LevelNamespace]; i++ {
+		// Every gateway namespace first, then app namespaces at random.
+		var ns string
+		if i < sz.GatewayNamespaces {
+			ns = GatewayNamespace(i)
+		} else {
+			ns = AppNamespace(rng.IntN(sz.AppNamespaces))
+		}
+		emit(LevelNamespace, ns, ref("", "Namespace", ns, ""))
+	}
+	for i := 0; i < counts[LevelGateway]; i++ {
+		g := i % sz.Gateways // every Gateway gets one before any gets two
+		emit(LevelGateway, gwNS(g), ref(GatewayGroup, "Gateway", GatewayName(g), ""))
+	}
+	for i := 0; i < counts[LevelListener]; i++ {
+		g := rng.IntN(sz.Gateways)
+		emit(LevelListener, gwNS(g), ref(GatewayGroup, "Gateway", GatewayName(g), ListenerName(rng.IntN(sz.ListenersPerGateway))))
+	}
+	for i := 0; i < counts[LevelRoute]; i++ {
+		r := rng.IntN(sz.Routes)
+		emit(LevelRoute, appNS(r), ref(GatewayGroup, "HTTPRoute", RouteName(r), ""))
+	}
+	for i := 0; i < counts[LevelRule]; i++ {
+		r := rng.IntN(sz.Routes)
+		emit(LevelRule, appNS(r), ref(GatewayGroup, "HTTPRoute", RouteName(r), RuleName(rng.IntN(sz.RulesPerRoute))))
+	}
+	for i := 0; i < counts[LevelService]; i++ {
+		s := rng.IntN(sz.Services)
+		emit(LevelService, appNS(s), ref("", "Service", ServiceName(s), ""))
+	}
+	for i := 0; i < counts[LevelPort]; i++ {
+		s := rng.IntN(sz.Services)
+		port := "http"
+		if rng.IntN(4) == 0 {
+			port = "metrics"
+		}
+		emit(LevelPort, appNS(s), ref("", "Service", ServiceName(s), port))
+	}
+	return out
+}
+
+// policySpec builds the settings of policy p of kind k in the given variant.
+func policySpec(k PolicyKind, variant string, p int, rng *rand.Rand) map[string]interface{} {
+	settings := func() map[string]interface{} {
+		m := map[string]interface{}{}
+		switch k.Kind {
+		case "RetryPolicy":
+			m["attempts"] = int64(1 + rng.IntN(5))
+			m["backoff"] = fmt.Sprintf("%dms", 25*(1+rng.IntN(8)))
+		case "RateLimitPolicy":
+			m["burst"] = int64(10 * (1 + rng.IntN(10)))
+		case "HeaderPolicy":
+			m["mode"] = []string{"append", "set"}[rng.IntN(2)]
+		}
+		var items []interface{}
+		for i, n := 0, 1+rng.IntN(3); i < n; i++ {
+			name := fmt.Sprintf("%s-%d", strings.TrimSuffix(k.ListMapField, "s"), rng.IntN(4))
+			items = append(items, map[string]interface{}{"name": name, "value": fmt.Sprintf("p%d-%d", p, i)})
+		}
+		m[k.ListMapField] = dedupeByName(items)
+		return m
+	}
+	spec := map[string]interface{}{}
+	switch variant {
+	case "implicit":
+		for f, v := range settings() {
+			spec[f] = v
+		}
+	case "defaults-patch":
+		spec["defaults"] = settings()
+		spec["strategy"] = "patch"
+	case "overrides":
+		spec["overrides"] = settings()
+	case "overrides-patch":
+		o := settings()
+		o["strategy"] = "patch"
+		spec["overrides"] = o
+	case "both":
+		spec["defaults"] = settings()
+		spec["overrides"] = settings()
+	case "defaults-atomic":
+		spec["defaults"] = settings()
+		spec["strategy"] = "atomic"
+	}
+	return spec
+}
+
+func dedupeByName(items []interface{}) []interface{} {
+	seen := map[interface{}]bool{}
+	var out []interface{}
+	for _, it := range items {
+		n := it.(map[string]interface{})["name"]
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func obj(apiVersion, kind, ns, name string, spec map[string]interface{}, labels map[string]string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": apiVersion, "kind": kind}}
+	u.SetName(name)
+	if ns != "" {
+		u.SetNamespace(ns)
+	}
+	if labels != nil {
+		u.SetLabels(labels)
+	}
+	if spec != nil {
+		u.Object["spec"] = spec
+	}
+	return u
+}
+
+func crdObj(group, kind, plural, scope string, labels map[string]string, schema map[string]interface{}) *unstructured.Unstructured {
+	u := obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", plural+"."+group, map[string]interface{}{
+		"group": group,
+		"scope": scope,
+		"names": map[string]interface{}{
+			"kind": kind, "plural": plural, "listKind": kind + "List", "singular": strings.ToLower(kind),
+		},
+		"versions": []interface{}{map[string]interface{}{
+			"name": "v1", "served": true, "storage": true,
+			"schema": map[string]interface{}{"openAPIV3Schema": schema},
+		}},
+	}, labels)
+	return u
+}
+
+func gatewayCRD(kind, plural, scope string) *unstructured.Unstructured {
+	return crdObj(GatewayGroup, kind, plural, scope, nil, map[string]interface{}{
+		"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+	})
+}
+
+func policyCRD(k PolicyKind) *unstructured.Unstructured {
+	listMap := func() map[string]interface{} {
+		return map[string]interface{}{
+			"type":                       "array",
+			"x-kubernetes-list-type":     "map",
+			"x-kubernetes-list-map-keys": []interface{}{"name"},
+			"items": map[string]interface{}{
+				"type":     "object",
+				"required": []interface{}{"name"},
+				"properties": map[string]interface{}{
+					"name":  map[string]interface{}{"type": "string"},
+					"value": map[string]interface{}{"type": "string"},
+				},
+			},
+		}
+	}
+	stanza := func() map[string]interface{} {
+		return map[string]interface{}{
+			"type":                                 "object",
+			"x-kubernetes-preserve-unknown-fields": true,
+			"properties":                           map[string]interface{}{k.ListMapField: listMap()},
+		}
+	}
+	ref := map[string]interface{}{
+		"type":     "object",
+		"required": []interface{}{"group", "kind", "name"},
+		"properties": map[string]interface{}{
+			"group":       map[string]interface{}{"type": "string"},
+			"kind":        map[string]interface{}{"type": "string"},
+			"name":        map[string]interface{}{"type": "string"},
+			"sectionName": map[string]interface{}{"type": "string"},
+		},
+	}
+	return crdObj(PolicyGroup, k.Kind, k.Plural, "Namespaced",
+		map[string]string{"gateway.networking.k8s.io/policy": "inherited"},
+		map[string]interface{}{
+			"type": "object",
+			"properties": map[string]interface{}{
+				"spec": map[string]interface{}{
+					"type":                                 "object",
+					"x-kubernetes-preserve-unknown-fields": true,
+					"required":                             []interface{}{"targetRefs"},
+					"properties": map[string]interface{}{
+						"targetRefs":   map[string]interface{}{"type": "array", "minItems": int64(1), "maxItems": int64(16), "items": ref},
+						"strategy":     map[string]interface{}{"type": "string", "enum": []interface{}{"atomic", "patch"}},
+						k.ListMapField: listMap(),
+						"defaults":     stanza(),
+						"overrides":    stanza(),
+					},
+				},
+			},
+		})
+}
+
+// Plural resource names of the generated kinds.
+var plurals = map[schema.GroupKind]string{
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: "customresourcedefinitions",
+	{Kind: "Namespace"}:                         "namespaces",
+	{Kind: "Service"}:                           "services",
+	{Group: GatewayGroup, Kind: "GatewayClass"}: "gatewayclasses",
+	{Group: GatewayGroup, Kind: "Gateway"}:      "gateways",
+	{Group: GatewayGroup, Kind: "HTTPRoute"}:    "httproutes",
+}
+
+func init() {
+	for _, k := range PolicyKinds {
+		plurals[schema.GroupKind{Group: PolicyGroup, Kind: k.Kind}] = k.Plural
+	}
+}
+
+// Resource returns the resource of a generated object (for clients and
+// object trackers).
+func Resource(u *unstructured.Unstructured) schema.GroupVersionResource {
+	gvk := u.GroupVersionKind()
+	return gvk.GroupVersion().WithResource(plurals[gvk.GroupKind()])
+}
+
+// ListKinds maps every resource of the generated objects to its list kind
+// (for k8s.io/client-go/dynamic/fake).
+func ListKinds() map[schema.GroupVersionResource]string {
+	out := map[schema.GroupVersionResource]string{}
+	for gk, plural := range plurals {
+		v := "v1"
+		out[schema.GroupVersionResource{Group: gk.Group, Version: v, Resource: plural}] = gk.Kind + "List"
+	}
+	return out
+}
+
+// Count returns the number of objects per kind, and policies per level
+// (keys "policies/<level>") and per variant ("variants/<variant>").
+func Count(objs []*unstructured.Unstructured) map[string]int {
+	c := map[string]int{}
+	for _, o := range objs {
+		c[o.GetKind()]++
+		if o.GroupVersionKind().Group == PolicyGroup {
+			c["policies"]++
+			c["policies/"+o.GetLabels()[LevelLabel]]++
+			c["variants/"+o.GetLabels()[VariantLabel]]++
+		}
+		switch o.GetKind() {
+		case "Gateway":
+			l, _, _ := unstructured.NestedSlice(o.Object, "spec", "listeners")
+			c["listeners"] += len(l)
+		case "HTTPRoute":
+			r, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
+			c["rules"] += len(r)
+			p, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
+			c["parentRefs"] += len(p)
+		case "Service":
+			p, _, _ := unstructured.NestedSlice(o.Object, "spec", "ports")
+			c["ports"] += len(p)
+		}
+	}
+	return c
+}

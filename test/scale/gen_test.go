@@ -1,0 +1,72 @@
+package scale
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestGenerateCountsAndDeterminism(t *testing.T) {
+	o := Options{Scale: 0.01, Seed: 1}
+	objs := Generate(o)
+	c := Count(objs)
+	want := map[string]int{
+		"CustomResourceDefinition": 3,
+		"Namespace":                1 + 10,
+		"GatewayClass":             1,
+		"Gateway":                  1,
+		"listeners":                8,
+		"HTTPRoute":                200,
+		"rules":                    600,
+		"Service":                  200,
+		"ports":                    400,
+		"policies":                 50,
+		"policies/GatewayClass":    3,
+	}
+	for k, v := range want {
+		if c[k] != v {
+			t.Errorf("%s: got %d, want %d", k, c[k], v)
+		}
+	}
+	if c["parentRefs"] < c["HTTPRoute"] || c["parentRefs"] > 2*c["HTTPRoute"] {
+		t.Errorf("parentRefs: %d for %d routes", c["parentRefs"], c["HTTPRoute"])
+	}
+	for _, l := range []string{LevelGatewayClass, LevelNamespace, LevelGateway, LevelListener, LevelRoute, LevelRule, LevelService, LevelPort} {
+		if c["policies/"+l] == 0 {
+			t.Errorf("no policy at level %s", l)
+		}
+	}
+	for _, k := range PolicyKinds {
+		if c[k.Kind] == 0 {
+			t.Errorf("no %s", k.Kind)
+		}
+	}
+	if got := len(objs); got != 3+11+1+1+200+200+50 {
+		t.Errorf("%d objects", got)
+	}
+
+	// Same options, same bytes; another seed, other choices.
+	render := func(o Options) []byte {
+		b, err := json.Marshal(Generate(o))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if a, b := render(o), render(o); !reflect.DeepEqual(a, b) {
+		t.Error("two runs with the same options differ")
+	}
+	if reflect.DeepEqual(render(o), render(Options{Scale: 0.01, Seed: 2})) {
+		t.Error("seeds 1 and 2 gave the same topology")
+	}
+
+	// Every kind has a resource, and the large size resolves to issue #7.
+	for _, u := range Generate(Options{Scale: 0.001, GatewayAPICRDs: true}) {
+		if Resource(u).Resource == "" {
+			t.Errorf("no resource for %s", u.GroupVersionKind())
+		}
+	}
+	if s := (Options{}).Sizes(); s != Large || s.Routes != 20000 || s.Policies != 5000 {
+		t.Errorf("default sizes %+v", s)
+	}
+}
