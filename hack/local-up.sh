@@ -12,12 +12,15 @@
 #   hack/local-up.sh restart-server  stop and start only bin/effectivepolicy-apiserver (same port)
 #   hack/local-up.sh stop-server   stop only bin/effectivepolicy-apiserver
 #   hack/local-up.sh start-server  start only bin/effectivepolicy-apiserver (and wait until it answers)
+#   hack/local-up.sh start-replica N  start an extra server replica N (own port and cache); the
+#                                  kube-apiserver resolver round-robins over the live replicas
+#   hack/local-up.sh stop-replica N   stop replica N and take its port out of .local/ep-ports
 #   hack/local-up.sh env           print `export KUBECONFIG=...` for eval
 #
 # Environment:
 #   EP_LOCAL_DIR       state directory (default: <repo>/.local)
 #   EP_SERVER_BIN      our server binary (default: <repo>/bin/effectivepolicy-apiserver)
-#   EP_SERVER_FLAGS    extra flags for our server (word-split), e.g. "--cache-dir=.local/cache -v=4"
+#   EP_SERVER_FLAGS    extra flags for our server (word-split, after ours, so they win), e.g. "-v=4"
 #   EP_SKIP_SERVER=1   bring up the control plane only (no server, no readiness wait on our API)
 #   EP_LOCALCP_BIN_DIR prebuilt etcd/kube-apiserver/kube-controller-manager (skips the build)
 #   EP_LOCALCP_CACHE   binary cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/effectivepolicy/bin)
@@ -286,11 +289,12 @@ install_manifests() {
 
 view_aggregated() { kc get clusterrole view -o jsonpath='{.rules[*].resources}' | grep -q effectivepolicies; }
 
-server_args() {
+server_args() { # port cache-dir
   local a=(
-    --secure-port="$SERVER_PORT" --bind-address=127.0.0.1
+    --secure-port="$1" --bind-address=127.0.0.1
     --cert-dir="$LOCAL/server-certs"
     --tls-cert-file="$PKI/effectivepolicy-apiserver.crt" --tls-private-key-file="$PKI/effectivepolicy-apiserver.key"
+    --cache-dir="$2"
     --kubeconfig="$LOCAL/server.kubeconfig"
     --authentication-kubeconfig="$LOCAL/server.kubeconfig"
     --authorization-kubeconfig="$LOCAL/server.kubeconfig"
@@ -304,11 +308,39 @@ start_server() {
   [[ -x "$SERVER_BIN" ]] || die "$SERVER_BIN not found: run 'make build' first (or set EP_SKIP_SERVER=1)"
   mkdir -p "$LOCAL/server-certs"
   local args=()
-  mapfile -t args < <(server_args)
-  (cd "$ROOT" && start effectivepolicy-apiserver "$SERVER_BIN" "${args[@]}")
+  mapfile -t args < <(server_args "$SERVER_PORT" "$LOCAL/cache")
+  start effectivepolicy-apiserver "$SERVER_BIN" "${args[@]}"
   wait_for effectivepolicy-apiserver "effectivepolicy-apiserver on 127.0.0.1:$SERVER_PORT" port_in_use "$SERVER_PORT"
   wait_for effectivepolicy-apiserver "'kubectl get effectivepolicies -A' to answer through the aggregator" \
     kc get effectivepolicies -A --request-timeout=5s
+}
+
+# Extra replicas for availability tests: replica N gets its own port (kept in replica-N.port) and
+# cache directory, and its port is added to .local/ep-ports, which the kube-apiserver resolver
+# round-robins over (skipping ports that do not accept connections).
+start_replica() { # n
+  local n=$1 name="effectivepolicy-apiserver-$1" port
+  [[ "$n" =~ ^[0-9]+$ ]] || die "replica number expected, got '$n'"
+  [[ -x "$SERVER_BIN" ]] || die "$SERVER_BIN not found: run 'make build' first"
+  [[ -f "$LOCAL/replica-$n.port" ]] || pick_port "$ETCD_PORT" "$ETCD_PEER_PORT" "$KUBE_PORT" "$SERVER_PORT" >"$LOCAL/replica-$n.port"
+  port=$(cat "$LOCAL/replica-$n.port")
+  local args=()
+  mapfile -t args < <(server_args "$port" "$LOCAL/cache-$n")
+  start "$name" "$SERVER_BIN" "${args[@]}"
+  wait_for "$name" "$name on 127.0.0.1:$port" port_in_use "$port"
+  wait_for "$name" "$name /readyz" curl -skf "https://127.0.0.1:$port/readyz"
+  grep -qw "$port" "$LOCAL/ep-ports" || echo "$(cat "$LOCAL/ep-ports"),$port" >"$LOCAL/ep-ports"
+  log "$name serving on 127.0.0.1:$port; resolver ports: $(cat "$LOCAL/ep-ports")"
+}
+
+stop_replica() { # n
+  local n=$1 port
+  stop "effectivepolicy-apiserver-$n"
+  if [[ -f "$LOCAL/replica-$n.port" ]]; then
+    port=$(cat "$LOCAL/replica-$n.port")
+    tr ',' '\n' <"$LOCAL/ep-ports" | grep -vx "$port" | paste -sd, >"$LOCAL/ep-ports.new"
+    mv "$LOCAL/ep-ports.new" "$LOCAL/ep-ports"
+  fi
 }
 
 port_in_use() { ! port_free "$1"; }
@@ -350,9 +382,12 @@ restart-server)
   init
   stop effectivepolicy-apiserver
   start_server
+  log "effectivepolicy-apiserver restarted"
   ;;
 stop-server) init; stop effectivepolicy-apiserver ;;
 start-server) init; start_server ;;
+start-replica) init; start_replica "${2:?replica number}" ;;
+stop-replica) init; stop_replica "${2:?replica number}" ;;
 env) echo "export KUBECONFIG=$LOCAL/kubeconfig" ;;
-*) die "unknown command '$1' (up | restart-server | stop-server | start-server | env)" ;;
+*) die "unknown command '$1' (up | restart-server | stop-server | start-server | start-replica N | stop-replica N | env)" ;;
 esac
