@@ -63,6 +63,7 @@ ensure_tools() {
   command -v openssl >/dev/null || missing+=(openssl)
   command -v flock >/dev/null || missing+=(util-linux)
   command -v sha256sum >/dev/null || missing+=(coreutils)
+  command -v curl >/dev/null || missing+=(curl)
   if ((${#missing[@]})); then
     log "installing ${missing[*]} with apt-get"
     local sudo=""
