@@ -40,5 +40,8 @@ local-down:
 demo: build
 	hack/demo.sh
 
+# In-process benchmarks at the large size of issue #7 (docs/benchmarks/).
+bench: ; hack/bench.sh
+
 clean:
 	rm -rf bin .local

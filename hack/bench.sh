@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# In-process benchmarks of issue #7 (make bench): the computation engine and
+# the live layer at the large topology of package test/scale (20,000
+# HTTPRoutes, 5,000 policies), without a kube-apiserver. Writes
+# docs/benchmarks/inprocess.{md,json} and CPU profile summaries
+# docs/benchmarks/profile-{full,incremental}.txt.
+#
+# Sized for a shared 2-core machine: every benchmark runs once (-benchtime
+# 1x) except the incremental ones (INCR_BENCHTIME, default 10x), about 5–10
+# minutes in all. Environment: SCALE (default 1), LIVE_SCALE (default 0.1),
+# SEED (default 1), OUT (default docs/benchmarks).
+set -o errexit -o nounset -o pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "${ROOT}"
+GO=${GO:-go}
+SCALE=${SCALE:-1}
+LIVE_SCALE=${LIVE_SCALE:-0.1}
+SEED=${SEED:-1}
+INCR_BENCHTIME=${INCR_BENCHTIME:-10x}
+OUT=${OUT:-docs/benchmarks}
+mkdir -p "${OUT}"
+TMP=$(mktemp -d)
+trap 'rm -rf "${TMP}"' EXIT
+
+start=$(date -u +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "bench: building the test binary"
+"${GO}" test -c -o "${TMP}/scale.test" ./test/scale
+"${GO}" build -o "${TMP}/benchreport" ./test/scale/benchreport
+args=(-scale="${SCALE}" -seed="${SEED}" -live-scale="${LIVE_SCALE}" -profile-dir="${TMP}")
+run() { # run <out> <bench regexp> <benchtime>
+  echo "bench: $2 (-benchtime $3)"
+  "${TMP}/scale.test" -test.run='^$' -test.bench="$2" -test.benchmem -test.benchtime="$3" \
+    -test.timeout=30m "${args[@]}" 2>&1 | tee "${TMP}/$1"
+}
+# Each group in its own process: the memory benchmark's peak RSS must not
+# include the garbage of the others; the incremental ones share one engine.
+run mem.txt '^BenchmarkMemoryPerTarget$' 1x
+run full.txt '^Benchmark(FullComputation|ComputeAll)$' 1x
+run incr.txt '^BenchmarkIncremental' "${INCR_BENCHTIME}"
+run live.txt '^BenchmarkLiveStartUp$' 1x
+
+mem_total=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
+model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+"${TMP}/benchreport" -o "${OUT}/inprocess" \
+  -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  -machine "nproc=$(nproc)" \
+  -machine "CPU=${model}" \
+  -machine "memory=${mem_total}" \
+  -machine "Go=$("${GO}" version | cut -d' ' -f3-)" \
+  -machine "load average before (1/5/15 min)=${load_before}" \
+  -machine "load average after=$(cut -d' ' -f1-3 /proc/loadavg)" \
+  -machine "scale=${SCALE} (seed ${SEED}); live start-up at ${LIVE_SCALE}" \
+  -machine "incremental benchtime=${INCR_BENCHTIME}" \
+  -machine "wall time of the script=$(( $(date -u +%s) - start )) s" \
+  "${TMP}/mem.txt" "${TMP}/full.txt" "${TMP}/incr.txt" "${TMP}/live.txt"
+
+for p in full incremental; do
+  "${GO}" tool pprof -top -nodecount=30 "${TMP}/scale.test" "${TMP}/${p}.prof" >"${OUT}/profile-${p}.txt" 2>/dev/null
+done
+echo "bench: wrote ${OUT}/inprocess.md, ${OUT}/inprocess.json, ${OUT}/profile-full.txt, ${OUT}/profile-incremental.txt"
