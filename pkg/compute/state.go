@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -369,7 +370,28 @@ func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
 // routeParents returns the listener sections a route attaches to.
 func (st *state) routeParents(r *routeObj) []nodeID {
 	var out []nodeID
-	seen := map[nodeID]bool{}
+	st.eachRouteParent(r, func(n nodeID) bool {
+		if !slices.Contains(out, n) { // a handful of parents: no map
+			out = append(out, n)
+		}
+		return true
+	})
+	return out
+}
+
+// attachesTo reports whether route r attaches to listener section n.
+func (st *state) attachesTo(r *routeObj, n nodeID) bool {
+	found := false
+	st.eachRouteParent(r, func(p nodeID) bool {
+		found = p == n
+		return !found
+	})
+	return found
+}
+
+// eachRouteParent calls fn with each listener section a route attaches to
+// (possibly more than once), until fn returns false.
+func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 	for _, pr := range r.parentRefs {
 		var ls []listener
 		switch {
@@ -398,13 +420,11 @@ func (st *state) routeParents(r *routeObj) []nodeID {
 			}
 			n := pr.id
 			n.Section = l.name
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
+			if !fn(n) {
+				return
 			}
 		}
 	}
-	return out
 }
 
 // parents returns the parent nodes of n in the hierarchy (Namespace nodes are
@@ -488,11 +508,8 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 			if r == nil {
 				continue
 			}
-			for _, p := range st.routeParents(r) {
-				if p == n {
-					fn(rid)
-					break
-				}
+			if st.attachesTo(r, n) {
+				fn(rid)
 			}
 		}
 	case isRouteGK(gk):
