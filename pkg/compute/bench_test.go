@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale"
 )
 
 var benchSizes = []struct {
@@ -38,6 +40,22 @@ func BenchmarkComputeAll(b *testing.B) {
 			b.ReportMetric(float64(n), "keys")
 		})
 	}
+	// The topology of issue #7 (test/scale, the package that benchmarks it
+	// in full), at a tenth of its large size: 2,000 routes, 500 policies.
+	b.Run("issue7/scale=0.1", func(b *testing.B) {
+		objs := scale.Generate(scale.Options{Scale: 0.1, Seed: 1})
+		b.ReportAllocs()
+		b.ResetTimer()
+		var n int
+		for i := 0; i < b.N; i++ {
+			out, err := ComputeAll(objs, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = len(out)
+		}
+		b.ReportMetric(float64(n), "keys")
+	})
 }
 
 // BenchmarkIncrementalGatewayPolicyEdit: edit one gateway policy among
