@@ -116,7 +116,7 @@ gen_cert() { # name ca subject kind(server|client) [SANs]
     echo "basicConstraints=critical,CA:FALSE"
     echo "keyUsage=critical,digitalSignature,keyEncipherment"
     if [[ $kind == server ]]; then echo "extendedKeyUsage=serverAuth"; else echo "extendedKeyUsage=clientAuth"; fi
-    [[ -n "$sans" ]] && echo "subjectAltName=$sans"
+    if [[ -n "$sans" ]]; then echo "subjectAltName=$sans"; fi
   } >"$ext"
   openssl req -newkey rsa:2048 -nodes -keyout "$PKI/$name.key" -out "$PKI/$name.csr" -subj "$subj" 2>/dev/null &&
     openssl x509 -req -in "$PKI/$name.csr" -CA "$PKI/$ca.crt" -CAkey "$PKI/$ca.key" -CAcreateserial \
