@@ -236,33 +236,43 @@ func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// walkLeaves calls fn for every leaf with its JSON pointer.
+// walkLeaves calls fn for every leaf with its JSON pointer. The pointer is
+// built in one shared buffer (appended on the way down, truncated on the
+// way up), so a deeply nested value costs time linear in its size, not
+// quadratic in its depth.
 func walkLeaves(v *pv, ptr string, fn func(ptr string, src int)) {
+	buf := make([]byte, 0, len(ptr)+64)
+	walkLeavesBuf(v, append(buf, ptr...), fn)
+}
+
+func walkLeavesBuf(v *pv, buf []byte, fn func(ptr string, src int)) []byte {
 	switch {
 	case v == nil:
-		return
 	case v.isObj:
 		if len(v.obj) == 0 {
-			fn(ptr, v.src)
-			return
+			fn(string(buf), v.src)
+			return buf
 		}
 		keys := make([]string, 0, len(v.obj))
 		for k := range v.obj {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		n := len(buf)
 		for _, k := range keys {
-			walkLeaves(v.obj[k], ptr+"/"+escapePointer(k), fn)
+			buf = walkLeavesBuf(v.obj[k], append(append(buf, '/'), escapePointer(k)...), fn)[:n]
 		}
 	case v.isMap:
 		if len(v.items) == 0 {
-			fn(ptr, v.src)
-			return
+			fn(string(buf), v.src)
+			return buf
 		}
+		n := len(buf)
 		for i, it := range v.items {
-			walkLeaves(it, ptr+"/"+strconv.Itoa(i), fn)
+			buf = walkLeavesBuf(it, strconv.AppendInt(append(buf, '/'), int64(i), 10), fn)[:n]
 		}
 	default:
-		fn(ptr, v.src)
+		fn(string(buf), v.src)
 	}
+	return buf
 }

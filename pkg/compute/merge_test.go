@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -144,5 +146,36 @@ func TestListMapMergeProvenance(t *testing.T) {
 	walkLeaves(res, "", func(p string, _ int) { ptrs = append(ptrs, p) })
 	if fmt.Sprint(ptrs) != "[/a~1b/c~0d /a~1b/e]" {
 		t.Errorf("pointers %v", ptrs)
+	}
+}
+
+// TestWalkLeavesDeep: the leaves of a value nested 200,000 levels deep are
+// walked in linear time (the pointer used to be rebuilt at every level:
+// quadratic, about 100 s for 100,000 levels).
+func TestWalkLeavesDeep(t *testing.T) {
+	const depth = 200000
+	leaf := &pv{src: 1}
+	v := leaf
+	for i := 0; i < depth; i++ {
+		v = &pv{isObj: true, obj: map[string]*pv{"a~/": v}}
+	}
+	start := time.Now()
+	var ptrs []string
+	walkLeaves(v, "", func(p string, _ int) { ptrs = append(ptrs, p) })
+	if len(ptrs) != 1 || ptrs[0] != strings.Repeat("/a~0~1", depth) {
+		t.Fatalf("got %d pointers (first %d bytes)", len(ptrs), len(ptrs[0]))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("walking took %v", d)
+	}
+	// A list-map walk keeps sibling pointers apart.
+	lm := &pv{isObj: true, obj: map[string]*pv{
+		"l": {isMap: true, items: []*pv{{isObj: true, obj: map[string]*pv{"k": {src: 2}, "x": {src: 3}}}, {src: 4}}},
+		"z": {src: 5},
+	}}
+	ptrs = nil
+	walkLeaves(lm, "", func(p string, _ int) { ptrs = append(ptrs, p) })
+	if got := strings.Join(ptrs, " "); got != "/l/0/k /l/0/x /l/1 /z" {
+		t.Fatalf("pointers %q", got)
 	}
 }
