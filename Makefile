@@ -43,5 +43,5 @@ demo: build
 # In-process benchmarks at the large size of issue #7 (docs/benchmarks/).
 bench: ; hack/bench.sh
 
-clean:
+clean: local-down
 	rm -rf bin .local

@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,36 +51,6 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
-
-// requireLive skips a test that needs the live computation (informers, compute, cache) when the
-// server binary does not have it yet: EP_E2E_LIVE=1 forces such tests, EP_E2E_LIVE=0 skips them,
-// and by default they run when `effectivepolicy-apiserver --help` lists --cache-dir, the live
-// layer's flag. Until then the server serves empty stores, and these tests could only fail.
-func requireLive(t *testing.T) {
-	t.Helper()
-	switch os.Getenv("EP_E2E_LIVE") {
-	case "1":
-		return
-	case "0":
-		t.Skip("EP_E2E_LIVE=0: skipping a test that needs the live computation")
-	}
-	liveOnce.Do(func() {
-		bin := os.Getenv("EP_SERVER_BIN")
-		if bin == "" {
-			bin = filepath.Join(repoRoot, "bin", "effectivepolicy-apiserver")
-		}
-		out, _ := exec.Command(bin, "--help").CombinedOutput()
-		live = bytes.Contains(out, []byte("--cache-dir"))
-	})
-	if !live {
-		t.Skip("the server has no live computation yet (no --cache-dir flag); set EP_E2E_LIVE=1 to run anyway")
-	}
-}
-
-var (
-	liveOnce sync.Once
-	live     bool
-)
 
 // kubectlRaw runs kubectl against the local control plane, with stdin when given.
 func kubectlRaw(stdin []byte, args ...string) (string, string, error) {

@@ -235,7 +235,6 @@ func yamlDocuments(b []byte) []string {
 }
 
 func TestScenarios(t *testing.T) {
-	requireLive(t)
 	dir := filepath.Join(repoRoot, "test", "scenarios")
 	kubectl(t, "apply", "-f", filepath.Join(dir, "crds", "colorpolicies.yaml"))
 	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", filepath.Join(dir, "crds", "colorpolicies.yaml"))

@@ -19,7 +19,6 @@ import (
 // `kubectl get effectivepolicies -A -w` receives events as policies come and go, and so does a
 // watch with the generated clientset.
 func TestWatch(t *testing.T) {
-	requireLive(t)
 	const ns = "e2e-watch"
 	kubectl(t, "apply", "-f", filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml"))
 	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml"))
