@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -26,6 +27,7 @@ import (
 //	  strategyValues: {atomic: Atomic, patch: Patch, merge: Patch}
 //	  defaultStrategy: Atomic
 //	  ignore: [spec.note]
+//	  sensitiveFields: [/oidc/clientSecret]
 const (
 	DescriptorAPIVersion = "effectivepolicy.dev/v1alpha1"
 	DescriptorListKind   = "PolicyDescriptorList"
@@ -76,6 +78,53 @@ type Descriptor struct {
 	// Ignore lists paths that are not "spec proper"; they are removed from
 	// the merged spec.
 	Ignore []string `json:"ignore,omitempty"`
+	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
+	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");
+	// each covers its subtree. The API shows the values there only to
+	// callers allowed to get the policy kind in the source policy's
+	// namespace (see SensitiveKind and pkg/registry); the engine itself
+	// computes with them as with any other field.
+	SensitiveFields []string `json:"sensitiveFields,omitempty"`
+}
+
+// SensitiveKind is what the API layer needs to redact the sensitive fields
+// of one policy kind: the resource to authorize "get" on, and the pointers.
+type SensitiveKind struct {
+	Resource   schema.GroupResource
+	Namespaced bool
+	// Paths are the descriptor's SensitiveFields.
+	Paths []string
+}
+
+// SensitiveKind returns the sensitive fields of policy kind gk, from its
+// descriptor and its CRD; ok=false when gk is not a known policy kind or
+// declares no sensitive fields.
+func (e *Engine) SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	ki := e.st.kinds[gk]
+	if ki == nil || ki.pk == nil || len(ki.pk.desc.SensitiveFields) == 0 {
+		return SensitiveKind{}, false
+	}
+	return SensitiveKind{
+		Resource:   ki.pk.gvr.GroupResource(),
+		Namespaced: ki.pk.namespaced,
+		Paths:      append([]string(nil), ki.pk.desc.SensitiveFields...),
+	}, true
+}
+
+// validPointer reports whether p is a non-empty RFC 6901 JSON pointer
+// ("/a/b", "~0" and "~1" the only escapes).
+func validPointer(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return false
+		}
+	}
+	return true
 }
 
 type descriptorFile struct {
@@ -149,6 +198,11 @@ func (d *Descriptor) validate() error {
 			if !strings.HasPrefix(p, "spec.") || strings.Contains(p, "..") || strings.HasSuffix(p, ".") {
 				return fmt.Errorf("%s.%s: path %q must be a dotted path below spec (like spec.targetRefs)", d.Kind, d.Group, p)
 			}
+		}
+	}
+	for _, p := range d.SensitiveFields {
+		if !validPointer(p) {
+			return fmt.Errorf("%s.%s: sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", d.Kind, d.Group, p)
 		}
 	}
 	if strings.Contains(d.StrategyField, ".") {
