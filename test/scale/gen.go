@@ -429,9 +429,13 @@ func crdObj(group, kind, plural, scope string, labels map[string]string, schema 
 }
 
 func gatewayCRD(kind, plural, scope string) *unstructured.Unstructured {
-	return crdObj(GatewayGroup, kind, plural, scope, nil, map[string]interface{}{
+	u := crdObj(GatewayGroup, kind, plural, scope, nil, map[string]interface{}{
 		"type": "object", "x-kubernetes-preserve-unknown-fields": true,
 	})
+	// *.k8s.io groups are protected: kube-apiserver requires this annotation
+	// (the upstream Gateway API CRDs carry it too).
+	u.SetAnnotations(map[string]string{"api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/gateway-api/pull/1538"})
+	return u
 }
 
 func policyCRD(k PolicyKind) *unstructured.Unstructured {
