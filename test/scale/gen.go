@@ -234,6 +234,9 @@ func Generate(o Options) []*unstructured.Unstructured {
 		first := rng.IntN(sz.Gateways)
 		for p := 0; p < np && p < sz.Gateways; p++ {
 			g := (first + p*(1+sz.Gateways/2)) % sz.Gateways
+			if p > 0 && g == first { // 2 Gateways: the step wraps around
+				g = (first + 1) % sz.Gateways
+			}
 			pr := map[string]interface{}{"group": GatewayGroup, "kind": "Gateway", "namespace": gwNS(g), "name": GatewayName(g)}
 			if rng.IntN(2) == 0 {
 				pr["sectionName"] = ListenerName(rng.IntN(sz.ListenersPerGateway))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestGenerateCountsAndDeterminism(t *testing.T) {
@@ -43,6 +45,26 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 	}
 	if got := len(objs); got != 3+11+1+1+200+200+50 {
 		t.Errorf("%d objects", got)
+	}
+
+	// Two parentRefs of a route never name the same Gateway (the Gateway
+	// API rejects that without distinct sectionNames), at any size.
+	for _, sc := range []float64{0.01, 0.02, 0.03} {
+		for _, u := range Generate(Options{Scale: sc, Seed: 1}) {
+			if u.GetKind() != "HTTPRoute" {
+				continue
+			}
+			prs, _, _ := unstructured.NestedSlice(u.Object, "spec", "parentRefs")
+			seen := map[string]bool{}
+			for _, pr := range prs {
+				m := pr.(map[string]interface{})
+				k := m["namespace"].(string) + "/" + m["name"].(string)
+				if seen[k] {
+					t.Errorf("scale %v: %s names Gateway %s twice", sc, u.GetName(), k)
+				}
+				seen[k] = true
+			}
+		}
 	}
 
 	// Same options, same bytes; another seed, other choices.
