@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -69,6 +70,15 @@ type Config struct {
 	EffectivePolicies registry.Backend
 	// ClusterEffectivePolicies backs the cluster-scoped clustereffectivepolicies resource.
 	ClusterEffectivePolicies registry.Backend
+	// SensitiveFields, when set, names the policy kinds whose descriptors
+	// mark sensitive fields: get, list and watch then show those values only
+	// to callers GenericConfig.Authorization.Authorizer allows to get the
+	// policy kind in the source policy's namespace (registry.Redactor). With
+	// authorization disabled (no authorizer) nothing is redacted.
+	SensitiveFields registry.SensitiveFields
+	// RedactionCacheTTL is how long such an access decision is reused
+	// (0: registry.DefaultRedactionCacheTTL).
+	RedactionCacheTTL time.Duration
 	// ReadyzChecks are added to /readyz (e.g. "informers synced and first
 	// computation done").
 	ReadyzChecks []healthz.HealthChecker
@@ -113,10 +123,16 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s := &Server{GenericAPIServer: generic}
 
+	// Sensitive fields (issue #8): one redactor, and so one decision cache,
+	// for both resources.
+	var opts []registry.Option
+	if authz := c.GenericConfig.Authorization.Authorizer; c.cfg.SensitiveFields != nil && authz != nil {
+		opts = append(opts, registry.WithRedactor(registry.NewRedactor(authz, c.cfg.SensitiveFields, c.cfg.RedactionCacheTTL)))
+	}
 	group := genericapiserver.NewDefaultAPIGroupInfo(effectivepolicy.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
-		"effectivepolicies":        registry.NewEffectivePolicyREST(c.cfg.EffectivePolicies),
-		"clustereffectivepolicies": registry.NewClusterEffectivePolicyREST(c.cfg.ClusterEffectivePolicies),
+		"effectivepolicies":        registry.NewEffectivePolicyREST(c.cfg.EffectivePolicies, opts...),
+		"clustereffectivepolicies": registry.NewClusterEffectivePolicyREST(c.cfg.ClusterEffectivePolicies, opts...),
 	}
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, err

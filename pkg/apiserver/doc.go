@@ -32,6 +32,11 @@ Serving decisions (where the specification is silent):
     proxying to us, our requests are cheap in-memory reads, and enabling it
     would tie readiness to the flowcontrol.apiserver.k8s.io objects. The
     max-in-flight limits apply instead.
+  - Sensitive fields (descriptor sensitiveFields): get, list and watch
+    replace a covered leaf of an effective spec by "<redacted>" unless the
+    authorizer lets the caller get the policy kind in the namespace of the
+    policy that set it (Config.SensitiveFields, registry.Redactor; decisions
+    cached 10 s; see docs/reliability.md).
   - Objects get deterministic uids (derived from resource, namespace, name and
     creationTimestamp) so that replicas computing the same object agree.
 */

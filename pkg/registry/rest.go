@@ -38,8 +38,17 @@ type REST struct {
 	namespaced bool
 	newFunc    func() runtime.Object
 	newList    func() runtime.Object
+	// redactor hides sensitive fields (nil: none are hidden).
+	redactor *Redactor
 	tableConvertor
 }
+
+// Option configures a REST.
+type Option func(*REST)
+
+// WithRedactor makes get, list and watch replace the sensitive fields a
+// caller may not see (see Redactor).
+func WithRedactor(r *Redactor) Option { return func(s *REST) { s.redactor = r } }
 
 var (
 	_ rest.Storage              = &REST{}
@@ -54,8 +63,8 @@ var (
 )
 
 // NewEffectivePolicyREST serves the namespaced effectivepolicies from b.
-func NewEffectivePolicyREST(b Backend) *REST {
-	return &REST{
+func NewEffectivePolicyREST(b Backend, opts ...Option) *REST {
+	return apply(&REST{
 		backend:    b,
 		resource:   v1alpha1.Resource("effectivepolicies"),
 		singular:   "effectivepolicy",
@@ -63,12 +72,12 @@ func NewEffectivePolicyREST(b Backend) *REST {
 		namespaced: true,
 		newFunc:    func() runtime.Object { return &v1alpha1.EffectivePolicy{} },
 		newList:    func() runtime.Object { return &v1alpha1.EffectivePolicyList{} },
-	}
+	}, opts)
 }
 
 // NewClusterEffectivePolicyREST serves the cluster-scoped clustereffectivepolicies from b.
-func NewClusterEffectivePolicyREST(b Backend) *REST {
-	return &REST{
+func NewClusterEffectivePolicyREST(b Backend, opts ...Option) *REST {
+	return apply(&REST{
 		backend:    b,
 		resource:   v1alpha1.Resource("clustereffectivepolicies"),
 		singular:   "clustereffectivepolicy",
@@ -76,7 +85,14 @@ func NewClusterEffectivePolicyREST(b Backend) *REST {
 		namespaced: false,
 		newFunc:    func() runtime.Object { return &v1alpha1.ClusterEffectivePolicy{} },
 		newList:    func() runtime.Object { return &v1alpha1.ClusterEffectivePolicyList{} },
+	}, opts)
+}
+
+func apply(r *REST, opts []Option) *REST {
+	for _, o := range opts {
+		o(r)
 	}
+	return r
 }
 
 // New implements rest.Storage.
@@ -118,7 +134,7 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	if err != nil {
 		return nil, err
 	}
-	return obj.DeepCopyObject(), nil
+	return r.redactor.forRequest(ctx)(obj.DeepCopyObject()), nil
 }
 
 // List implements rest.Lister. limit/continue are not supported: the whole
@@ -144,10 +160,11 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", want, rv))
 		}
 	}
+	redact := r.redactor.forRequest(ctx)
 	items := make([]runtime.Object, 0, len(objs))
 	for _, o := range objs {
 		if p.matches(o) {
-			items = append(items, o)
+			items = append(items, redact(o)) // a copy when something is redacted
 		}
 	}
 	list := r.newList()
@@ -194,6 +211,7 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 		done:      make(chan struct{}),
 		visible:   map[string]bool{},
 		bookmarks: options.AllowWatchBookmarks,
+		redact:    r.redactor.forRequest(ctx), // per watcher: the caller's access
 	}
 	var from uint64
 	switch {

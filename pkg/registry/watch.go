@@ -25,6 +25,8 @@ type filterWatch struct {
 	initialRV  uint64
 	endInitial bool // send the k8s.io/initial-events-end bookmark
 	bookmarks  bool
+	// redact hides the sensitive fields this watcher's caller may not see.
+	redact func(runtime.Object) runtime.Object
 
 	// visible records, per key, whether the client holds the object. When
 	// complete is false (a watch resumed from a resourceVersion) an absent key
@@ -61,7 +63,7 @@ func (w *filterWatch) run(ctx context.Context) {
 	defer close(w.out)
 	defer w.Stop()
 	for _, o := range w.initial {
-		if !w.send(ctx, watch.Event{Type: watch.Added, Object: o.DeepCopyObject()}) {
+		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(o.DeepCopyObject())}) {
 			return
 		}
 	}
@@ -116,7 +118,7 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, true // errors pass through
 	}
 	if w.p.empty() {
-		return watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()}, true
+		return watch.Event{Type: e.Type, Object: w.redact(e.Object.DeepCopyObject())}, true
 	}
 	k := key(e.Object)
 	held, known := w.visible[k]
@@ -140,7 +142,7 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, false
 	}
 	w.setVisible(k, typ != watch.Deleted)
-	return watch.Event{Type: typ, Object: e.Object.DeepCopyObject()}, true
+	return watch.Event{Type: typ, Object: w.redact(e.Object.DeepCopyObject())}, true
 }
 
 // setVisible records whether the client holds key k. A complete watch only

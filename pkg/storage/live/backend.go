@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
@@ -44,4 +45,26 @@ func (b *Backend) List(ctx context.Context, namespace string) ([]runtime.Object,
 // Watch implements registry.Backend.
 func (b *Backend) Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error) {
 	return b.store.Watch(ctx, namespace, rv)
+}
+
+// SensitiveFields exposes the engine's sensitive-field index (descriptor
+// sensitiveFields, resources from the CRDs) to the REST layer, which redacts
+// those values for callers that may not get the policy kind. It answers
+// "none" when the engine does not provide the index.
+func (l *Live) SensitiveFields() registry.SensitiveFields { return sensitiveIndex{l.engine} }
+
+type sensitiveIndex struct{ engine Engine }
+
+func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKind, bool) {
+	e, ok := s.engine.(interface {
+		SensitiveKind(schema.GroupKind) (compute.SensitiveKind, bool)
+	})
+	if !ok {
+		return registry.SensitiveKind{}, false
+	}
+	sk, ok := e.SensitiveKind(gk)
+	if !ok {
+		return registry.SensitiveKind{}, false
+	}
+	return registry.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
 }

@@ -1,0 +1,305 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// Redacted replaces the value of a sensitive field the caller may not see.
+const Redacted = "<redacted>"
+
+// SensitiveKind describes the sensitive fields of one policy kind.
+type SensitiveKind struct {
+	// Resource is what the caller must be allowed to "get" (in the source
+	// policy's namespace) to see the values.
+	Resource schema.GroupResource
+	// Paths are JSON pointers into the spec proper; each covers its subtree.
+	Paths []string
+}
+
+// SensitiveFields tells the REST layer which policy kinds have sensitive
+// fields (the live layer answers from the engine's descriptors and CRDs).
+type SensitiveFields interface {
+	// SensitiveKind returns the sensitive fields of a policy kind; ok=false
+	// when it has none.
+	SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool)
+}
+
+// DefaultRedactionCacheTTL is how long an access decision is reused.
+const DefaultRedactionCacheTTL = 10 * time.Second
+
+// maxDecisions bounds the decision cache; when it is full, expired entries
+// are dropped, and if that is not enough, all of them.
+const maxDecisions = 10000
+
+// Redactor replaces the values of sensitive fields in EffectivePolicy
+// objects by Redacted for callers that may not get the policy kind in the
+// namespace of the policy that set them. Decisions come from the server's
+// (delegated) authorizer, a SubjectAccessReview per user, groups, resource
+// and namespace, cached for a short TTL.
+type Redactor struct {
+	authz  authorizer.Authorizer
+	fields SensitiveFields
+	ttl    time.Duration
+	now    func() time.Time
+
+	mu        sync.Mutex
+	decisions map[string]decision
+}
+
+type decision struct {
+	allowed bool
+	expires time.Time
+}
+
+// NewRedactor returns a Redactor deciding with authz about the kinds fields
+// knows; ttl <= 0 means DefaultRedactionCacheTTL.
+func NewRedactor(authz authorizer.Authorizer, fields SensitiveFields, ttl time.Duration) *Redactor {
+	if ttl <= 0 {
+		ttl = DefaultRedactionCacheTTL
+	}
+	return &Redactor{authz: authz, fields: fields, ttl: ttl, now: time.Now, decisions: map[string]decision{}}
+}
+
+// forRequest returns the redaction function for the caller of ctx (a
+// watch keeps it for its life; decisions still expire).
+func (r *Redactor) forRequest(ctx context.Context) func(runtime.Object) runtime.Object {
+	if r == nil {
+		return func(o runtime.Object) runtime.Object { return o }
+	}
+	u, _ := genericapirequest.UserFrom(ctx)
+	return func(o runtime.Object) runtime.Object { return r.Redact(ctx, u, o) }
+}
+
+// Redact returns obj with the sensitive values u may not see replaced. It
+// never modifies obj: when something must be redacted it works on a copy.
+// A nil user sees no sensitive value.
+func (r *Redactor) Redact(ctx context.Context, u user.Info, obj runtime.Object) runtime.Object {
+	var targets []v1alpha1.Target
+	switch o := obj.(type) {
+	case *v1alpha1.EffectivePolicy:
+		targets = o.Targets
+	case *v1alpha1.ClusterEffectivePolicy:
+		targets = o.Targets
+	default:
+		return obj
+	}
+	var out runtime.Object
+	for ti := range targets {
+		for pi := range targets[ti].Policies {
+			tp := &targets[ti].Policies[pi]
+			sk, ok := r.fields.SensitiveKind(schema.GroupKind{Group: tp.Group, Kind: tp.Kind})
+			if !ok || len(sk.Paths) == 0 {
+				continue
+			}
+			for ei := range tp.Effective {
+				ptrs := r.hidden(ctx, u, sk, tp.Effective[ei].FieldSources)
+				if len(ptrs) == 0 {
+					continue
+				}
+				if out == nil {
+					out = obj.DeepCopyObject()
+					switch o := out.(type) {
+					case *v1alpha1.EffectivePolicy:
+						targets = o.Targets
+					case *v1alpha1.ClusterEffectivePolicy:
+						targets = o.Targets
+					}
+					tp = &targets[ti].Policies[pi]
+				}
+				tp.Effective[ei].Spec.Raw = redactSpec(tp.Effective[ei].Spec.Raw, ptrs)
+				tp.Effective[ei].Spec.Object = nil
+			}
+		}
+	}
+	if out == nil {
+		return obj
+	}
+	return out
+}
+
+// hidden returns the leaf pointers of fieldSources that are sensitive and
+// whose source policy u may not get.
+func (r *Redactor) hidden(ctx context.Context, u user.Info, sk SensitiveKind, fieldSources map[string]string) []string {
+	var ptrs []string
+	keys := make([]string, 0, len(fieldSources))
+	for ptr := range fieldSources {
+		keys = append(keys, ptr)
+	}
+	sort.Strings(keys) // deterministic order of the access checks
+	for _, ptr := range keys {
+		src := fieldSources[ptr]
+		if ptr == "" || !covered(ptr, sk.Paths) { // "": an empty spec holds nothing
+			continue
+		}
+		ns := ""
+		if i := strings.Index(src, "/"); i >= 0 {
+			ns = src[:i] // "namespace/name"; a cluster-scoped policy is "name"
+		}
+		if !r.allowed(ctx, u, sk.Resource, ns) {
+			ptrs = append(ptrs, ptr)
+		}
+	}
+	return ptrs
+}
+
+// covered reports whether leaf pointer ptr lies in a sensitive subtree, or
+// holds one (a list replaced whole that a sensitive pointer points into).
+func covered(ptr string, paths []string) bool {
+	for _, p := range paths {
+		if ptr == p || strings.HasPrefix(ptr, p+"/") || strings.HasPrefix(p, ptr+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Redactor) allowed(ctx context.Context, u user.Info, gr schema.GroupResource, ns string) bool {
+	if u == nil {
+		return false
+	}
+	key := decisionKey(u, gr, ns)
+	now := r.now()
+	r.mu.Lock()
+	d, ok := r.decisions[key]
+	r.mu.Unlock()
+	if ok && now.Before(d.expires) {
+		return d.allowed
+	}
+	dec, reason, err := r.authz.Authorize(ctx, authorizer.AttributesRecord{
+		User:            u,
+		Verb:            "get",
+		Namespace:       ns,
+		APIGroup:        gr.Group,
+		Resource:        gr.Resource,
+		ResourceRequest: true,
+	})
+	if err != nil {
+		// Deny, and ask again next time.
+		klog.V(2).InfoS("Access check for sensitive fields failed; redacting", "user", u.GetName(), "resource", gr, "namespace", ns, "reason", reason, "err", err)
+		return false
+	}
+	allowed := dec == authorizer.DecisionAllow
+	r.mu.Lock()
+	if len(r.decisions) >= maxDecisions {
+		for k, d := range r.decisions {
+			if !now.Before(d.expires) {
+				delete(r.decisions, k)
+			}
+		}
+		if len(r.decisions) >= maxDecisions {
+			r.decisions = map[string]decision{}
+		}
+	}
+	r.decisions[key] = decision{allowed: allowed, expires: now.Add(r.ttl)}
+	r.mu.Unlock()
+	return allowed
+}
+
+// decisionKey identifies an access decision: the user (name, uid, groups,
+// extra, which authorizers may look at) and what is asked.
+func decisionKey(u user.Info, gr schema.GroupResource, ns string) string {
+	var b strings.Builder
+	q := func(s string) { b.WriteString(strconv.Quote(s)); b.WriteByte(' ') }
+	q(u.GetName())
+	q(u.GetUID())
+	groups := append([]string(nil), u.GetGroups()...)
+	sort.Strings(groups)
+	for _, g := range groups {
+		q(g)
+	}
+	b.WriteString("| ")
+	extra := u.GetExtra()
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		q(k)
+		for _, v := range extra[k] {
+			q(v)
+		}
+		b.WriteString("; ")
+	}
+	b.WriteString("| ")
+	q(gr.Group)
+	q(gr.Resource)
+	q(ns)
+	return b.String()
+}
+
+// redactSpec replaces the values at ptrs in the JSON document raw by
+// Redacted. A pointer that does not resolve is ignored; a document that does
+// not decode is replaced whole (never leak what cannot be inspected).
+func redactSpec(raw []byte, ptrs []string) []byte {
+	var v interface{}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return []byte(`"` + Redacted + `"`)
+	}
+	for _, p := range ptrs {
+		v = setPointer(v, p)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // "<redacted>", not "\u003credacted\u003e"
+	if err := enc.Encode(v); err != nil {
+		return []byte(`"` + Redacted + `"`)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+}
+
+// setPointer sets the value at JSON pointer p in v to Redacted.
+func setPointer(v interface{}, p string) interface{} {
+	if p == "" {
+		return Redacted
+	}
+	toks := strings.Split(p[1:], "/")
+	cur := v
+	for i, tok := range toks {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		last := i == len(toks)-1
+		switch c := cur.(type) {
+		case map[string]interface{}:
+			next, ok := c[tok]
+			if !ok {
+				return v
+			}
+			if last {
+				c[tok] = Redacted
+				return v
+			}
+			cur = next
+		case []interface{}:
+			idx, err := strconv.Atoi(tok)
+			if err != nil || idx < 0 || idx >= len(c) {
+				return v
+			}
+			if last {
+				c[idx] = Redacted
+				return v
+			}
+			cur = c[idx]
+		default:
+			return v
+		}
+	}
+	return v
+}

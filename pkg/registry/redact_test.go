@@ -1,0 +1,283 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
+)
+
+var authGR = schema.GroupResource{Group: "auth.example.com", Resource: "authpolicies"}
+
+type sensitiveFields map[schema.GroupKind]registry.SensitiveKind
+
+func (f sensitiveFields) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKind, bool) {
+	sk, ok := f[gk]
+	return sk, ok
+}
+
+var sensitive = sensitiveFields{
+	{Group: "auth.example.com", Kind: "AuthPolicy"}: {Resource: authGR, Paths: []string{"/oidc/clientSecret", "/apiKey", "/hosts/0"}},
+}
+
+// fakeAuthz allows "get" on authpolicies to the users listed per namespace,
+// and counts the checks.
+type fakeAuthz struct {
+	mu     sync.Mutex
+	allow  map[string]map[string]bool // namespace -> user -> allowed
+	checks []string
+}
+
+func (a *fakeAuthz) Authorize(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.checks = append(a.checks, fmt.Sprintf("%s %s %s/%s %s", attrs.GetUser().GetName(), attrs.GetVerb(), attrs.GetAPIGroup(), attrs.GetResource(), attrs.GetNamespace()))
+	if attrs.GetVerb() == "get" && attrs.GetAPIGroup() == authGR.Group && attrs.GetResource() == authGR.Resource &&
+		attrs.IsResourceRequest() && a.allow[attrs.GetNamespace()][attrs.GetUser().GetName()] {
+		return authorizer.DecisionAllow, "", nil
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}
+
+func (a *fakeAuthz) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.checks)
+}
+
+// object: one target with an AuthPolicy effective entry whose secret comes
+// from ns-a/secret-pol and whose apiKey from ns-b/key-pol, and a ColorPolicy
+// (no sensitive sensitiveFields) with a field of the same name.
+func object(ns, name string) *v1alpha1.EffectivePolicy {
+	return &v1alpha1.EffectivePolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Targets: []v1alpha1.Target{{
+			Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: name,
+			Policies: []v1alpha1.TargetPolicy{
+				{
+					Group: "auth.example.com", Kind: "AuthPolicy",
+					Effective: []v1alpha1.EffectiveSpec{{
+						Spec: runtime.RawExtension{Raw: []byte(`{"apiKey":"k-123","hosts":["a.example.com","b.example.com"],"oidc":{"clientID":"id","clientSecret":"s3cr3t"},"timeout":"5s"}`)},
+						FieldSources: map[string]string{
+							"/apiKey": "ns-b/key-pol", "/hosts": "ns-a/secret-pol",
+							"/oidc/clientID": "ns-a/secret-pol", "/oidc/clientSecret": "ns-a/secret-pol", "/timeout": "ns-b/key-pol",
+						},
+					}},
+				},
+				{
+					Group: "colors.example.com", Kind: "ColorPolicy",
+					Effective: []v1alpha1.EffectiveSpec{{
+						Spec:         runtime.RawExtension{Raw: []byte(`{"apiKey":"visible"}`)},
+						FieldSources: map[string]string{"/apiKey": "ns-a/color"},
+					}},
+				},
+			},
+		}},
+	}
+}
+
+func specs(t *testing.T, obj runtime.Object) (auth, color string) {
+	t.Helper()
+	p := obj.(*v1alpha1.EffectivePolicy)
+	tps := p.Targets[0].Policies
+	return string(tps[0].Effective[0].Spec.Raw), string(tps[1].Effective[0].Spec.Raw)
+}
+
+const (
+	allVisible = `{"apiKey":"k-123","hosts":["a.example.com","b.example.com"],"oidc":{"clientID":"id","clientSecret":"s3cr3t"},"timeout":"5s"}`
+	noneInA    = `{"apiKey":"k-123","hosts":"<redacted>","oidc":{"clientID":"id","clientSecret":"<redacted>"},"timeout":"5s"}`
+	noneAtAll  = `{"apiKey":"<redacted>","hosts":"<redacted>","oidc":{"clientID":"id","clientSecret":"<redacted>"},"timeout":"5s"}`
+	colorSpec  = `{"apiKey":"visible"}`
+)
+
+func userCtx(name string, groups ...string) context.Context {
+	ctx := genericapirequest.WithNamespace(context.Background(), "app")
+	return genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: name, Groups: groups})
+}
+
+func TestRedactGetListWatch(t *testing.T) {
+	authz := &fakeAuthz{allow: map[string]map[string]bool{
+		"ns-a": {"alice": true},
+		"ns-b": {"alice": true, "bob": true},
+	}}
+	red := registry.NewRedactor(authz, sensitive, time.Minute)
+	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(red))
+	s.Apply([]versioned.Change{{Namespace: "app", Name: "rt", Object: object("app", "rt")}})
+
+	for _, tc := range []struct {
+		who  string
+		ctx  context.Context
+		want string
+	}{
+		{"allowed in both namespaces", userCtx("alice"), allVisible},
+		{"allowed only in ns-b (namespace-scoped decision)", userCtx("bob"), noneInA},
+		{"denied everywhere", userCtx("carol"), noneAtAll},
+		{"no user", genericapirequest.WithNamespace(context.Background(), "app"), noneAtAll},
+	} {
+		t.Run(tc.who, func(t *testing.T) {
+			obj, err := r.Get(tc.ctx, "rt", &metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			auth, color := specs(t, obj)
+			if auth != tc.want || color != colorSpec {
+				t.Errorf("get:\n got  %s %s\n want %s %s", auth, color, tc.want, colorSpec)
+			}
+			// fieldSources stay: the caller still sees who set the value.
+			if fs := obj.(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].FieldSources; fs["/oidc/clientSecret"] != "ns-a/secret-pol" || len(fs) != 5 {
+				t.Errorf("fieldSources %v", fs)
+			}
+
+			list, err := r.List(tc.ctx, &metainternalversion.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := list.(*v1alpha1.EffectivePolicyList).Items
+			if len(items) != 1 {
+				t.Fatalf("%d items", len(items))
+			}
+			if auth, _ := specs(t, &items[0]); auth != tc.want {
+				t.Errorf("list:\n got  %s\n want %s", auth, tc.want)
+			}
+
+			w, err := r.Watch(tc.ctx, &metainternalversion.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			if auth, _ := specs(t, recv(t, w).Object); auth != tc.want {
+				t.Errorf("watch (initial):\n got  %s\n want %s", auth, tc.want)
+			}
+		})
+	}
+	// The store's object is untouched: redaction works on copies.
+	stored, err := s.Get(context.Background(), "app", "rt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth, _ := specs(t, stored); auth != allVisible {
+		t.Errorf("stored object changed: %s", auth)
+	}
+}
+
+// Each watcher sees the events with its own caller's access, and a watch
+// started before a change redacts the changed object too.
+func TestRedactPerWatcher(t *testing.T) {
+	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
+	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(registry.NewRedactor(authz, sensitive, time.Minute)))
+	wa, err := r.Watch(userCtx("alice"), &metainternalversion.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wa.Stop()
+	wc, err := r.Watch(userCtx("carol"), &metainternalversion.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.Stop()
+	s.Apply([]versioned.Change{{Namespace: "app", Name: "rt", Object: object("app", "rt")}})
+	if auth, _ := specs(t, recv(t, wa).Object); auth != allVisible {
+		t.Errorf("alice's watch: %s", auth)
+	}
+	if auth, _ := specs(t, recv(t, wc).Object); auth != noneAtAll {
+		t.Errorf("carol's watch: %s", auth)
+	}
+}
+
+func TestRedactionCache(t *testing.T) {
+	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
+	red := registry.NewRedactor(authz, sensitive, time.Minute)
+	obj := object("app", "rt")
+	ctx := context.Background()
+	alice := &user.DefaultInfo{Name: "alice", Groups: []string{"dev", "ops"}}
+
+	red.Redact(ctx, alice, obj)
+	if n := authz.count(); n != 2 { // ns-a and ns-b
+		t.Fatalf("%d checks, want 2: %v", n, authz.checks)
+	}
+	// Cache hit: same user, groups in another order.
+	red.Redact(ctx, &user.DefaultInfo{Name: "alice", Groups: []string{"ops", "dev"}}, obj)
+	if n := authz.count(); n != 2 {
+		t.Fatalf("cache miss: %d checks: %v", n, authz.checks)
+	}
+	// Other groups: another decision (groups can grant access).
+	red.Redact(ctx, &user.DefaultInfo{Name: "alice", Groups: []string{"dev"}}, obj)
+	if n := authz.count(); n != 4 {
+		t.Fatalf("%d checks after a change of groups, want 4: %v", n, authz.checks)
+	}
+	// In pointer order: /apiKey (ns-b) before /hosts (ns-a).
+	want := []string{"alice get auth.example.com/authpolicies ns-b", "alice get auth.example.com/authpolicies ns-a"}
+	for i, w := range want {
+		if authz.checks[i] != w {
+			t.Errorf("check %d = %q, want %q", i, authz.checks[i], w)
+		}
+	}
+}
+
+func TestRedactionCacheExpires(t *testing.T) {
+	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
+	red := registry.NewRedactor(authz, sensitive, 50*time.Millisecond)
+	alice := &user.DefaultInfo{Name: "alice"}
+	obj := object("app", "rt")
+	if auth, _ := specs(t, red.Redact(context.Background(), alice, obj)); auth != allVisible {
+		t.Fatalf("allowed: %s", auth)
+	}
+	// Access revoked: the cached decision holds until the TTL ends.
+	authz.mu.Lock()
+	authz.allow = map[string]map[string]bool{}
+	authz.mu.Unlock()
+	if auth, _ := specs(t, red.Redact(context.Background(), alice, obj)); auth != allVisible {
+		t.Fatalf("within the TTL: %s", auth)
+	}
+	time.Sleep(80 * time.Millisecond)
+	if auth, _ := specs(t, red.Redact(context.Background(), alice, obj)); auth != noneAtAll {
+		t.Fatalf("after the TTL: %s", auth)
+	}
+}
+
+// Objects without sensitive kinds are returned as they are (no copy), and
+// values the spec does not hold are not invented.
+func TestRedactNothingToDo(t *testing.T) {
+	authz := &fakeAuthz{}
+	red := registry.NewRedactor(authz, sensitive, time.Minute)
+	obj := object("app", "rt")
+	obj.Targets[0].Policies = obj.Targets[0].Policies[1:] // only the ColorPolicy
+	if got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, obj); got != runtime.Object(obj) {
+		t.Error("copied an object with nothing to redact")
+	}
+	if authz.count() != 0 {
+		t.Errorf("checks for nothing: %v", authz.checks)
+	}
+	// A ClusterEffectivePolicy with a cluster-scoped source: decided at cluster scope.
+	c := &v1alpha1.ClusterEffectivePolicy{Targets: []v1alpha1.Target{{Policies: []v1alpha1.TargetPolicy{{
+		Group: "auth.example.com", Kind: "AuthPolicy",
+		Effective: []v1alpha1.EffectiveSpec{{
+			Spec:         runtime.RawExtension{Raw: []byte(`{"apiKey":{"v":1}}`)},
+			FieldSources: map[string]string{"/apiKey/v": "global"},
+		}},
+	}}}}}
+	got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, c).(*v1alpha1.ClusterEffectivePolicy)
+	var v map[string]interface{}
+	if err := json.Unmarshal(got.Targets[0].Policies[0].Effective[0].Spec.Raw, &v); err != nil || fmt.Sprint(v) != "map[apiKey:map[v:<redacted>]]" {
+		t.Errorf("cluster: %s %v", got.Targets[0].Policies[0].Effective[0].Spec.Raw, err)
+	}
+	if last := authz.checks[len(authz.checks)-1]; last != "carol get auth.example.com/authpolicies " {
+		t.Errorf("cluster-scoped decision: %q", last)
+	}
+}
