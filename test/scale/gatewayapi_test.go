@@ -2,8 +2,9 @@ package scale
 
 import (
 	"context"
-	"go/build"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,21 +26,22 @@ const gatewayAPIVersion = "v1.6.3"
 
 // TestGatewayAPIObjectsAreValid validates the generated GatewayClass,
 // Gateways and HTTPRoutes against the upstream standard CRDs (OpenAPI schema
-// and CEL rules, after defaulting, as kube-apiserver does on create). It
-// needs sigs.k8s.io/gateway-api@v1.6.3 in the module cache (hack/local-up.sh
-// downloads it) or GATEWAY_API_CRDS naming its config/crd/standard
-// directory, and skips otherwise.
+// and CEL rules, after defaulting, as kube-apiserver does on create). The CRDs
+// come from the sigs.k8s.io/gateway-api module at the release
+// hack/local-up.sh installs, fetched through the Go module proxy (or from
+// GATEWAY_API_CRDS naming a config/crd/standard directory).
 func TestGatewayAPIObjectsAreValid(t *testing.T) {
 	dir := os.Getenv("GATEWAY_API_CRDS")
 	if dir == "" {
-		cache := os.Getenv("GOMODCACHE")
-		if cache == "" {
-			cache = filepath.Join(build.Default.GOPATH, "pkg", "mod")
+		out, err := exec.Command("go", "mod", "download", "-json", "sigs.k8s.io/gateway-api@"+gatewayAPIVersion).Output()
+		if err != nil {
+			t.Fatalf("go mod download sigs.k8s.io/gateway-api@%s: %v", gatewayAPIVersion, err)
 		}
-		dir = filepath.Join(cache, "sigs.k8s.io", "gateway-api@"+gatewayAPIVersion, "config", "crd", "standard")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no Gateway API CRDs: %v", err)
+		var mod struct{ Dir, Error string }
+		if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+			t.Fatalf("go mod download: no module directory (%v %s)", err, mod.Error)
+		}
+		dir = filepath.Join(mod.Dir, "config", "crd", "standard")
 	}
 	scheme := runtime.NewScheme()
 	_ = apiextv1.AddToScheme(scheme)
