@@ -1,13 +1,19 @@
 package live
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
 // The live layer exposes the engine's sensitive-field index to the REST
@@ -43,5 +49,50 @@ func TestSensitiveFieldsIndex(t *testing.T) {
 	}
 	if _, ok := l2.SensitiveFields().SensitiveKind(gk); ok {
 		t.Fatal("fake engine has sensitive kinds")
+	}
+}
+
+// The engine's real output (fieldSources "namespace/name", pointers into the
+// spec proper) is what the REST layer's redactor reads.
+func TestSensitiveFieldsRedactEngineOutput(t *testing.T) {
+	gk := schema.GroupKind{Group: "example.com", Kind: "RetryPolicy"}
+	e, err := compute.NewEngine(compute.Options{Descriptors: []compute.Descriptor{{
+		Group: gk.Group, Kind: gk.Kind, Class: "Inherited",
+		TargetRef: []string{"spec.targetRef"}, SensitiveFields: []string{"/auth/token"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Upsert(crd("example.com", "RetryPolicy", "retrypolicies", false))
+	e.Upsert(route("app", "rt"))
+	p := policy("app", "p", "rt", "3")
+	p.Object["spec"].(map[string]interface{})["auth"] = map[string]interface{}{"token": "s3cr3t", "user": "u"}
+	e.Upsert(p)
+	obj, ok := e.Compute(compute.Key{Namespace: "app", Name: "rt"})
+	if !ok {
+		t.Fatal("no output")
+	}
+	o := NewOptions()
+	o.CacheDir = ""
+	l, err := NewWithEngine(o, e,
+		dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	authz := authorizer.AuthorizerFunc(func(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
+		if a.GetUser().GetName() == "alice" && a.GetNamespace() == "app" && a.GetResource() == "retrypolicies" && a.GetAPIGroup() == "example.com" {
+			return authorizer.DecisionAllow, "", nil
+		}
+		return authorizer.DecisionNoOpinion, "", nil
+	})
+	red := registry.NewRedactor(authz, l.SensitiveFields(), time.Minute)
+	spec := func(o runtime.Object) string {
+		return string(o.(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].Spec.Raw)
+	}
+	if got := spec(red.Redact(context.Background(), &user.DefaultInfo{Name: "alice"}, obj)); got != `{"auth":{"token":"s3cr3t","user":"u"},"value":"3"}` {
+		t.Errorf("alice sees %s", got)
+	}
+	if got := spec(red.Redact(context.Background(), &user.DefaultInfo{Name: "bob"}, obj)); got != `{"auth":{"token":"<redacted>","user":"u"},"value":"3"}` {
+		t.Errorf("bob sees %s", got)
 	}
 }
