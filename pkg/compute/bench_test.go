@@ -1,10 +1,7 @@
 package compute
 
 import (
-	"fmt"
-	"os"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -93,19 +90,4 @@ func BenchmarkIncrementalGatewayPolicyEdit(b *testing.B) {
 			b.ReportMetric(float64(keys), "keys/op")
 		})
 	}
-}
-
-// TestPerformanceGoal checks the full-size goal when EP_PERF=1.
-func TestPerformanceGoal(t *testing.T) {
-	if os.Getenv("EP_PERF") == "" {
-		t.Skip("set EP_PERF=1 to run")
-	}
-	sz := benchSizes[1]
-	topo, pols := genTopology(sz.g)
-	objs := append(append([]*unstructured.Unstructured{}, topo...), pols...)
-	start := time.Now()
-	c := cpuTime()
-	out, _ := ComputeAll(objs, Options{})
-	full := time.Since(start)
-	fmt.Printf("full: %d keys in %v (cpu %v)\n", len(out), full, cpuTime()-c)
 }

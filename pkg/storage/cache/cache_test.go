@@ -167,13 +167,9 @@ func TestCorruptFilesAreDiscarded(t *testing.T) {
 }
 
 func TestUnwritableDir(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root can write anywhere")
-	}
-	dir := t.TempDir()
-	_ = os.Chmod(dir, 0o500)
-	defer os.Chmod(dir, 0o700)
-	if _, _, _, err := Open(filepath.Join(dir, "sub"), resources, nil); err == nil {
+	// A directory under procfs cannot be created, not even by root (CI runs
+	// as root, where a chmod'ed directory would still be writable).
+	if _, _, _, err := Open(filepath.Join("/proc/self", "effectivepolicy-cache-test", "sub"), resources, nil); err == nil {
 		t.Fatal("expected an error")
 	}
 }

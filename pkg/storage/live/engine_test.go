@@ -150,7 +150,7 @@ func diff(got, want map[compute.Key]string) []string {
 func TestRealEngineServesScenarios(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(scenarioDir, "*", "policies.yaml"))
 	if len(dirs) == 0 {
-		t.Skip("no scenarios")
+		t.Fatalf("no scenarios under %s", scenarioDir)
 	}
 	base := parseDocs(t, filepath.Join(scenarioDir, "crds", "colorpolicies.yaml"))
 	base = append(base, parseDocs(t, filepath.Join(scenarioDir, "topology.yaml"))...)
