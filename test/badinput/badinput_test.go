@@ -432,6 +432,13 @@ func check(t *testing.T, c *tcase, base, outs map[compute.Key][]v1alpha1.Target)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for k := range c.changed {
+		b, inBase := base[k]
+		g, inGot := stripped[k]
+		if inBase == inGot && (!inBase || canon(t, b) == canon(t, g)) {
+			t.Errorf("%s: the case says it changes, but it does not", k)
+		}
+	}
 	for _, k := range keys {
 		if c.changed[k] {
 			continue
