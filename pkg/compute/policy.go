@@ -196,6 +196,44 @@ func maxItemsAt(root *apiextv1.JSONSchemaProps, path string) (int64, bool) {
 
 // parsePolicy reads one policy object as its kind's descriptor says.
 // defaultStrategy is the engine default (Atomic or Patch).
+// MaxSpecDepth bounds how deeply a policy's spec may nest (objects and
+// lists); a deeper policy is Invalid. The output wraps the merged spec in
+// about ten more levels (list, object, targets, policies, effective, watch
+// event), and Kubernetes JSON decoders refuse documents nested more than
+// 10,000 levels deep: without a bound, one policy nested close to what the
+// kube-apiserver accepts would make the EffectivePolicy (and every list
+// holding it) undecodable for every client. Real policies nest a few dozen
+// levels at most.
+const MaxSpecDepth = 1000
+
+// tooDeep reports whether v nests more than max levels of objects and lists
+// (v itself is level 1). It stops descending past max, so its recursion is
+// bounded whatever the input.
+func tooDeep(v interface{}, max int) bool {
+	if max < 1 {
+		switch v.(type) {
+		case map[string]interface{}, []interface{}:
+			return true
+		}
+		return false
+	}
+	switch c := v.(type) {
+	case map[string]interface{}:
+		for _, x := range c {
+			if tooDeep(x, max-1) {
+				return true
+			}
+		}
+	case []interface{}:
+		for _, x := range c {
+			if tooDeep(x, max-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
 	d := &pk.desc
 	p := &policy{id: policyID{gk: pk.gk, namespace: ns, nm: name}, ts: ts, raw: obj, class: d.Class}
@@ -292,6 +330,9 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 	}
 	if !ok {
 		return fail("spec must be an object, not %s", jsonType(rawSpec))
+	}
+	if tooDeep(spec, MaxSpecDepth) {
+		return fail("spec is nested more than %d levels deep", MaxSpecDepth)
 	}
 	if len(p.refs) == 0 && len(p.selectors) == 0 {
 		return fail("the policy names no target")
