@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"sync"
@@ -198,6 +199,7 @@ func (l *Live) openCache() {
 	}
 	l.db = db
 	l.setCacheErr(nil)
+	l.reportCacheSizeLocked()
 	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
 		objs := make([]runtime.Object, 0, len(res.Entries))
@@ -237,6 +239,7 @@ func (l *Live) markDirty(keys []compute.Key) {
 	for _, k := range keys {
 		l.dirty[k] = struct{}{}
 	}
+	dirtyKeys.Set(float64(len(l.dirty)))
 	l.dirtyMu.Unlock()
 	select {
 	case l.kick <- struct{}{}:
@@ -252,6 +255,7 @@ func (l *Live) takeDirty() []compute.Key {
 		keys = append(keys, k)
 	}
 	l.dirty = map[compute.Key]struct{}{}
+	dirtyKeys.Set(0)
 	l.dirtyMu.Unlock()
 	sortKeys(keys)
 	return keys
@@ -263,6 +267,7 @@ func (l *Live) takeDirtyKey(key compute.Key) bool {
 	defer l.dirtyMu.Unlock()
 	_, ok := l.dirty[key]
 	delete(l.dirty, key)
+	dirtyKeys.Set(float64(len(l.dirty)))
 	return ok
 }
 
@@ -284,9 +289,10 @@ func (l *Live) Run(ctx context.Context) error {
 		return fmt.Errorf("live layer already started")
 	}
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
 	go func() { defer wg.Done(); l.worker(ctx) }()
+	go func() { defer wg.Done(); l.reportInformers(ctx, informerReportInterval) }()
 	defer func() {
 		wg.Wait()
 		l.flushMu.Lock()
@@ -552,4 +558,17 @@ func (l *Live) persistLocked(batch cache.Batch) {
 	}
 	l.rewrite = false
 	l.setCacheErr(nil)
+	cacheWrites.Inc()
+	l.reportCacheSizeLocked()
+}
+
+// reportCacheSizeLocked sets effectivepolicy_cache_size_bytes to the size of
+// the bbolt file (bbolt grows the file, never shrinks it).
+func (l *Live) reportCacheSizeLocked() {
+	if l.db == nil {
+		return
+	}
+	if fi, err := os.Stat(l.db.Path()); err == nil {
+		cacheSize.Set(float64(fi.Size()))
+	}
 }

@@ -1,10 +1,16 @@
 package live
 
 import (
+	"context"
 	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
 )
 
 const subsystem = "effectivepolicy"
@@ -54,5 +60,80 @@ var registerOnce sync.Once
 func registerMetrics() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(cacheDegraded, cacheWriteFailures, cacheDiscarded, recomputed, computePanics, applyDuration)
+		legacyregistry.MustRegister(dirtyKeys, cacheWrites, cacheSize, informerSynced)
 	})
+}
+
+// Metrics added for issue #6. The call sites are in live.go: dirtyKeys where
+// the dirty set changes, cacheWrites and cacheSize after each successful
+// bbolt write batch (and cacheSize when the file is opened), informerSynced
+// from reportInformers.
+var (
+	dirtyKeys = metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "dirty_keys",
+		Help:           "Output keys waiting to be recomputed (the dirty queue).",
+		StabilityLevel: metrics.ALPHA,
+	})
+	cacheWrites = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      subsystem,
+		Name:           "cache_writes_total",
+		Help:           "Successful write batches to the bbolt output cache.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	cacheSize = metrics.NewGauge(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "cache_size_bytes",
+		Help:           "Size of the bbolt output cache file, after the last successful write batch.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	informerSynced = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "informer_synced",
+		Help:           "1 when the input informer of the resource (resource.group) has delivered its initial list, else 0. Informers stopped (their CRD is gone) drop out.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"resource"})
+)
+
+// informerReportInterval is how often reportInformers refreshes
+// effectivepolicy_informer_synced.
+var informerReportInterval = time.Second
+
+// reportInformers sets effectivepolicy_informer_synced{resource} for every
+// running input informer every interval until ctx is done, and removes the
+// series of informers that stopped (all of them when ctx is done).
+func (l *Live) reportInformers(ctx context.Context, interval time.Duration) {
+	reported := map[string]bool{}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		pending := map[string]bool{} // by GroupVersionResource.String()
+		for _, r := range l.inputs.Pending() {
+			pending[r] = true
+		}
+		running := map[string]bool{} // by label: GroupResource.String(), e.g. httproutes.gateway.networking.k8s.io
+		for _, gvr := range append([]schema.GroupVersionResource{inputs.CRDResource, inputs.NamespaceResource, inputs.ServiceResource}, l.inputs.Running()...) {
+			r := gvr.GroupResource().String()
+			running[r] = true
+			v := 1.0
+			if pending[gvr.String()] {
+				v = 0
+			}
+			informerSynced.WithLabelValues(r).Set(v)
+		}
+		for r := range reported {
+			if !running[r] {
+				informerSynced.DeleteLabelValues(r)
+			}
+		}
+		reported = running
+		select {
+		case <-ctx.Done():
+			for r := range reported { // the informers stop with ctx
+				informerSynced.DeleteLabelValues(r)
+			}
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -88,6 +88,7 @@ var _ registry.Backend = (*Store)(nil)
 
 // New returns an empty Store at resourceVersion 0.
 func New(opts Options) *Store {
+	registerMetrics()
 	if opts.HistorySize <= 0 {
 		opts.HistorySize = DefaultHistorySize
 	}
@@ -335,6 +336,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.I
 	w.push(s.history[i:])
 	w.offered = s.rv
 	s.watchers[w] = struct{}{}
+	watchersGauge.WithLabelValues(s.opts.Resource.Resource).Inc() // metric: one open watch more (Dec in stopLocked)
 	go w.run(ctx)
 	return w, nil
 }
@@ -467,6 +469,7 @@ func (w *watcher) Stop() {
 func (w *watcher) stopLocked() {
 	w.once.Do(func() {
 		delete(w.s.watchers, w)
+		watchersGauge.WithLabelValues(w.s.opts.Resource.Resource).Dec() // metric: the watch is over
 		close(w.done)
 	})
 }
