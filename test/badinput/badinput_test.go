@@ -46,7 +46,6 @@ type tcase struct {
 	objs    []*unstructured.Unstructured
 	expects []expectation
 	changed map[compute.Key]bool // keys allowed to differ from the baseline
-	noLive  string               // reason to skip the live layer, if any
 }
 
 // expectation is one "# expect:" line:
@@ -148,8 +147,6 @@ func loadCase(t *testing.T, path string) *tcase {
 			}
 		case "generate":
 			gens = append(gens, f)
-		case "no-live":
-			c.noLive = arg
 		}
 	}
 	if c.title == "" || len(c.expects) == 0 {
@@ -601,15 +598,9 @@ func resourceOf(o *unstructured.Unstructured, objs []*unstructured.Unstructured)
 // client: the server path (informers, transforms, engine, stores, cache)
 // serves exactly what a fresh engine computes, and starts at all.
 func TestCorpusLive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
 	baseObjs := baseline(t)
 	for _, c := range corpus(t) {
 		t.Run(strings.TrimSuffix(c.file, ".yaml"), func(t *testing.T) {
-			if c.noLive != "" {
-				t.Skip(c.noLive)
-			}
 			all := append(append([]*unstructured.Unstructured{}, baseObjs...), c.objs...)
 			e, err := compute.NewEngine(compute.Options{})
 			if err != nil {
