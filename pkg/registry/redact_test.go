@@ -281,3 +281,26 @@ func TestRedactNothingToDo(t *testing.T) {
 		t.Errorf("cluster-scoped decision: %q", last)
 	}
 }
+
+// Escaped pointers (~1 for "/", ~0 for "~") and list-map items (leaves
+// /list/<index>/<field>) are redacted where they point.
+func TestRedactEscapesAndListItems(t *testing.T) {
+	gk := schema.GroupKind{Group: "auth.example.com", Kind: "AuthPolicy"}
+	idx := sensitiveFields{gk: {Resource: authGR, Paths: []string{"/a~1b", "/c~0d", "/keys"}}}
+	red := registry.NewRedactor(&fakeAuthz{}, idx, time.Minute)
+	obj := &v1alpha1.ClusterEffectivePolicy{Targets: []v1alpha1.Target{{Policies: []v1alpha1.TargetPolicy{{
+		Group: gk.Group, Kind: gk.Kind,
+		Effective: []v1alpha1.EffectiveSpec{{
+			Spec: runtime.RawExtension{Raw: []byte(`{"a/b":"x","c~d":1,"keys":[{"name":"k1","value":"v1"},{"name":"k2","value":"v2"}],"plain":true}`)},
+			FieldSources: map[string]string{
+				"/a~1b": "ns/p", "/c~0d": "ns/p", "/plain": "ns/p",
+				"/keys/0/name": "ns/p", "/keys/0/value": "ns/p", "/keys/1/name": "ns/q", "/keys/1/value": "ns/q",
+			},
+		}},
+	}}}}}
+	got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, obj).(*v1alpha1.ClusterEffectivePolicy)
+	want := `{"a/b":"<redacted>","c~d":"<redacted>","keys":[{"name":"<redacted>","value":"<redacted>"},{"name":"<redacted>","value":"<redacted>"}],"plain":true}`
+	if s := string(got.Targets[0].Policies[0].Effective[0].Spec.Raw); s != want {
+		t.Errorf("got  %s\nwant %s", s, want)
+	}
+}
