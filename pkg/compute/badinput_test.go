@@ -178,6 +178,16 @@ descriptors:
 			t.Errorf("%s: accepted", name)
 		}
 	}
+	// A file with nothing but comments (the shipped ConfigMap's default) adds
+	// no descriptors and is no error; a document with fields must be complete.
+	for name, empty := range map[string]string{"nothing": "", "comments": "# none yet\n#\n", "blank": "\n  \n"} {
+		if ds, err := LoadDescriptors([]byte(empty)); err != nil || len(ds) != 0 {
+			t.Errorf("%s: want no descriptors and no error, got %d, %v", name, len(ds), err)
+		}
+	}
+	if _, err := LoadDescriptors([]byte("# a comment\ndescriptors: []\n")); err == nil {
+		t.Error("a document without apiVersion and kind accepted")
+	}
 	single := "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptor\ngroup: g\nkind2: x\n"
 	if _, err := LoadDescriptors([]byte(single)); err == nil {
 		t.Error("single descriptor with unknown field accepted")

@@ -149,6 +149,14 @@ func LoadDescriptors(data []byte) ([]Descriptor, error) {
 	if err := yaml.Unmarshal(data, &head); err != nil {
 		return nil, fmt.Errorf("descriptor file: %w", err)
 	}
+	// An empty document (nothing but comments or white space) adds no
+	// descriptors: a mounted ConfigMap that holds no descriptor yet must not
+	// keep the server from starting.
+	if empty, err := isEmptyYAML(data); err != nil {
+		return nil, fmt.Errorf("descriptor file: %w", err)
+	} else if empty {
+		return nil, nil
+	}
 	if head.APIVersion != DescriptorAPIVersion {
 		return nil, fmt.Errorf("descriptor file: apiVersion %q is not supported (want %q)", head.APIVersion, DescriptorAPIVersion)
 	}
@@ -306,4 +314,14 @@ func BuiltinDescriptors() []Descriptor {
 		return ds[i].Kind < ds[j].Kind
 	})
 	return ds
+}
+
+// isEmptyYAML reports whether data holds no YAML value at all (only comments
+// and white space), as opposed to a document with fields.
+func isEmptyYAML(data []byte) (bool, error) {
+	var v interface{}
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return false, err
+	}
+	return v == nil, nil
 }
