@@ -55,6 +55,12 @@ func TestFlags(t *testing.T) {
 			return o.Live.CacheDir == "/tmp/c" && o.Live.DefaultInheritedStrategy == "Patch"
 		}},
 		{args: []string{"--default-inherited-strategy=Sometimes"}, wantErr: "--default-inherited-strategy"},
+		// The descriptor file the artifacts ship in their ConfigMap must not
+		// keep the deployed server from starting.
+		{args: []string{"--policy-descriptors=../../../artifacts/base/policy-descriptors.yaml"}, check: func(o *Options) bool {
+			return o.Live.PolicyDescriptors != ""
+		}},
+		{args: []string{"--policy-descriptors=options_test.go"}, wantErr: "--policy-descriptors"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			o := NewOptions()
