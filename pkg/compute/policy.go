@@ -234,6 +234,26 @@ func tooDeep(v interface{}, max int) bool {
 	return false
 }
 
+// targetList reads the list of target entries at path (targetRefs or
+// selector lists). A value that is not a list is recorded as an invalid
+// reference; a list longer than the CRD's maxItems makes the whole policy
+// invalid (its entries are still read, so it can be listed at its targets).
+func (p *policy) targetList(obj map[string]interface{}, pk *policyKind, path string) []interface{} {
+	v, found := lookup(obj, path)
+	if !found || v == nil {
+		return nil
+	}
+	l, isList := v.([]interface{})
+	if !isList {
+		p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
+		return nil
+	}
+	if max, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > max {
+		p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), max)
+	}
+	return l
+}
+
 func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
 	d := &pk.desc
 	p := &policy{id: policyID{gk: pk.gk, namespace: ns, nm: name}, ts: ts, raw: obj, class: d.Class}
@@ -259,19 +279,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 			p.refs = append(p.refs, parseRef(m, ns, clusterScoped))
 		}
 		for _, path := range d.TargetRefs {
-			v, found := lookup(obj, path)
-			if !found || v == nil {
-				continue
-			}
-			l, isList := v.([]interface{})
-			if !isList {
-				p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
-				continue
-			}
-			if max, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > max {
-				p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), max)
-			}
-			for i, it := range l {
+			for i, it := range p.targetList(obj, pk, path) {
 				m, isMap := it.(map[string]interface{})
 				if !isMap {
 					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
@@ -289,19 +297,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 			}
 		}
 		for _, path := range d.TargetSelectors {
-			v, found := lookup(obj, path)
-			if !found || v == nil {
-				continue
-			}
-			l, isList := v.([]interface{})
-			if !isList {
-				p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
-				continue
-			}
-			if max, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > max {
-				p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), max)
-			}
-			for i, it := range l {
+			for i, it := range p.targetList(obj, pk, path) {
 				m, isMap := it.(map[string]interface{})
 				if !isMap {
 					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
