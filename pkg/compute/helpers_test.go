@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -22,33 +22,11 @@ var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // parseDocs parses a multi-document YAML string into unstructured objects.
 func parseDocs(t testing.TB, data string) []*unstructured.Unstructured {
 	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, doc := range splitYAML(data) {
-		var m map[string]interface{}
-		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
-			t.Fatalf("yaml: %v\n%s", err, doc)
-		}
-		if len(m) == 0 {
-			continue
-		}
-		out = append(out, &unstructured.Unstructured{Object: m})
+	out, err := yamldocs.Parse([]byte(data))
+	if err != nil {
+		t.Fatalf("yaml: %v\n%s", err, data)
 	}
 	return out
-}
-
-func splitYAML(data string) []string {
-	var docs []string
-	var cur bytes.Buffer
-	for _, line := range strings.Split(data, "\n") {
-		if strings.TrimRight(line, " \t\r") == "---" {
-			docs = append(docs, cur.String())
-			cur.Reset()
-			continue
-		}
-		cur.WriteString(line)
-		cur.WriteByte('\n')
-	}
-	return append(docs, cur.String())
 }
 
 // stamp sets creationTimestamps one second apart, in order, starting at

@@ -23,8 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/klog/v2"
-	"sigs.k8s.io/yaml"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
@@ -64,15 +64,9 @@ type expectation struct {
 
 func parseDocs(t *testing.T, name string, data []byte) []*unstructured.Unstructured {
 	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, doc := range strings.Split("\n"+string(data), "\n---") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if len(u.Object) > 0 {
-			out = append(out, u)
-		}
+	out, err := yamldocs.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"sigs.k8s.io/yaml"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 )
@@ -32,15 +32,9 @@ func parseDocs(t *testing.T, path string) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*unstructured.Unstructured
-	for _, doc := range strings.Split("\n"+string(data), "\n---") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if len(u.Object) > 0 {
-			out = append(out, u)
-		}
+	out, err := yamldocs.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	return out
 }
