@@ -24,11 +24,25 @@ type Backend interface {
 	List(ctx context.Context, namespace string) (objs []runtime.Object, rv uint64, err error)
 	// Watch streams the ADDED / MODIFIED / DELETED events of one namespace
 	// ("" = all) that happen strictly after rv. It returns a 410 Gone error
-	// (apierrors.NewResourceExpired) when rv is older than the retained history
-	// or newer than the current resourceVersion. The watch ends when ctx is done
+	// (apierrors.NewResourceExpired) when rv is older than the retained history,
+	// newer than the current resourceVersion, or of another history (see
+	// EpochBackend). The watch ends when ctx is done
 	// or Stop is called. It may send BOOKMARK events, with an object of any
 	// type whose metadata carries a resourceVersion up to which every event has
 	// been sent; the REST layer forwards them (as its own kind) only to clients
 	// that allow bookmarks.
 	Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error)
+}
+
+// EpochBackend is implemented by Backends whose resourceVersions carry the
+// epoch of their history (versioned.Store): another replica's, or an older
+// cache's, resourceVersions are foreign. A watch from a foreign
+// resourceVersion is the Backend's to refuse (410 Gone); a list with one
+// serves the latest state, as resourceVersionMatch=NotOlderThan allows (the
+// client cannot tell which state is newer), except that
+// resourceVersionMatch=Exact answers 410 Gone.
+type EpochBackend interface {
+	// ForeignResourceVersion reports whether the non-zero rv belongs to
+	// another history than the Backend's.
+	ForeignResourceVersion(rv uint64) bool
 }

@@ -153,6 +153,12 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 		if err != nil {
 			return nil, err
 		}
+		if set && r.foreign(want) {
+			if options.ResourceVersionMatch == metav1.ResourceVersionMatchExact {
+				return nil, foreignRV(want)
+			}
+			set = false // NotOlderThan (or unset): the latest state will do
+		}
 		if set && want > rv {
 			return nil, tooLargeRV(want, rv)
 		}
@@ -220,7 +226,7 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 		if err != nil {
 			return nil, err
 		}
-		if set && want > rv {
+		if set && want > rv && !r.foreign(want) {
 			return nil, tooLargeRV(want, rv)
 		}
 		for _, o := range objs {
@@ -264,6 +270,18 @@ func parseRV(s string) (rv uint64, set bool, err error) {
 		return 0, false, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q: %v", s, err))
 	}
 	return rv, true, nil
+}
+
+// foreign reports whether rv is a resourceVersion of another history than
+// the backend's (see EpochBackend).
+func (r *REST) foreign(rv uint64) bool {
+	e, ok := r.backend.(EpochBackend)
+	return ok && rv != 0 && e.ForeignResourceVersion(rv)
+}
+
+// foreignRV is the 410 Gone of a resourceVersion from another history.
+func foreignRV(rv uint64) error {
+	return apierrors.NewResourceExpired(fmt.Sprintf("resource version %d is from another server instance or an older cache; relist", rv))
 }
 
 // tooLargeRV is the error the watch cache gives for a resourceVersion from

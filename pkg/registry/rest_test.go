@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,6 +38,11 @@ func recv(t *testing.T, w watch.Interface) watch.Event {
 		t.Fatal("no event")
 	}
 	return watch.Event{}
+}
+
+// at is the resourceVersion of counter n of s's epoch.
+func at(s *versioned.Store, n uint64) string {
+	return strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch(), n), 10)
 }
 
 func describe(e watch.Event) string {
@@ -85,7 +91,7 @@ func TestBookmarksOnlyWhenAllowed(t *testing.T) {
 	s.Apply([]versioned.Change{put("other", "a", nil)})
 	for _, allow := range []bool{true, false} {
 		t.Run(fmt.Sprint(allow), func(t *testing.T) {
-			w, err := r.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: "1", AllowWatchBookmarks: allow})
+			w, err := r.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: at(s, 1), AllowWatchBookmarks: allow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,12 +125,14 @@ func TestListErrors(t *testing.T) {
 	}{
 		{"bad field", metainternalversion.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.x", "y")}, apierrors.IsBadRequest},
 		{"bad rv", metainternalversion.ListOptions{ResourceVersion: "abc"}, apierrors.IsBadRequest},
-		{"exact old rv", metainternalversion.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
-		{"future rv", metainternalversion.ListOptions{ResourceVersion: "9"}, func(err error) bool {
+		{"exact old rv", metainternalversion.ListOptions{ResourceVersion: at(s, 1), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
+		{"future rv", metainternalversion.ListOptions{ResourceVersion: at(s, 9)}, func(err error) bool {
 			return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
 		}},
-		{"exact current rv", metainternalversion.ListOptions{ResourceVersion: "2", ResourceVersionMatch: metav1.ResourceVersionMatchExact}, func(err error) bool { return err == nil }},
-		{"not older than", metainternalversion.ListOptions{ResourceVersion: "1", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, func(err error) bool { return err == nil }},
+		{"exact current rv", metainternalversion.ListOptions{ResourceVersion: at(s, 2), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, func(err error) bool { return err == nil }},
+		{"not older than", metainternalversion.ListOptions{ResourceVersion: at(s, 1), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, func(err error) bool { return err == nil }},
+		{"exact rv of another epoch", metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch()%versioned.MaxEpoch+1, 2), 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
+		{"future rv of another epoch", metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch()%versioned.MaxEpoch+1, 9), 10)}, func(err error) bool { return err == nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.List(ctx, &tc.opts)

@@ -4,16 +4,25 @@
 //
 // Layout of the file:
 //
-//	bucket "header":   "magic" = Magic, "format" = FormatVersion
+//	bucket "header":   "magic" = Magic, "format" = FormatVersion,
+//	                   "epoch" = the epoch of the file's history (decimal, 1..MaxEpoch)
 //	bucket "rv":       <resource> = resourceVersion of that resource's store (decimal)
 //	bucket <resource>: "<namespace>/<name>" = the object as JSON
 //
 // A file that bbolt cannot open, that lacks the header, carries another magic
 // or format, or holds an object the caller cannot decode is moved aside (to
 // <file>.corrupt) and replaced by a fresh one: it is never served.
+//
+// Every new file gets a new random epoch; resourceVersions of the stores
+// restored from it are epoch<<EpochShift | counter (see pkg/storage/versioned),
+// so resourceVersions of another replica or of a discarded file are told
+// apart from this file's. A stored resourceVersion of another epoch makes the
+// file corrupt.
 package cache
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -32,9 +41,27 @@ const (
 	// Magic identifies a file written by this server.
 	Magic = "effectivepolicy.dev/output-cache"
 	// FormatVersion is bumped on every incompatible change of the layout or
-	// of the stored objects.
-	FormatVersion = "1"
+	// of the stored objects. 2: header epoch, epoch-encoded resourceVersions.
+	FormatVersion = "2"
+	// EpochShift is where the epoch starts in a resourceVersion
+	// (versioned.CounterBits).
+	EpochShift = 40
+	// MaxEpoch is the largest epoch (versioned.MaxEpoch).
+	MaxEpoch = 1<<23 - 1
 )
+
+// newEpoch returns a random epoch in [1, MaxEpoch].
+func newEpoch() (uint32, error) {
+	for {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, err
+		}
+		if e := binary.BigEndian.Uint32(b[:]) & MaxEpoch; e != 0 {
+			return e, nil
+		}
+	}
+}
 
 var (
 	headerBucket = []byte("header")
@@ -63,7 +90,12 @@ type DecodeFunc func(resource string, e Entry) error
 type DB struct {
 	db        *bolt.DB
 	resources []string
+	epoch     uint32
 }
+
+// Epoch returns the epoch of the file's history: chosen at random when the
+// file was created, the same on every later Open.
+func (d *DB) Epoch() uint32 { return d.epoch }
 
 // Open opens (creating if needed) dir/FileName for the given resources,
 // validating it: every stored object is handed to decode. A file that fails
@@ -169,11 +201,20 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 		if f := string(h.Get([]byte("format"))); f != FormatVersion {
 			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, FormatVersion)}
 		}
+		e, err := strconv.ParseUint(string(h.Get([]byte("epoch"))), 10, 32)
+		if err != nil || e == 0 || e > MaxEpoch {
+			return corruptError{fmt.Errorf("invalid epoch %q", h.Get([]byte("epoch")))}
+		}
+		d.epoch = uint32(e)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	if empty {
+		epoch, err := newEpoch()
+		if err != nil {
+			return nil, fmt.Errorf("choosing an epoch: %w", err)
+		}
 		if err := d.db.Update(func(tx *bolt.Tx) error {
 			h, err := tx.CreateBucketIfNotExists(headerBucket)
 			if err != nil {
@@ -183,6 +224,9 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 				return err
 			}
 			if err := h.Put([]byte("format"), []byte(FormatVersion)); err != nil {
+				return err
+			}
+			if err := h.Put([]byte("epoch"), []byte(strconv.FormatUint(uint64(epoch), 10))); err != nil {
 				return err
 			}
 			if _, err := tx.CreateBucketIfNotExists(rvBucket); err != nil {
@@ -197,6 +241,7 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 		}); err != nil {
 			return nil, fmt.Errorf("initializing cache file: %w", err)
 		}
+		d.epoch = epoch
 	}
 	loaded := map[string]Resource{}
 	err := d.db.View(func(tx *bolt.Tx) error {
@@ -214,6 +259,9 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 				rv, err := strconv.ParseUint(string(raw), 10, 64)
 				if err != nil {
 					return corruptError{fmt.Errorf("resourceVersion of %s: %w", r, err)}
+				}
+				if rv>>EpochShift != uint64(d.epoch) {
+					return corruptError{fmt.Errorf("resourceVersion %d of %s is not of the file's epoch %d", rv, r, d.epoch)}
 				}
 				res.ResourceVersion = rv
 			}

@@ -21,6 +21,9 @@ func mustOpen(t *testing.T, dir string, decode DecodeFunc) (*DB, map[string]Reso
 	return db, loaded, discarded
 }
 
+// rv is the resourceVersion of counter n in db's epoch.
+func rv(db *DB, n uint64) uint64 { return uint64(db.Epoch())<<EpochShift | n }
+
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	db, loaded, discarded := mustOpen(t, dir, nil)
@@ -28,12 +31,12 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("fresh file: discarded=%v loaded=%v", discarded, loaded)
 	}
 	if err := db.Write(Batch{
-		"effectivepolicies":        {Entries: []Entry{{Key: "a/x", Data: []byte(`{"x":1}`)}, {Key: "a/y", Data: []byte(`{}`)}}, ResourceVersion: 7},
-		"clustereffectivepolicies": {Entries: []Entry{{Key: "/gc", Data: []byte(`{}`)}}, ResourceVersion: 3},
+		"effectivepolicies":        {Entries: []Entry{{Key: "a/x", Data: []byte(`{"x":1}`)}, {Key: "a/y", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 7)},
+		"clustereffectivepolicies": {Entries: []Entry{{Key: "/gc", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 3)},
 	}, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/y"}}, ResourceVersion: 8}}, false); err != nil {
+	if err := db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/y"}}, ResourceVersion: rv(db, 8)}}, false); err != nil {
 		t.Fatal(err)
 	}
 	_ = db.Close()
@@ -42,10 +45,10 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(discarded)
 	}
 	ep := loaded["effectivepolicies"]
-	if ep.ResourceVersion != 8 || len(ep.Entries) != 1 || ep.Entries[0].Key != "a/x" || string(ep.Entries[0].Data) != `{"x":1}` {
+	if ep.ResourceVersion != rv(db, 8) || len(ep.Entries) != 1 || ep.Entries[0].Key != "a/x" || string(ep.Entries[0].Data) != `{"x":1}` {
 		t.Errorf("effectivepolicies = %+v", ep)
 	}
-	if c := loaded["clustereffectivepolicies"]; c.ResourceVersion != 3 || len(c.Entries) != 1 {
+	if c := loaded["clustereffectivepolicies"]; c.ResourceVersion != rv(db, 3) || len(c.Entries) != 1 {
 		t.Errorf("clustereffectivepolicies = %+v", c)
 	}
 }
@@ -53,11 +56,11 @@ func TestRoundTrip(t *testing.T) {
 func TestReplace(t *testing.T) {
 	dir := t.TempDir()
 	db, _, _ := mustOpen(t, dir, nil)
-	_ = db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/x", Data: []byte(`{}`)}}, ResourceVersion: 1}}, false)
-	_ = db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/z", Data: []byte(`{}`)}}, ResourceVersion: 5}}, true)
+	_ = db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/x", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 1)}}, false)
+	_ = db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/z", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 5)}}, true)
 	_ = db.Close()
 	_, loaded, _ := mustOpen(t, dir, nil)
-	if ep := loaded["effectivepolicies"]; len(ep.Entries) != 1 || ep.Entries[0].Key != "a/z" || ep.ResourceVersion != 5 {
+	if ep := loaded["effectivepolicies"]; len(ep.Entries) != 1 || ep.Entries[0].Key != "a/z" || ep.ResourceVersion != rv(db, 5) {
 		t.Errorf("after replace: %+v", ep)
 	}
 }
@@ -72,7 +75,7 @@ func writeValid(t *testing.T, dir string) {
 	for i := 0; i < 200; i++ {
 		entries = append(entries, Entry{Key: "ns/" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Data: []byte(`{"metadata":{"name":"x"}}`)})
 	}
-	if err := db.Write(Batch{"effectivepolicies": {Entries: entries, ResourceVersion: 42}}, false); err != nil {
+	if err := db.Write(Batch{"effectivepolicies": {Entries: entries, ResourceVersion: rv(db, 42)}}, false); err != nil {
 		t.Fatal(err)
 	}
 	_ = db.Close()
@@ -159,7 +162,7 @@ func TestCorruptFilesAreDiscarded(t *testing.T) {
 				t.Errorf("corrupt file not moved aside: %v", err)
 			}
 			// The fresh file works.
-			if err := db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/b", Data: []byte(`{}`)}}, ResourceVersion: 1}}, false); err != nil {
+			if err := db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/b", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 1)}}, false); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -196,4 +199,67 @@ func TruncateLastPage(t *testing.T, path string) {
 	if err := os.Truncate(path, size-ps); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestEpoch: a new file gets a random epoch, kept by every later Open; a
+// rebuilt file gets another one; a format-1 file (no epoch) is rebuilt.
+func TestEpoch(t *testing.T) {
+	dir := t.TempDir()
+	db, _, _ := mustOpen(t, dir, nil)
+	epoch := db.Epoch()
+	if epoch == 0 || epoch > MaxEpoch {
+		t.Fatalf("epoch %d", epoch)
+	}
+	if err := db.Write(Batch{"effectivepolicies": {ResourceVersion: rv(db, 5)}}, false); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	db2, loaded, discarded := mustOpen(t, dir, nil)
+	if discarded != nil || db2.Epoch() != epoch || loaded["effectivepolicies"].ResourceVersion != uint64(epoch)<<EpochShift|5 {
+		t.Fatalf("reopened: epoch %d (want %d), loaded %+v, discarded %v", db2.Epoch(), epoch, loaded, discarded)
+	}
+	_ = db2.Close()
+	if other, _, _ := mustOpen(t, t.TempDir(), nil); other.Epoch() == epoch {
+		t.Errorf("a new file got the same epoch %d", epoch)
+	}
+
+	// A stored resourceVersion of another epoch: corrupt.
+	bdb, err := bolt.Open(filepath.Join(dir, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = bdb.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(rvBucket).Put([]byte("effectivepolicies"), []byte("5"))
+	})
+	_ = bdb.Close()
+	db3, loaded, discarded := mustOpen(t, dir, nil)
+	if discarded == nil || db3.Epoch() == epoch || loaded["effectivepolicies"].ResourceVersion != 0 {
+		t.Fatalf("rv of another epoch: epoch %d, loaded %+v, discarded %v", db3.Epoch(), loaded, discarded)
+	}
+	_ = db3.Close()
+
+	// A format-1 file: resourceVersions without epoch, rebuilt.
+	old := t.TempDir()
+	bdb, err = bolt.Open(filepath.Join(old, FileName), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = bdb.Update(func(tx *bolt.Tx) error {
+		h, _ := tx.CreateBucket(headerBucket)
+		_ = h.Put([]byte("magic"), []byte(Magic))
+		_ = h.Put([]byte("format"), []byte("1"))
+		rvs, _ := tx.CreateBucket(rvBucket)
+		_ = rvs.Put([]byte("effectivepolicies"), []byte("500"))
+		for _, r := range resources {
+			b, _ := tx.CreateBucket([]byte(r))
+			_ = b.Put([]byte("a/x"), []byte(`{}`))
+		}
+		return nil
+	})
+	_ = bdb.Close()
+	db4, loaded, discarded := mustOpen(t, old, nil)
+	if discarded == nil || db4.Epoch() == 0 || len(loaded["effectivepolicies"].Entries) != 0 || loaded["effectivepolicies"].ResourceVersion != 0 {
+		t.Fatalf("format 1: epoch %d, loaded %+v, discarded %v", db4.Epoch(), loaded, discarded)
+	}
+	t.Logf("format 1 discarded: %v", discarded)
 }

@@ -23,7 +23,16 @@ type Backend struct {
 	namespaced bool
 }
 
-var _ registry.Backend = (*Backend)(nil)
+var (
+	_ registry.Backend      = (*Backend)(nil)
+	_ registry.EpochBackend = (*Backend)(nil)
+	_ registry.EpochBackend = (*versioned.Store)(nil)
+)
+
+// ForeignResourceVersion implements registry.EpochBackend.
+func (b *Backend) ForeignResourceVersion(rv uint64) bool {
+	return b.store.ForeignResourceVersion(rv)
+}
 
 // Get implements registry.Backend.
 func (b *Backend) Get(ctx context.Context, namespace, name string) (runtime.Object, error) {

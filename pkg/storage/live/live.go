@@ -87,16 +87,17 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		return nil, fmt.Errorf("invalid options: %v", errs)
 	}
 	registerMetrics()
+	epoch := versioned.NewEpoch() // memory only; the cache's replaces it
 	l := &Live{
 		engine:   engine,
 		debounce: o.RecomputeDebounce,
 		namespaced: versioned.New(versioned.Options{
-			Namespaced: true, HistorySize: o.WatchHistorySize,
+			Namespaced: true, HistorySize: o.WatchHistorySize, Epoch: epoch,
 			Resource: v1alpha1.Resource(ResourceEffectivePolicies),
 		}),
 		cluster: versioned.New(versioned.Options{
-			HistorySize: o.WatchHistorySize,
-			Resource:    v1alpha1.Resource(ResourceClusterEffectivePolicies),
+			HistorySize: o.WatchHistorySize, Epoch: epoch,
+			Resource: v1alpha1.Resource(ResourceClusterEffectivePolicies),
 		}),
 		cacheDir: o.CacheDir,
 		dirty:    map[compute.Key]struct{}{},
@@ -210,8 +211,8 @@ func (l *Live) openCache() {
 			}
 			objs = append(objs, obj)
 		}
-		store.Restore(objs, res.ResourceVersion)
-		klog.InfoS("Restored outputs from cache", "resource", resource, "objects", len(objs), "resourceVersion", store.ResourceVersion())
+		store.Restore(objs, db.Epoch(), res.ResourceVersion)
+		klog.InfoS("Restored outputs from cache", "resource", resource, "objects", len(objs), "resourceVersion", store.ResourceVersion(), "epoch", store.Epoch())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
 var (
@@ -382,8 +384,9 @@ func TestRestartServesCachedObjects(t *testing.T) {
 		return err == nil && describe(watch.Event{Object: o}).msg == "p1=1;p4=4;"
 	})
 	before, rvBefore := snapshotJSON(t, h1.live.EffectivePolicies())
+	epoch := h1.live.namespaced.Epoch()
 	h1.stop()
-	if rvBefore < 2 {
+	if rvBefore&(1<<versioned.CounterBits-1) < 2 || versioned.EpochOf(rvBefore) != epoch {
 		t.Fatalf("resourceVersion %d, want at least 2", rvBefore)
 	}
 
@@ -392,6 +395,9 @@ func TestRestartServesCachedObjects(t *testing.T) {
 	after, rvAfter := snapshotJSON(t, h2.live.EffectivePolicies())
 	if after != before || rvAfter != rvBefore {
 		t.Fatalf("before recomputation the restarted server serves\n%s @%d\nwant\n%s @%d", after, rvAfter, before, rvBefore)
+	}
+	if e, ce := h2.live.namespaced.Epoch(), h2.live.cluster.Epoch(); e != epoch || ce != epoch {
+		t.Fatalf("epochs after restart %d, %d; want the cache's %d", e, ce, epoch)
 	}
 	w, err := h2.live.EffectivePolicies().Watch(context.Background(), "", rvAfter)
 	if err != nil {
@@ -465,12 +471,12 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/r", Data: []byte(`{"targets": 5}`)}}, ResourceVersion: 99}}, false)
+			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/r", Data: []byte(`{"targets": 5}`)}}, ResourceVersion: uint64(db.Epoch())<<cache.EpochShift | 99}}, false)
 			_ = db.Close()
 		}},
 		{"object under the wrong key", func(t *testing.T, path string) {
 			db, _, _, _ := cache.Open(filepath.Dir(path), []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
-			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/zzz", Data: []byte(`{"metadata":{"name":"r","namespace":"default","resourceVersion":"1"}}`)}}, ResourceVersion: 99}}, false)
+			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/zzz", Data: []byte(`{"metadata":{"name":"r","namespace":"default","resourceVersion":"1"}}`)}}, ResourceVersion: uint64(db.Epoch())<<cache.EpochShift | 99}}, false)
 			_ = db.Close()
 		}},
 	}
@@ -484,7 +490,7 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 			tt.write(t, filepath.Join(dir, cache.FileName))
 
 			h2 := newHarness(t, dir, time.Millisecond, objs...)
-			if got, rv := snapshotJSON(t, h2.live.EffectivePolicies()); got != "[]" || rv != 0 {
+			if got, rv := snapshotJSON(t, h2.live.EffectivePolicies()); got != "[]" || rv != versioned.MakeResourceVersion(versioned.EpochOf(rv), 0) {
 				t.Fatalf("a corrupt cache was served: %s @%d", got, rv)
 			}
 			if h2.live.CacheError() != nil {
@@ -654,5 +660,40 @@ func TestUnsyncedInformerTimesOut(t *testing.T) {
 	h.start()
 	if d := time.Since(start); d < 200*time.Millisecond {
 		t.Errorf("ready after %v, before the sync timeout", d)
+	}
+}
+
+// TestFreshCacheIsAnotherHistory: a server with another (or a rebuilt) cache
+// numbers resourceVersions in a new epoch, so a resourceVersion of the first
+// one is not resumed there (410 Gone) even when its counter is in range.
+func TestFreshCacheIsAnotherHistory(t *testing.T) {
+	objs := []runtime.Object{crd("example.com", "RetryPolicy", "retrypolicies", true), policy("default", "p1", "r", "1")}
+	h1 := newHarness(t, t.TempDir(), time.Millisecond, objs...)
+	h1.start()
+	h1.eventually("r", func() bool {
+		_, err := h1.live.EffectivePolicies().Get(context.Background(), "default", "r")
+		return err == nil
+	})
+	_, rv1 := snapshotJSON(t, h1.live.EffectivePolicies())
+	h1.stop()
+
+	h2 := newHarness(t, t.TempDir(), time.Millisecond, objs...)
+	h2.start()
+	h2.eventually("r", func() bool {
+		_, err := h2.live.EffectivePolicies().Get(context.Background(), "default", "r")
+		return err == nil
+	})
+	_, rv2 := snapshotJSON(t, h2.live.EffectivePolicies())
+	if versioned.EpochOf(rv1) == versioned.EpochOf(rv2) {
+		t.Fatalf("two fresh caches share epoch %d", versioned.EpochOf(rv1))
+	}
+	if rv1&(1<<versioned.CounterBits-1) != rv2&(1<<versioned.CounterBits-1) {
+		t.Logf("counters differ: %d, %d", rv1, rv2)
+	}
+	if _, err := h2.live.EffectivePolicies().Watch(context.Background(), "", rv1); !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "another server instance") {
+		t.Errorf("watch from the other server's rv %d: %v", rv1, err)
+	}
+	if !h2.live.EffectivePolicies().ForeignResourceVersion(rv1) || h2.live.EffectivePolicies().ForeignResourceVersion(rv2) {
+		t.Error("ForeignResourceVersion")
 	}
 }

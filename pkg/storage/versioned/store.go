@@ -3,13 +3,23 @@
 // bounded history of watch events, and serves Get, List and Watch for the REST
 // layer (it implements registry.Backend).
 //
+// A resourceVersion is epoch<<CounterBits | counter. The epoch (non-zero, at
+// most MaxEpoch, so that resourceVersions stay below 2^63) names one history:
+// it is chosen at random for a new history and restored with a cached one.
+// Replicas number their histories independently; a resourceVersion of another
+// epoch is not a point of this store's history, and a watch from it answers
+// 410 Gone (so that the client relists) instead of resuming from an unrelated
+// state.
+//
 // Objects held by the store are shared: everything it returns (from Get, List,
 // Snapshot, Apply and watch events) must be treated as read-only.
 package versioned
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha1"
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"strconv"
@@ -34,6 +44,35 @@ const DefaultHistorySize = 10000
 // DefaultBookmarkInterval is how often an idle watch gets a BOOKMARK when
 // Options.BookmarkInterval is 0.
 const DefaultBookmarkInterval = time.Minute
+
+// CounterBits is the number of low bits of a resourceVersion that count the
+// changes of one epoch; the bits above hold the epoch.
+const CounterBits = 40
+
+// MaxEpoch is the largest epoch: epochs have 23 bits, so a resourceVersion is
+// below 2^63 and prints as a plain decimal in every client.
+const MaxEpoch = 1<<23 - 1
+
+// NewEpoch returns a random epoch in [1, MaxEpoch].
+func NewEpoch() uint32 {
+	for {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			panic(fmt.Sprintf("reading random bytes: %v", err))
+		}
+		if e := binary.BigEndian.Uint32(b[:]) & MaxEpoch; e != 0 {
+			return e
+		}
+	}
+}
+
+// MakeResourceVersion returns the resourceVersion of counter in epoch.
+func MakeResourceVersion(epoch uint32, counter uint64) uint64 {
+	return uint64(epoch)<<CounterBits | counter&(1<<CounterBits-1)
+}
+
+// EpochOf returns the epoch a resourceVersion belongs to.
+func EpochOf(rv uint64) uint32 { return uint32(rv >> CounterBits) }
 
 // Change is one put or delete in an Apply. Object nil means delete.
 type Change struct {
@@ -62,6 +101,9 @@ type Options struct {
 	// resourceVersion; the REST layer turns them into objects of its kind and
 	// drops them for clients that did not ask for bookmarks.
 	BookmarkInterval time.Duration
+	// Epoch of the store's history (NewEpoch() when 0; values above MaxEpoch
+	// are truncated). Restore replaces it.
+	Epoch uint32
 }
 
 type event struct {
@@ -76,6 +118,7 @@ type Store struct {
 	opts Options
 
 	mu      sync.RWMutex
+	epoch   uint32
 	objects map[string]runtime.Object // key: namespace/name
 	rv      uint64
 	// history holds the events with rv in (minRV, rv], oldest first.
@@ -86,7 +129,7 @@ type Store struct {
 
 var _ registry.Backend = (*Store)(nil)
 
-// New returns an empty Store at resourceVersion 0.
+// New returns an empty Store at counter 0 of its epoch.
 func New(opts Options) *Store {
 	registerMetrics()
 	if opts.HistorySize <= 0 {
@@ -98,11 +141,35 @@ func New(opts Options) *Store {
 	if opts.BookmarkInterval == 0 {
 		opts.BookmarkInterval = DefaultBookmarkInterval
 	}
+	epoch := opts.Epoch & MaxEpoch
+	if epoch == 0 {
+		epoch = NewEpoch()
+	}
+	start := MakeResourceVersion(epoch, 0)
 	return &Store{
 		opts:     opts,
+		epoch:    epoch,
+		rv:       start,
+		minRV:    start,
 		objects:  map[string]runtime.Object{},
 		watchers: map[*watcher]struct{}{},
 	}
+}
+
+// Epoch returns the epoch of the store's history.
+func (s *Store) Epoch() uint32 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.epoch
+}
+
+// ForeignResourceVersion reports whether rv (non-zero) belongs to another
+// history than the store's: another replica's, or an older cache's
+// (registry.EpochBackend).
+func (s *Store) ForeignResourceVersion(rv uint64) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return rv != 0 && EpochOf(rv) != s.epoch
 }
 
 func (s *Store) key(namespace, name string) (string, string) {
@@ -113,20 +180,28 @@ func (s *Store) key(namespace, name string) (string, string) {
 }
 
 // Restore replaces the content of the store by objs (which keep their own
-// metadata: resourceVersion, creationTimestamp, uid) and sets the store's
-// resourceVersion to rv (raised to the highest object resourceVersion if that
-// is larger). The watch history starts empty at rv. It is meant for start-up,
-// before serving; running watches are stopped.
-func (s *Store) Restore(objs []runtime.Object, rv uint64) {
+// metadata: resourceVersion, creationTimestamp, uid), sets the store's epoch
+// (kept when 0) and its resourceVersion to rv (counter 0 of the epoch when rv
+// belongs to another epoch, e.g. 0; raised to the highest object
+// resourceVersion of the epoch if that is larger). The watch history starts
+// empty at rv. It is meant for start-up, before serving; running watches are
+// stopped.
+func (s *Store) Restore(objs []runtime.Object, epoch uint32, rv uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if epoch &= MaxEpoch; epoch != 0 {
+		s.epoch = epoch
+	}
+	if EpochOf(rv) != s.epoch {
+		rv = MakeResourceVersion(s.epoch, 0)
+	}
 	s.objects = make(map[string]runtime.Object, len(objs))
 	for _, o := range objs {
 		m, err := meta.Accessor(o)
 		if err != nil {
 			continue
 		}
-		if orv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && orv > rv {
+		if orv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && orv > rv && EpochOf(orv) == s.epoch {
 			rv = orv
 		}
 		k, _ := s.key(m.GetNamespace(), m.GetName())
@@ -318,13 +393,21 @@ func (s *Store) List(_ context.Context, namespace string) ([]runtime.Object, uin
 	return s.sortedLocked(namespace), s.rv, nil
 }
 
-// Watch implements registry.Backend.
+// Watch implements registry.Backend. rv 0 stands for counter 0 of the
+// store's epoch (the start of its history); a resourceVersion of another epoch
+// answers 410 Gone.
 func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error) {
 	if !s.opts.Namespaced {
 		namespace = ""
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if rv == 0 {
+		rv = MakeResourceVersion(s.epoch, 0)
+	}
+	if EpochOf(rv) != s.epoch {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resource version %d is from another server instance or an older cache (epoch %d, this server's is %d); relist", rv, EpochOf(rv), s.epoch))
+	}
 	if rv < s.minRV {
 		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, s.minRV))
 	}

@@ -3,6 +3,7 @@ package versioned
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -24,7 +25,24 @@ func newStore(namespaced bool, history int) *Store {
 		HistorySize: history,
 		Resource:    v1alpha1.Resource("effectivepolicies"),
 		Now:         func() time.Time { now = now.Add(time.Second); return now },
+		Epoch:       testEpoch,
 	})
+}
+
+// testEpoch is the epoch of the stores of newStore.
+const testEpoch = 1
+
+// at is the resourceVersion of counter n of testEpoch; ats the same as a string.
+func at(n uint64) uint64  { return MakeResourceVersion(testEpoch, n) }
+func ats(n uint64) string { return strconv.FormatUint(at(n), 10) }
+
+// counter strips the epoch from a resourceVersion string.
+func counter(rv string) string {
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return rv
+	}
+	return strconv.FormatUint(n&(1<<CounterBits-1), 10)
 }
 
 func obj(ns, name, kind string) *v1alpha1.EffectivePolicy {
@@ -48,14 +66,14 @@ func TestApply(t *testing.T) {
 
 	in := put("ns", "a", "HTTPRoute")
 	rv, applied := s.Apply([]Change{in, put("ns", "b", "Service")})
-	if rv != 1 || len(applied) != 2 || s.ResourceVersion() != 1 {
+	if rv != at(1) || len(applied) != 2 || s.ResourceVersion() != at(1) {
 		t.Fatalf("rv %d applied %d", rv, len(applied))
 	}
 	if in.Object.(*v1alpha1.EffectivePolicy).ResourceVersion != "" {
 		t.Error("Apply modified its input")
 	}
 	a := om(applied[0])
-	if a.ResourceVersion != "1" || a.UID == "" || !a.CreationTimestamp.Time.After(t0) {
+	if a.ResourceVersion != ats(1) || a.UID == "" || !a.CreationTimestamp.Time.After(t0) {
 		t.Errorf("metadata %+v", a)
 	}
 	if om(applied[1]).UID == a.UID {
@@ -68,18 +86,18 @@ func TestApply(t *testing.T) {
 		wantRV  uint64
 		applied int
 	}{
-		{"same content is a no-op", []Change{put("ns", "a", "HTTPRoute")}, 1, 0},
+		{"same content is a no-op", []Change{put("ns", "a", "HTTPRoute")}, at(1), 0},
 		{"metadata noise is a no-op", []Change{{Namespace: "ns", Name: "a", Object: func() runtime.Object {
 			o := obj("ns", "a", "HTTPRoute")
 			o.ResourceVersion, o.UID, o.CreationTimestamp = "77", "x", metav1.Now()
 			o.Kind = "EffectivePolicy"
 			return o
-		}()}}, 1, 0},
-		{"delete of a missing key is a no-op", []Change{del("ns", "zzz"), del("other", "a")}, 1, 0},
-		{"empty", nil, 1, 0},
-		{"change", []Change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, 2, 1},
-		{"last change per key wins", []Change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, 3, 1},
-		{"delete", []Change{del("ns", "b")}, 4, 1},
+		}()}}, at(1), 0},
+		{"delete of a missing key is a no-op", []Change{del("ns", "zzz"), del("other", "a")}, at(1), 0},
+		{"empty", nil, at(1), 0},
+		{"change", []Change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, at(2), 1},
+		{"last change per key wins", []Change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, at(3), 1},
+		{"delete", []Change{del("ns", "b")}, at(4), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rv, applied := s.Apply(tc.changes)
@@ -94,7 +112,7 @@ func TestApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := om(got)
-	if m.ResourceVersion != "2" || m.UID != a.UID || !m.CreationTimestamp.Equal(&a.CreationTimestamp) ||
+	if m.ResourceVersion != ats(2) || m.UID != a.UID || !m.CreationTimestamp.Equal(&a.CreationTimestamp) ||
 		got.(*v1alpha1.EffectivePolicy).Targets[0].Kind != "Gateway" {
 		t.Errorf("modified object: %+v", got)
 	}
@@ -120,7 +138,7 @@ func TestDeleteCarriesNewRV(t *testing.T) {
 	s := newStore(true, 0)
 	s.Apply([]Change{put("ns", "a", "HTTPRoute")})
 	rv, applied := s.Apply([]Change{del("ns", "a")})
-	if rv != 2 || len(applied) != 1 || om(applied[0]).ResourceVersion != "2" || om(applied[0]).Name != "a" {
+	if rv != at(2) || len(applied) != 1 || om(applied[0]).ResourceVersion != ats(2) || om(applied[0]).Name != "a" {
 		t.Fatalf("rv %d applied %+v", rv, applied)
 	}
 }
@@ -138,7 +156,7 @@ func TestListAndScope(t *testing.T) {
 		{"zz", nil},
 	} {
 		objs, rv, err := s.List(ctx, tc.ns)
-		if err != nil || rv != 1 {
+		if err != nil || rv != at(1) {
 			t.Fatal(rv, err)
 		}
 		var got []string
@@ -177,7 +195,7 @@ func recv(t *testing.T, w watch.Interface) watch.Event {
 
 func describe(e watch.Event) string {
 	m := om(e.Object)
-	return fmt.Sprintf("%s %s/%s@%s", e.Type, m.Namespace, m.Name, m.ResourceVersion)
+	return fmt.Sprintf("%s %s/%s@%s", e.Type, m.Namespace, m.Name, counter(m.ResourceVersion))
 }
 
 func TestWatch(t *testing.T) {
@@ -196,9 +214,9 @@ func TestWatch(t *testing.T) {
 		want []string
 	}{
 		{"from 0", "", 0, []string{"ADDED a/x@1", "MODIFIED a/x@2", "ADDED b/y@2", "DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
-		{"strictly after rv", "", 2, []string{"DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
+		{"strictly after rv", "", at(2), []string{"DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
 		{"namespace", "b", 0, []string{"ADDED b/y@2"}},
-		{"current", "", 4, nil},
+		{"current", "", at(4), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := s.Watch(ctx, tc.ns, tc.rv)
@@ -233,7 +251,7 @@ func TestHistoryAndGone(t *testing.T) {
 	if _, err := s.Watch(ctx, "", 0); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 0 after trimming: %v", err)
 	}
-	w, err := s.Watch(ctx, "", 1)
+	w, err := s.Watch(ctx, "", at(1))
 	if err != nil {
 		t.Fatalf("rv 1 is still resumable: %v", err)
 	}
@@ -243,19 +261,19 @@ func TestHistoryAndGone(t *testing.T) {
 	w.Stop()
 	s.Apply([]Change{put("a", "x", "N")}) // 4: history 2,3,4 fits
 	s.Apply([]Change{put("a", "x", "O")}) // 5: drops 2
-	if _, err := s.Watch(ctx, "", 1); !apierrors.IsResourceExpired(err) {
+	if _, err := s.Watch(ctx, "", at(1)); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 1 after trimming: %v", err)
 	}
-	if _, err := s.Watch(ctx, "", 2); err != nil {
+	if _, err := s.Watch(ctx, "", at(2)); err != nil {
 		t.Errorf("rv 2 should be resumable: %v", err)
 	}
 
 	// One Apply larger than the history: everything before it is gone.
 	s.Apply([]Change{put("b", "1", "K"), put("b", "2", "K"), put("b", "3", "K"), put("b", "4", "K")}) // 6
-	if _, err := s.Watch(ctx, "", 5); !apierrors.IsResourceExpired(err) {
+	if _, err := s.Watch(ctx, "", at(5)); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 5: %v", err)
 	}
-	if _, err := s.Watch(ctx, "", 6); err != nil {
+	if _, err := s.Watch(ctx, "", at(6)); err != nil {
 		t.Errorf("rv 6: %v", err)
 	}
 }
@@ -266,44 +284,44 @@ func TestRestoreAndSnapshot(t *testing.T) {
 	s.Apply([]Change{put("a", "x", "K"), put("b", "y", "K")})
 	s.Apply([]Change{put("a", "x", "L")})
 	snap, rv := s.Snapshot()
-	if rv != 2 || len(snap) != 2 {
+	if rv != at(2) || len(snap) != 2 {
 		t.Fatalf("snapshot %d %d", rv, len(snap))
 	}
-	running, err := s.Watch(ctx, "", 2)
+	running, err := s.Watch(ctx, "", at(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	r := newStore(true, 0)
-	r.Restore(snap, 10)
-	if r.ResourceVersion() != 10 {
+	r.Restore(snap, testEpoch, at(10))
+	if r.ResourceVersion() != at(10) {
 		t.Errorf("rv %d", r.ResourceVersion())
 	}
 	got, _ := r.Get(ctx, "a", "x")
-	if om(got).ResourceVersion != "2" || om(got).UID != om(snap[0]).UID {
+	if om(got).ResourceVersion != ats(2) || om(got).UID != om(snap[0]).UID {
 		t.Errorf("restored object lost its metadata: %+v", om(got))
 	}
-	if _, err := r.Watch(ctx, "", 9); !apierrors.IsResourceExpired(err) {
+	if _, err := r.Watch(ctx, "", at(9)); !apierrors.IsResourceExpired(err) {
 		t.Errorf("watch before the restored rv: %v", err)
 	}
 	// Unchanged content after a restore is a no-op and keeps the metadata.
-	if rv, applied := r.Apply([]Change{put("a", "x", "L")}); rv != 10 || applied != nil {
+	if rv, applied := r.Apply([]Change{put("a", "x", "L")}); rv != at(10) || applied != nil {
 		t.Errorf("no-op after restore: %d %v", rv, applied)
 	}
 	rv, applied := r.Apply([]Change{put("a", "x", "M")})
-	if rv != 11 || om(applied[0]).UID != om(snap[0]).UID || !om(applied[0]).CreationTimestamp.Time.Equal(om(snap[0]).CreationTimestamp.Time) {
+	if rv != at(11) || om(applied[0]).UID != om(snap[0]).UID || !om(applied[0]).CreationTimestamp.Time.Equal(om(snap[0]).CreationTimestamp.Time) {
 		t.Errorf("modify after restore: %d %+v", rv, om(applied[0]))
 	}
 
 	// The restored rv is raised to the highest object rv.
 	r2 := newStore(true, 0)
-	r2.Restore(snap, 0)
-	if r2.ResourceVersion() != 2 {
+	r2.Restore(snap, 0, 0)
+	if r2.ResourceVersion() != at(2) {
 		t.Errorf("rv %d, want 2", r2.ResourceVersion())
 	}
 
 	// Restore stops running watches.
-	s.Restore(nil, 5)
+	s.Restore(nil, 0, at(5))
 	select {
 	case _, ok := <-running.ResultChan():
 		if ok {
@@ -430,7 +448,7 @@ func TestBookmarks(t *testing.T) {
 		if e.Type != watch.Bookmark {
 			t.Fatalf("unexpected %s", e.Type)
 		}
-		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == "2" {
+		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == strconv.FormatUint(MakeResourceVersion(s.Epoch(), 2), 10) {
 			break
 		}
 	}
@@ -490,7 +508,7 @@ func TestSlowWatcherIsEnded(t *testing.T) {
 	}
 closed:
 	s.Apply([]Change{put("other", "y", "K")})
-	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(s.ResourceVersion()) {
+	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(s.ResourceVersion()&(1<<CounterBits-1)) {
 		t.Errorf("other watcher: %s", got)
 	}
 }
