@@ -3,11 +3,16 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func localUp(t *testing.T, args ...string) {
@@ -21,8 +26,14 @@ func localUp(t *testing.T, args ...string) {
 
 // With a second replica behind the APIService, stopping the first one leaves the API answering
 // (the kube-apiserver resolver skips replicas that do not accept connections).
+// A resourceVersion of the first replica is not resumed by the second: 410 Gone.
 func TestSecondReplicaKeepsServing(t *testing.T) {
 	before, err := effectivePolicyNames(t)
+	if err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	// Only replica 0 runs: this list is its.
+	l0, err := clientset(t, "").EffectivepolicyV1alpha1().EffectivePolicies("").List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatalf("list: %v", err)
 	}
@@ -42,6 +53,35 @@ func TestSecondReplicaKeepsServing(t *testing.T) {
 		}
 		if fmt.Sprint(after) != fmt.Sprint(before) {
 			return fmt.Errorf("first replica %v, second %v", before, after)
+		}
+		return nil
+	})
+	eventually(t, 30*time.Second, "replica 1 answers a watch from replica 0's resourceVersion "+l0.ResourceVersion+" with 410 Gone", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		w, err := clientset(t, "").EffectivepolicyV1alpha1().EffectivePolicies("").Watch(ctx, metav1.ListOptions{ResourceVersion: l0.ResourceVersion})
+		if err == nil {
+			// The error may also come as the first event.
+			defer w.Stop()
+			select {
+			case e, ok := <-w.ResultChan():
+				if !ok {
+					return fmt.Errorf("watch closed without an event")
+				}
+				if st, isStatus := e.Object.(*metav1.Status); isStatus {
+					err = apierrors.FromObject(st)
+				} else {
+					t.Fatalf("watch from replica 0's resourceVersion was resumed: %s %T", e.Type, e.Object)
+				}
+			case <-ctx.Done():
+				t.Fatalf("watch from replica 0's resourceVersion was resumed (no error within 10s)")
+			}
+		}
+		if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) {
+			return fmt.Errorf("want 410 Gone, got %v", err)
+		}
+		if !strings.Contains(err.Error(), "another server instance") {
+			t.Fatalf("410 for another reason: %v", err)
 		}
 		return nil
 	})
