@@ -24,6 +24,11 @@ Serving decisions (where the specification is silent):
     resource changed elsewhere, so idle informers resume from a recent
     resourceVersion. With a label selector, an object that stops matching is
     sent as DELETED and one that starts matching as ADDED.
+  - resourceVersions carry the epoch of the server's history (its cache file),
+    so replicas behind one APIService never misread each other's: a watch from
+    another replica's (or a rebuilt cache's) resourceVersion answers 410 Gone
+    and the client relists; a list serves the latest state (410 for Exact).
+    See docs/storage.md, "resourceVersions across replicas".
   - The table has the columns Name, Targets (target kinds), Policies (distinct
     source policies), Kinds (policy kinds, sorted), Age. Both resources are in
     the kubectl category "gateway-api"; short names effpol and ceffpol.
