@@ -241,18 +241,7 @@ func parseListeners(spec map[string]interface{}) []listener {
 		port, _ := iget(l, "port")
 		li := listener{name: name, port: port, from: "Same", protocol: strings.ToUpper(sget(l, "protocol"))}
 		ar := mget(l, "allowedRoutes")
-		if ns := mget(ar, "namespaces"); ns != nil {
-			if f := sget(ns, "from"); f != "" {
-				li.from = f
-			}
-			if li.from == "Selector" {
-				sel, err := parseSelector(mget(ns, "selector"))
-				if err != nil || mget(ns, "selector") == nil {
-					sel = labels.Nothing()
-				}
-				li.selector = sel
-			}
-		}
+		li.from, li.selector = parseFromNamespaces(mget(ar, "namespaces"), li.from)
 		if ks, ok := ar["kinds"].([]interface{}); ok && ar != nil {
 			li.kinds = []schema.GroupKind{}
 			for _, k := range maps(ks) {
@@ -268,20 +257,31 @@ func parseListeners(spec map[string]interface{}) []listener {
 	return out
 }
 
+// parseFromNamespaces reads a Gateway API namespaces stanza ({from, selector}),
+// as in a listener's allowedRoutes and a Gateway's allowedListeners. from is
+// def when the stanza or its from is absent; the selector is set only for
+// from: Selector, and a missing or malformed one selects nothing.
+func parseFromNamespaces(ns map[string]interface{}, def string) (string, labels.Selector) {
+	from := def
+	if ns == nil {
+		return from, nil
+	}
+	if f := sget(ns, "from"); f != "" {
+		from = f
+	}
+	if from != "Selector" {
+		return from, nil
+	}
+	sel, err := parseSelector(mget(ns, "selector"))
+	if err != nil || mget(ns, "selector") == nil {
+		sel = labels.Nothing()
+	}
+	return from, sel
+}
+
 func parseGateway(id nodeID, spec map[string]interface{}) *gatewayObj {
 	g := &gatewayObj{id: id, class: sget(spec, "gatewayClassName"), listeners: parseListeners(spec), lsFrom: "None"}
-	if ns := mget(mget(spec, "allowedListeners"), "namespaces"); ns != nil {
-		if f := sget(ns, "from"); f != "" {
-			g.lsFrom = f
-		}
-		if g.lsFrom == "Selector" {
-			sel, err := parseSelector(mget(ns, "selector"))
-			if err != nil || mget(ns, "selector") == nil {
-				sel = labels.Nothing()
-			}
-			g.lsSel = sel
-		}
-	}
+	g.lsFrom, g.lsSel = parseFromNamespaces(mget(mget(spec, "allowedListeners"), "namespaces"), g.lsFrom)
 	return g
 }
 
