@@ -67,6 +67,17 @@ func (e *Engine) Delete(gk schema.GroupKind, namespace, name string) []Key {
 	return e.st.delete(gk, namespace, name)
 }
 
+// SetBulk switches bulk mode on or off. In bulk mode Upsert and Delete skip
+// the affected-key bookkeeping and return nil: a caller that feeds a whole
+// cluster before computing every key (the live layer until its first full
+// computation) does not need the keys and should not pay for them. After
+// switching it off, the caller must compute every key in Keys() once.
+func (e *Engine) SetBulk(on bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.st.bulk = on
+}
+
 // PolicyResources lists the policy kinds currently known from CRDs, as the
 // resource to watch (the CRD's storage version, else the first served one).
 func (e *Engine) PolicyResources() []schema.GroupVersionResource {
@@ -110,8 +121,8 @@ func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtim
 	if err != nil {
 		return nil, err
 	}
-	e.st.bulk = true // the keys Upsert returns are not needed here
-	defer func() { e.st.bulk = false }()
+	e.SetBulk(true) // the keys Upsert returns are not needed here
+	defer e.SetBulk(false)
 	// CRDs first, so that policies are recognised whatever the order.
 	for _, o := range objs {
 		if o != nil && isCRD(o) {
