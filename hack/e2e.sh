@@ -5,6 +5,7 @@
 #
 # Environment: everything hack/local-up.sh takes (EP_SERVER_FLAGS, EP_LOCAL_DIR, ...), plus
 #   E2E_RUN        go test -run pattern (default: all)
+#   E2E_TAGS       go build tags (default: e2e; `make test-long` uses e2e,long for the TestLong* tests)
 #   E2E_TIMEOUT    go test -timeout (default: 20m)
 #   EP_KEEP_LOGS   directory to copy .local/logs to before tear-down
 #   E2E_KEEP_UP=1  leave the control plane running afterwards
@@ -36,7 +37,7 @@ t0=$SECONDS
 "$ROOT/hack/local-up.sh"
 t1=$SECONDS
 echo "e2e: control plane up in $((t1 - t0))s" >&2
-args=(-tags e2e -count=1 -timeout "${E2E_TIMEOUT:-20m}" -v)
+args=(-tags "${E2E_TAGS:-e2e}" -count=1 -timeout "${E2E_TIMEOUT:-20m}" -v)
 [[ -n "${E2E_RUN:-}" ]] && args+=(-run "$E2E_RUN")
 set +o errexit
 go test "${args[@]}" ./test/e2e/...
