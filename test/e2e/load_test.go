@@ -729,11 +729,7 @@ func diffContent(got, want map[string]any) error {
 // serverPID reads the pid hack/local-up.sh recorded for the server.
 func serverPID(t *testing.T) int {
 	t.Helper()
-	local := os.Getenv("EP_LOCAL_DIR")
-	if local == "" {
-		local = filepath.Join(repoRoot, ".local")
-	}
-	b, err := os.ReadFile(filepath.Join(local, "run", "effectivepolicy-apiserver.pid"))
+	b, err := os.ReadFile(filepath.Join(localDir(), "run", "effectivepolicy-apiserver.pid"))
 	if err != nil {
 		t.Fatalf("server pid: %v", err)
 	}
