@@ -31,6 +31,14 @@ test-e2e: build
 
 test: verify test-unit test-fuzz test-e2e
 
+# The long tests of issue #8, after `make test` in CI (.ci/run): the end-to-end tests tagged
+# `e2e && long` and named TestLong* (load, faults) on a fresh local control plane, then every
+# fuzz target for LONG_FUZZTIME each. About 8 minutes with a warm control-plane cache.
+LONG_FUZZTIME ?= 60s
+test-long: build
+	E2E_TAGS=e2e,long E2E_RUN='^TestLong' hack/e2e.sh
+	FUZZTIME=$(LONG_FUZZTIME) hack/fuzz.sh
+
 local-up: build
 	hack/local-up.sh
 
