@@ -281,6 +281,10 @@ func TestLongLoad(t *testing.T) {
 	var events int
 	for _, w := range watchers {
 		events += w.events
+		if w.events == 0 {
+			// Every scope has policies churning in it; a silent watcher was not really watching.
+			t.Errorf("watcher %d (namespace %q) received no event during the churn", w.id, w.namespace)
+		}
 		for _, p := range w.problems {
 			t.Errorf("watcher %d (namespace %q): %s", w.id, w.namespace, p)
 		}
