@@ -33,7 +33,8 @@ test: verify test-unit test-fuzz test-e2e
 
 # The long tests of issue #8, after `make test` in CI (.ci/run): the end-to-end tests tagged
 # `e2e && long` and named TestLong* (load, faults) on a fresh local control plane, then every
-# fuzz target for LONG_FUZZTIME each. About 8 minutes with a warm control-plane cache.
+# fuzz target for LONG_FUZZTIME each. 5½ minutes with a warm control-plane cache, before the
+# fault tests.
 LONG_FUZZTIME ?= 60s
 test-long: build
 	E2E_TAGS=e2e,long E2E_RUN='^TestLong' hack/e2e.sh
