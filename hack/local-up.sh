@@ -32,7 +32,7 @@
 #   EP_CACHE_TMPFS     start-server/restart-server only: run our server in its own mount namespace
 #                      (unshare -m) with a tmpfs mounted on its cache directory, with these mount
 #                      options (e.g. "size=2m" or "ro,size=2m"); fault tests fill or remount it
-#                      with nsenter -t <pid of run/effectivepolicy-apiserver.pid> -m
+#                      with nsenter -t <pid of run/effectivepolicy-apiserver.pid> -m (needs root)
 #   GATEWAY_API_VERSION  Gateway API CRD bundle (default: v1.6.3)
 set -o errexit -o nounset -o pipefail
 
