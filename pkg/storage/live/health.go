@@ -115,9 +115,13 @@ func (l *Live) retryCache(ctx context.Context) {
 	}
 }
 
+// cacheResources are the resources (bbolt buckets) of the cache file.
+var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}
+
 // adoptCache opens the cache and makes it hold the Stores' current history.
+// Objects in the file are not decoded: none is restored, Reset replaces them.
 func (l *Live) adoptCache() error {
-	db, _, discarded, err := cache.Open(l.cacheDir, cacheResources, validateCached)
+	db, _, discarded, err := cache.Open(l.cacheDir, cacheResources, nil)
 	if discarded != nil {
 		cacheDiscarded.Inc()
 		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)

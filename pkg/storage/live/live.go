@@ -160,39 +160,34 @@ func decodeOutput(resource string, data []byte) (runtime.Object, error) {
 
 func cacheKey(namespace, name string) string { return namespace + "/" + name }
 
-// cacheResources are the resources (bbolt buckets) of the cache file.
-var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}
-
-// validateCached checks one object of the cache file (cache.DecodeFunc).
-func validateCached(resource string, e cache.Entry) error {
-	obj, err := decodeOutput(resource, e.Data)
-	if err != nil {
-		return err
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return err
-	}
-	ns := m.GetNamespace()
-	if resource == ResourceClusterEffectivePolicies {
-		ns = ""
-	}
-	if m.GetName() == "" || cacheKey(ns, m.GetName()) != e.Key {
-		return fmt.Errorf("object %s/%s stored under key %q", m.GetNamespace(), m.GetName(), e.Key)
-	}
-	if _, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err != nil {
-		return fmt.Errorf("resourceVersion %q: %w", m.GetResourceVersion(), err)
-	}
-	return nil
-}
-
 func (l *Live) openCache() {
 	if l.cacheDir == "" {
 		l.setCacheErr(fmt.Errorf("persistence disabled (--cache-dir is empty)"))
 		klog.InfoS("Output cache disabled; serving from memory only")
 		return
 	}
-	db, loaded, discarded, err := cache.Open(l.cacheDir, cacheResources, validateCached)
+	validate := func(resource string, e cache.Entry) error {
+		obj, err := decodeOutput(resource, e.Data)
+		if err != nil {
+			return err
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return err
+		}
+		ns := m.GetNamespace()
+		if resource == ResourceClusterEffectivePolicies {
+			ns = ""
+		}
+		if m.GetName() == "" || cacheKey(ns, m.GetName()) != e.Key {
+			return fmt.Errorf("object %s/%s stored under key %q", m.GetNamespace(), m.GetName(), e.Key)
+		}
+		if _, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err != nil {
+			return fmt.Errorf("resourceVersion %q: %w", m.GetResourceVersion(), err)
+		}
+		return nil
+	}
+	db, loaded, discarded, err := cache.Open(l.cacheDir, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, validate)
 	if discarded != nil {
 		cacheDiscarded.Inc()
 		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
