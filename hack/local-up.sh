@@ -15,6 +15,10 @@
 #   hack/local-up.sh start-replica N  start an extra server replica N (own port and cache); the
 #                                  kube-apiserver resolver round-robins over the live replicas
 #   hack/local-up.sh stop-replica N   stop replica N and take its port out of .local/ep-ports
+#   hack/local-up.sh kill-server   SIGKILL bin/effectivepolicy-apiserver (no graceful shutdown; fault tests)
+#   hack/local-up.sh kill-replica N   SIGKILL replica N, leaving its port in .local/ep-ports (as a dead
+#                                  pod stays in Endpoints until the endpoints controller notices)
+#   hack/local-up.sh restart-kube-apiserver  stop (SIGTERM) and start kube-apiserver on the same port
 #   hack/local-up.sh env           print `export KUBECONFIG=...` for eval
 #
 # Environment:
@@ -25,6 +29,10 @@
 #   EP_LOCALCP_BIN_DIR prebuilt etcd/kube-apiserver/kube-controller-manager (skips the build)
 #   EP_LOCALCP_CACHE   binary cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/effectivepolicy/bin)
 #   EP_WAIT_SECONDS    how long to wait for each component (default: 180)
+#   EP_CACHE_TMPFS     start-server/restart-server only: run our server in its own mount namespace
+#                      (unshare -m) with a tmpfs mounted on its cache directory, with these mount
+#                      options (e.g. "size=2m" or "ro,size=2m"); fault tests fill or remount it
+#                      with nsenter -t <pid of run/effectivepolicy-apiserver.pid> -m (needs root)
 #   GATEWAY_API_VERSION  Gateway API CRD bundle (default: v1.6.3)
 set -o errexit -o nounset -o pipefail
 
@@ -184,6 +192,18 @@ start() { # name binary args...
   echo $! >"$RUN/$name.pid"
 }
 
+# kill9 name: SIGKILL, wait until gone, forget the pid.
+kill9() {
+  local pid
+  [[ -f "$RUN/$1.pid" ]] || return 0
+  pid=$(cat "$RUN/$1.pid")
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$RUN/$1.pid"
+}
+
 stop() { # name
   local pid
   [[ -f "$RUN/$1.pid" ]] || return 0
@@ -310,7 +330,17 @@ start_server() {
   mkdir -p "$LOCAL/server-certs"
   local args=()
   mapfile -t args < <(server_args "$SERVER_PORT" "$LOCAL/cache")
-  start effectivepolicy-apiserver "$SERVER_BIN" "${args[@]}"
+  if [[ -n "${EP_CACHE_TMPFS:-}" ]]; then
+    # A private mount namespace, so the tmpfs hides .local/cache from this server only; the shell
+    # execs the server, so the pid recorded is the server's.
+    mkdir -p "$LOCAL/cache"
+    # shellcheck disable=SC2016
+    start effectivepolicy-apiserver unshare -m --propagation private sh -c \
+      'mount -t tmpfs -o "$1" effectivepolicy-cache "$2" && shift 2 && exec "$@"' \
+      sh "$EP_CACHE_TMPFS" "$LOCAL/cache" "$SERVER_BIN" "${args[@]}"
+  else
+    start effectivepolicy-apiserver "$SERVER_BIN" "${args[@]}"
+  fi
   wait_for effectivepolicy-apiserver "effectivepolicy-apiserver on 127.0.0.1:$SERVER_PORT" port_in_use "$SERVER_PORT"
   wait_for effectivepolicy-apiserver "'kubectl get effectivepolicies -A' to answer through the aggregator" \
     kc get effectivepolicies -A --request-timeout=5s
@@ -386,9 +416,22 @@ restart-server)
   log "effectivepolicy-apiserver restarted"
   ;;
 stop-server) init; stop effectivepolicy-apiserver ;;
+kill-server) init; kill9 effectivepolicy-apiserver ;;
+kill-replica)
+  init
+  [[ "${2:?replica number}" =~ ^[0-9]+$ ]] || die "replica number expected, got '$2'"
+  kill9 "effectivepolicy-apiserver-$2"
+  ;;
+restart-kube-apiserver)
+  init
+  CP_BIN=$("$ROOT/hack/localcp/build.sh") || die "building the control-plane binaries failed"
+  stop kube-apiserver
+  start_kube_apiserver
+  log "kube-apiserver restarted"
+  ;;
 start-server) init; start_server ;;
 start-replica) init; start_replica "${2:?replica number}" ;;
 stop-replica) init; stop_replica "${2:?replica number}" ;;
 env) echo "export KUBECONFIG=$LOCAL/kubeconfig" ;;
-*) die "unknown command '$1' (up | restart-server | stop-server | start-server | start-replica N | stop-replica N | env)" ;;
+*) die "unknown command '$1' (up | restart-server | stop-server | start-server | kill-server | start-replica N | stop-replica N | kill-replica N | restart-kube-apiserver | env)" ;;
 esac

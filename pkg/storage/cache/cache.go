@@ -298,34 +298,76 @@ type Batch map[string]Resource
 // named in the batch is emptied first (used to rewrite a full snapshot after
 // a failed write).
 func (d *DB) Write(b Batch, replace bool) error {
-	return d.db.Update(func(tx *bolt.Tx) error {
-		rvs := tx.Bucket(rvBucket)
-		for r, res := range b {
-			if replace {
-				if err := tx.DeleteBucket([]byte(r)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
-					return err
-				}
-			}
-			bk, err := tx.CreateBucketIfNotExists([]byte(r))
-			if err != nil {
-				return err
-			}
-			for _, e := range res.Entries {
-				if e.Data == nil {
-					err = bk.Delete([]byte(e.Key))
-				} else {
-					err = bk.Put([]byte(e.Key), e.Data)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			if err := rvs.Put([]byte(r), []byte(strconv.FormatUint(res.ResourceVersion, 10))); err != nil {
+	return d.db.Update(func(tx *bolt.Tx) error { return writeTx(tx, b, replace) })
+}
+
+func writeTx(tx *bolt.Tx, b Batch, replace bool) error {
+	rvs := tx.Bucket(rvBucket)
+	for r, res := range b {
+		if replace {
+			if err := tx.DeleteBucket([]byte(r)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 				return err
 			}
 		}
-		return nil
+		bk, err := tx.CreateBucketIfNotExists([]byte(r))
+		if err != nil {
+			return err
+		}
+		for _, e := range res.Entries {
+			if e.Data == nil {
+				err = bk.Delete([]byte(e.Key))
+			} else {
+				err = bk.Put([]byte(e.Key), e.Data)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := rvs.Put([]byte(r), []byte(strconv.FormatUint(res.ResourceVersion, 10))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reset makes the file hold exactly b, in the history of epoch: the header
+// takes epoch, every resource of the file is emptied, then b is written, all
+// in one transaction, so a failure leaves the file as it was. It adopts a file opened after the caller's stores
+// already serve a history of their own (the cache directory was unusable at
+// start and became usable later): whatever the file held is not that history
+// and must not be restored from it.
+func (d *DB) Reset(epoch uint32, b Batch) error {
+	if epoch == 0 || epoch > MaxEpoch {
+		return fmt.Errorf("invalid epoch %d", epoch)
+	}
+	for r, res := range b {
+		if res.ResourceVersion>>EpochShift != uint64(epoch) {
+			return fmt.Errorf("resourceVersion %d of %s is not of epoch %d", res.ResourceVersion, r, epoch)
+		}
+	}
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(headerBucket).Put([]byte("epoch"), []byte(strconv.FormatUint(uint64(epoch), 10))); err != nil {
+			return err
+		}
+		rvs := tx.Bucket(rvBucket)
+		for _, r := range d.resources {
+			if err := tx.DeleteBucket([]byte(r)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+				return err
+			}
+			if _, err := tx.CreateBucket([]byte(r)); err != nil {
+				return err
+			}
+			if err := rvs.Delete([]byte(r)); err != nil {
+				return err
+			}
+		}
+		return writeTx(tx, b, false)
 	})
+	if err != nil {
+		return err
+	}
+	d.epoch = epoch
+	return nil
 }
 
 // Path returns the file's path.

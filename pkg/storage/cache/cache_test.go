@@ -263,3 +263,70 @@ func TestEpoch(t *testing.T) {
 	}
 	t.Logf("format 1 discarded: %v", discarded)
 }
+
+// Reset adopts a file for a history the caller already serves: the old
+// content and epoch are gone, the new ones survive a reopen; a batch of
+// another epoch is refused and leaves the file alone.
+func TestReset(t *testing.T) {
+	tests := []struct {
+		name    string
+		epoch   uint32
+		batch   func(epoch uint32) Batch
+		wantErr bool
+	}{
+		{"snapshot of both resources", 4242, func(e uint32) Batch {
+			return Batch{
+				"effectivepolicies":        {Entries: []Entry{{Key: "b/new", Data: []byte(`{"n":1}`)}}, ResourceVersion: uint64(e)<<EpochShift | 9},
+				"clustereffectivepolicies": {Entries: nil, ResourceVersion: uint64(e)<<EpochShift | 9},
+			}
+		}, false},
+		{"empty snapshot", 17, func(e uint32) Batch { return Batch{} }, false},
+		{"resourceVersion of another epoch", 99, func(e uint32) Batch {
+			return Batch{"effectivepolicies": {ResourceVersion: uint64(e+1)<<EpochShift | 1}}
+		}, true},
+		{"epoch 0", 0, func(e uint32) Batch { return Batch{} }, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, _, _ := mustOpen(t, dir, nil)
+			oldEpoch := db.Epoch()
+			if err := db.Write(Batch{
+				"effectivepolicies":        {Entries: []Entry{{Key: "a/old", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 5)},
+				"clustereffectivepolicies": {Entries: []Entry{{Key: "/old", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 5)},
+			}, false); err != nil {
+				t.Fatal(err)
+			}
+			err := db.Reset(tc.epoch, tc.batch(tc.epoch))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Reset: err %v, want error %v", err, tc.wantErr)
+			}
+			_ = db.Close()
+			db2, loaded, discarded := mustOpen(t, dir, nil)
+			if discarded != nil {
+				t.Fatalf("file after Reset discarded: %v", discarded)
+			}
+			if tc.wantErr {
+				if db2.Epoch() != oldEpoch || len(loaded["effectivepolicies"].Entries) != 1 || loaded["effectivepolicies"].Entries[0].Key != "a/old" {
+					t.Fatalf("a refused Reset changed the file: epoch %d (was %d), %+v", db2.Epoch(), oldEpoch, loaded)
+				}
+				return
+			}
+			if db2.Epoch() != tc.epoch {
+				t.Fatalf("epoch %d after reopen, want %d", db2.Epoch(), tc.epoch)
+			}
+			want := tc.batch(tc.epoch)
+			for _, r := range resources {
+				got := loaded[r]
+				if got.ResourceVersion != want[r].ResourceVersion || len(got.Entries) != len(want[r].Entries) {
+					t.Fatalf("%s after reopen: %+v, want %+v", r, got, want[r])
+				}
+				for i := range got.Entries {
+					if got.Entries[i].Key != want[r].Entries[i].Key || string(got.Entries[i].Data) != string(want[r].Entries[i].Data) {
+						t.Fatalf("%s entry %d: %+v, want %+v", r, i, got.Entries[i], want[r].Entries[i])
+					}
+				}
+			}
+		})
+	}
+}

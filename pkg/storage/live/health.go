@@ -1,10 +1,15 @@
 package live
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/klog/v2"
@@ -24,20 +29,38 @@ func (l *Live) ReadyCheck() healthz.HealthChecker {
 	})
 }
 
-// CacheCheck always passes: a server whose cache directory is unwritable or
-// full serves from memory. When persistence is off or failing it logs why (at
-// most once a minute); the metric effectivepolicy_cache_degraded says so too.
+// CacheCheckName is the name of CacheCheck: /readyz/effectivepolicy-cache.
+const CacheCheckName = "effectivepolicy-cache"
+
+// CacheCheck reports whether the output cache is in use, without ever taking
+// the server out of service: a server whose cache directory is unwritable or
+// full serves correct answers from memory, and failing /readyz for it would
+// make every replica on a full disk unavailable at once.
+//
+//   - In /readyz (and /readyz?verbose) it passes.
+//   - Asked alone, /readyz/effectivepolicy-cache answers 500 with the reason
+//     while persistence is off or failing (disabled, unusable directory, failed
+//     write), "ok" otherwise. Monitoring and operators probe this path.
+//   - While degraded it logs the reason at most once a minute.
+//
+// The metrics effectivepolicy_cache_degraded and
+// effectivepolicy_cache_write_failures_total say the same.
 func (l *Live) CacheCheck() healthz.HealthChecker {
 	var mu sync.Mutex
 	var last time.Time
-	return healthz.NamedCheck("effectivepolicy-cache", func(*http.Request) error {
-		if err := l.CacheError(); err != nil {
-			mu.Lock()
-			if time.Since(last) > time.Minute {
-				last = time.Now()
-				klog.InfoS("Output cache degraded; serving from memory", "reason", err.Error())
-			}
-			mu.Unlock()
+	return healthz.NamedCheck(CacheCheckName, func(r *http.Request) error {
+		err := l.CacheError()
+		if err == nil {
+			return nil
+		}
+		mu.Lock()
+		if time.Since(last) > time.Minute {
+			last = time.Now()
+			klog.InfoS("Output cache degraded; serving from memory", "reason", err.Error())
+		}
+		mu.Unlock()
+		if r != nil && r.URL != nil && strings.HasSuffix(r.URL.Path, "/"+CacheCheckName) {
+			return err
 		}
 		return nil
 	})
@@ -46,4 +69,88 @@ func (l *Live) CacheCheck() healthz.HealthChecker {
 // HealthChecks returns ReadyCheck and CacheCheck.
 func (l *Live) HealthChecks() []healthz.HealthChecker {
 	return []healthz.HealthChecker{l.ReadyCheck(), l.CacheCheck()}
+}
+
+// Back-off of retryCache: the first retry after cacheRetryInitial, doubling
+// up to cacheRetryMax. Variables so that tests can shorten them.
+var (
+	cacheRetryInitial = time.Second
+	cacheRetryMax     = 30 * time.Second
+)
+
+// retryCache keeps trying to open the cache when it could not be opened at
+// start (the directory missing, read-only or not a directory, the file
+// locked by another process, ...), with back-off, until it succeeds or ctx is
+// done. Without it a volume that is mounted or made writable a moment after
+// the server started would leave the server without persistence until its
+// next restart.
+//
+// By then the Stores serve a memory-only history (its own epoch, see
+// docs/storage.md): the file is adopted for that history with cache.DB.Reset
+// (its epoch becomes the Stores' and its content their snapshot), never
+// restored from, since clients have seen resourceVersions of the Stores'
+// history. Later batches are written to it as usual.
+func (l *Live) retryCache(ctx context.Context) {
+	l.flushMu.Lock()
+	need := l.cacheDir != "" && l.db == nil
+	l.flushMu.Unlock()
+	if !need {
+		return
+	}
+	delay := cacheRetryInitial
+	for {
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		err := l.adoptCache()
+		if err == nil {
+			return
+		}
+		delay = min(delay*2, cacheRetryMax)
+		klog.V(2).InfoS("Output cache still unavailable; will retry", "dir", l.cacheDir, "reason", err.Error(), "retryIn", delay)
+	}
+}
+
+// cacheResources are the resources (bbolt buckets) of the cache file.
+var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}
+
+// adoptCache opens the cache and makes it hold the Stores' current history.
+// Objects in the file are not decoded: none is restored, Reset replaces them.
+func (l *Live) adoptCache() error {
+	db, _, discarded, err := cache.Open(l.cacheDir, cacheResources, nil)
+	if discarded != nil {
+		cacheDiscarded.Inc()
+		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
+	}
+	if err != nil {
+		cacheWriteFailures.Inc()
+		l.setCacheErr(fmt.Errorf("output cache unavailable, serving from memory only: %w", err))
+		return err
+	}
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	batch := cache.Batch{}
+	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+		objs, rv := store.Snapshot()
+		batch[resource] = entries(objs, nil, rv)
+	}
+	if err := db.Reset(l.namespaced.Epoch(), batch); err != nil {
+		_ = db.Close()
+		cacheWriteFailures.Inc()
+		err = fmt.Errorf("adopting the output cache %s: %w", db.Path(), err)
+		l.setCacheErr(err)
+		return err
+	}
+	l.db = db
+	l.rewrite = false
+	l.setCacheErr(nil)
+	cacheWrites.Inc()
+	l.reportCacheSizeLocked()
+	klog.InfoS("Output cache available again; it now holds the served outputs", "file", db.Path(),
+		"effectivepolicies", len(batch[ResourceEffectivePolicies].Entries), "clustereffectivepolicies", len(batch[ResourceClusterEffectivePolicies].Entries))
+	return nil
 }

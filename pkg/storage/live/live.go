@@ -290,10 +290,11 @@ func (l *Live) Run(ctx context.Context) error {
 		return fmt.Errorf("live layer already started")
 	}
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
 	go func() { defer wg.Done(); l.worker(ctx) }()
 	go func() { defer wg.Done(); l.reportInformers(ctx, informerReportInterval) }()
+	go func() { defer wg.Done(); l.retryCache(ctx) }() // health.go
 	defer func() {
 		wg.Wait()
 		l.flushMu.Lock()

@@ -1,0 +1,214 @@
+//go:build e2e && long
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// TestLongReplicaSIGKILL runs two replicas behind the APIService and kills one with SIGKILL while
+// clients keep sending GETs and LISTs through the aggregator.
+//
+// What stands in for the Endpoints update: the local kube-apiserver resolves the Service to the
+// ports in .local/ep-ports (re-read per request, round-robin, skipping ports that refuse
+// connections). A real cluster takes a dead pod out of the Service's endpoints once the endpoints
+// controller sees it not ready; here the test does the same by removing the dead replica's port
+// (hack/local-up.sh stop-replica) one second after the kill. Between the kill and that removal
+// a client may see failures (requests in flight on the killed replica, or proxied to it just
+// before the kill): those are retried, as a client retries a 503. The test proves that:
+//   - both replicas served requests before the kill (the killed one was really in rotation);
+//   - every request eventually succeeds, with retries only for attempts that started before the
+//     endpoint removal;
+//   - not one attempt that started after the removal fails;
+//   - every answer is correct (the expected EffectivePolicies, before and after the kill).
+func TestLongReplicaSIGKILL(t *testing.T) {
+	const ns, n, color = "e2e-fault-replicas", 3, "magenta"
+	faultFixture(t, ns, n, color)
+	waitColors(t, ns, n, color)
+	localUp(t, "start-replica", "1")
+	t.Cleanup(func() {
+		localUp(t, "stop-replica", "1")
+		if !serverRunning(t) {
+			restoreServer(t)
+		}
+	})
+	replicaPort := serverPort(t, 1)
+
+	type attempt struct {
+		start time.Time
+		err   error
+	}
+	var mu sync.Mutex
+	var attempts []attempt
+	var removedAt time.Time // zero until the dead port is removed
+	var lost []string       // logical requests that never succeeded
+	cs := clientset(t, "")
+	// one request: a GET of svc-0 or a LIST of the namespace, checked against the expectation.
+	one := func(get bool) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if get {
+			ep, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).Get(ctx, "svc-0", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			return checkColorItemsOne(ep, color)
+		}
+		l, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		return checkColorItems(l.Items, n, color)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := 0; c < 2; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				get := (i+c)%2 == 0
+				ok := false
+				for try := 0; try < 50 && !ok; try++ {
+					a := attempt{start: time.Now()}
+					a.err = one(get)
+					mu.Lock()
+					attempts = append(attempts, a)
+					retryAllowed := removedAt.IsZero() || a.start.Before(removedAt)
+					mu.Unlock()
+					ok = a.err == nil
+					if !ok && !retryAllowed {
+						break // failures after the removal are not retried: they count
+					}
+					if !ok {
+						time.Sleep(100 * time.Millisecond)
+					}
+				}
+				if !ok {
+					mu.Lock()
+					lost = append(lost, fmt.Sprintf("get=%v", get))
+					mu.Unlock()
+				}
+			}
+		}(c)
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			close(stop)
+			wg.Wait()
+		}
+	}()
+
+	// Both replicas in rotation: the replica about to be killed has served our resource.
+	eventually(t, 30*time.Second, "replica 1 to serve requests", func() error {
+		if v := requestsServed(t, replicaPort); v < 5 {
+			return fmt.Errorf("replica 1 served %v effectivepolicies requests", v)
+		}
+		return nil
+	})
+	mu.Lock()
+	nBefore := len(attempts)
+	mu.Unlock()
+	killAt := time.Now()
+	localUp(t, "kill-replica", "1")
+	time.Sleep(time.Second) // the endpoints controller's reaction time, roughly
+	localUp(t, "stop-replica", "1")
+	mu.Lock()
+	removedAt = time.Now()
+	mu.Unlock()
+	// Keep the clients going until a good number of requests has been made after the removal.
+	eventually(t, 120*time.Second, "200 attempts after the endpoint removal", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		k := 0
+		for _, a := range attempts {
+			if !a.start.Before(removedAt) {
+				k++
+			}
+		}
+		if k < 200 {
+			return fmt.Errorf("%d so far", k)
+		}
+		return nil
+	})
+	close(stop)
+	wg.Wait()
+	finished = true
+
+	var windowFailures, afterFailures, after int
+	var failures []string
+	for _, a := range attempts {
+		switch {
+		case a.start.Before(removedAt) && a.err != nil:
+			windowFailures++
+			failures = append(failures, fmt.Sprintf("+%s %v", a.start.Sub(killAt).Round(time.Millisecond), a.err))
+		case !a.start.Before(removedAt):
+			after++
+			if a.err != nil {
+				afterFailures++
+				failures = append(failures, fmt.Sprintf("after removal +%s %v", a.start.Sub(removedAt).Round(time.Millisecond), a.err))
+			}
+		}
+	}
+	t.Logf("attempts: %d before the kill, %d in total; %d failed between the kill and the endpoint removal (retried), %d of %d failed after it",
+		nBefore, len(attempts), windowFailures, afterFailures, after)
+	for _, f := range failures {
+		t.Logf("failed attempt: %s", f)
+	}
+	if afterFailures > 0 {
+		t.Fatalf("%d requests failed after the dead replica's endpoint was removed", afterFailures)
+	}
+	if len(lost) > 0 {
+		t.Fatalf("%d requests never succeeded: %v", len(lost), lost)
+	}
+	if !serverRunning(t) {
+		t.Fatal("the surviving replica is not running")
+	}
+}
+
+// checkColorItemsOne checks a single fixture EffectivePolicy.
+func checkColorItemsOne(ep *v1alpha1.EffectivePolicy, color string) error {
+	if ep.Name != "svc-0" {
+		return fmt.Errorf("got %s, want svc-0", ep.Name)
+	}
+	if len(ep.Targets) != 1 || len(ep.Targets[0].Policies) != 1 || len(ep.Targets[0].Policies[0].Effective) != 1 {
+		return fmt.Errorf("unexpected targets %+v", ep.Targets)
+	}
+	if got, want := string(ep.Targets[0].Policies[0].Effective[0].Spec.Raw), fmt.Sprintf(`{"color":%q}`, color); got != want {
+		return fmt.Errorf("effective spec %s, want %s", got, want)
+	}
+	return nil
+}
+
+var effectivePolicyRequestsRE = regexp.MustCompile(`(?m)^apiserver_request_total\{[^}]*resource="effectivepolicies"[^}]*\} ([0-9.eE+]+)$`)
+
+// requestsServed sums apiserver_request_total for effectivepolicies on a replica's port.
+func requestsServed(t *testing.T, port string) float64 {
+	t.Helper()
+	code, body, err := serverHTTP(t, port, "/metrics")
+	if err != nil || code != 200 {
+		return 0
+	}
+	sum := 0.0
+	for _, m := range effectivePolicyRequestsRE.FindAllStringSubmatch(body, -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		sum += v
+	}
+	return sum
+}
