@@ -14,7 +14,7 @@ var notes = []string{
 	"GET: a seeded random sample (with replacement) of the listed EffectivePolicies, 16 workers, after 200 warm-up requests; latency per request as the client sees it.",
 	"LIST: every EffectivePolicy across namespaces and every HTTPRoute, alternately, each repetition one unpaginated request; the median repetition is compared. Time is until the whole body is read; objects are counted afterwards.",
 	"Edits: one watch on every EffectivePolicy from the LIST's resourceVersion. An edit writes a fresh value into a marker field no other policy sets (in spec.defaults and spec.overrides, or at the top of spec for implicit defaults) with an Update; the latency is from the Update request being sent until the last expected output carrying the new value arrived on the watch. A first, unmeasured edit adds the field: the outputs it changes (collected until the watch is quiet for 5 s) are the expected set. It is not simply the outputs that name the policy as an Enforced or PartiallyEnforced source in the LIST ('listed' below): a new field survives a patch merge, so outputs where the policy was entirely Overridden change too. With 20 repetitions, p99 is their maximum.",
-	"Policies edited: the Gateway-level policy (attached to a whole Gateway) of median reach, and the policy whose reach is closest to 200 outputs (ties by name).",
+	"Policies edited: the Gateway-level policy (attached to a whole Gateway) of median reach, and the policy (any level) of the smallest listed reach of at least 200 outputs (ties by name): the issue's ~200 targets, erring on the larger side, since the generator has no policy of exactly that reach (at scale 1 a Namespace reaches ~40 outputs, a listener hundreds, a Gateway ~1,150).",
 	"RSS: VmHWM (peak) and VmRSS of the server process at the end, from /proc/<pid>/status; bbolt: the size of <cache-dir>/effectivepolicy.db at the end.",
 }
 
@@ -39,7 +39,7 @@ func targets(r Report) []target {
 		Met: r.List.ObjectsPerSecRatio <= 1.5 && r.List.BytesPerSecRatio <= 1.5,
 	})
 	for _, e := range r.Edits {
-		if e.Name != "policy reaching ~200 outputs" {
+		if e.Name != "policy reaching ≥ 200 outputs" {
 			continue
 		}
 		t = append(t, target{
