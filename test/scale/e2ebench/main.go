@@ -5,6 +5,7 @@
 //	e2ebench load    -kubeconfig K -scale S -o load.json      # before the server starts
 //	e2ebench ready   -local .local -o ready.json              # while the server starts
 //	e2ebench measure -kubeconfig K -local .local -load load.json -ready ready.json -o docs/benchmarks/e2e
+//	e2ebench render  -o docs/benchmarks/e2e                   # <o>.md again from <o>.json
 //
 // `measure` writes <o>.json and <o>.md. Every number comes from this run;
 // nothing is estimated.
@@ -39,8 +40,10 @@ func main() {
 		err = runReady(os.Args[2:])
 	case "measure":
 		err = runMeasure(os.Args[2:])
+	case "render":
+		err = runRender(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (load, ready, measure)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (load, ready, measure, render)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
