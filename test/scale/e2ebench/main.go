@@ -73,6 +73,9 @@ type readyResult struct {
 	// ReadyzSeconds: process start until the server's own /readyz answered
 	// 200 (polled every 50 ms, directly on its port).
 	ReadyzSeconds float64 `json:"readyzSeconds"`
+	// CPUSecondsAtReady: user + system CPU time the server had used by then
+	// (comparable across runs on a busy machine, unlike wall time).
+	CPUSecondsAtReady float64 `json:"cpuSecondsAtReady"`
 }
 
 func runReady(args []string) error {
@@ -127,6 +130,7 @@ func runReady(args []string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	res := readyResult{PID: pid, ProcessStart: started, ReadyzSeconds: time.Since(started).Seconds()}
+	res.CPUSecondsAtReady, _ = procCPUSeconds(pid)
 	fmt.Fprintf(os.Stderr, "e2ebench ready: /readyz ok %.2f s after the server process started\n", res.ReadyzSeconds)
 	return writeJSON(*out, res)
 }

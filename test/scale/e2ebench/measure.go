@@ -53,6 +53,7 @@ type Report struct {
 
 type startUp struct {
 	ReadyzSeconds          float64 `json:"readyzSecondsFromProcessStart"`
+	CPUSecondsAtReady      float64 `json:"serverCPUSecondsAtReady"`
 	InformersSyncedSeconds float64 `json:"informersSyncedSeconds"`
 	FirstComputationReady  float64 `json:"readySecondsFromLiveStart"`
 	ReadyAfterSyncSeconds  float64 `json:"readySecondsAfterInformersSynced"`
@@ -178,7 +179,7 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.StartUp = startUp{
-		ReadyzSeconds: rd.ReadyzSeconds, InformersSyncedSeconds: sl.InformersSyncedSeconds,
+		ReadyzSeconds: rd.ReadyzSeconds, CPUSecondsAtReady: rd.CPUSecondsAtReady, InformersSyncedSeconds: sl.InformersSyncedSeconds,
 		FirstComputationReady: sl.ReadySeconds, ReadyAfterSyncSeconds: sl.ReadySeconds - sl.InformersSyncedSeconds,
 		EffectivePolicies: sl.EffectivePolicies, ClusterEffective: sl.ClusterEffective,
 	}
@@ -727,6 +728,7 @@ func serverResourcesOf(pid int, local string) (serverResources, error) {
 	}
 	r.BboltFile = filepath.Join(local, "cache", "effectivepolicy.db")
 	fi, err := os.Stat(r.BboltFile)
+	r.BboltFile = "<cache-dir>/effectivepolicy.db"
 	if err != nil {
 		return r, err
 	}

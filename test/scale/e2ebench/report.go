@@ -177,6 +177,9 @@ func markdown(r Report) string {
 	p("| live layer start → input informers synced (logged) | %.2f |", r.StartUp.InformersSyncedSeconds)
 	p("| live layer start → first computation done, ready (logged) | %.2f |", r.StartUp.FirstComputationReady)
 	p("| informers synced → ready | %.2f |", r.StartUp.ReadyAfterSyncSeconds)
+	if r.StartUp.CPUSecondsAtReady > 0 {
+		p("| CPU time (user + system) the server used until /readyz ok | %.1f |", r.StartUp.CPUSecondsAtReady)
+	}
 	p("")
 	p("## GET of single EffectivePolicies")
 	p("")
