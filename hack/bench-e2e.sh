@@ -71,6 +71,7 @@ cleanup() {
     log "BENCH_KEEP_UP=1: control plane left running in ${EP_LOCAL_DIR} (hack/local-down.sh with EP_LOCAL_DIR to stop)"
   else
     EP_KEEP_LOGS="${TMP}/logs" hack/local-down.sh >/dev/null 2>&1 || true
+    rmdir "${EP_LOCAL_DIR%/*}" 2>/dev/null || true # .local, if nothing else is in it
     if ((rc != 0)) && [[ -d "${TMP}/logs" ]]; then
       mkdir -p "${OUT%/*}" && rm -rf "${OUT}-logs" && cp -r "${TMP}/logs" "${OUT}-logs" &&
         log "failed (exit ${rc}); control-plane logs kept in ${OUT}-logs"
