@@ -9,14 +9,24 @@
 # 1x) except the incremental ones (INCR_BENCHTIME, default 10x), about 5–10
 # minutes in all. Environment: SCALE (default 1), LIVE_SCALE (default 0.1),
 # SEED (default 1), OUT (default docs/benchmarks).
+#
+# Then the end-to-end half, hack/bench-e2e.sh (through kube-apiserver on the
+# local control plane; docs/benchmarks/e2e.{md,json}; BENCH_SCALE, ... are
+# documented there). BENCH_ONLY=inprocess or BENCH_ONLY=e2e runs one half.
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
+case "${BENCH_ONLY:-}" in
+"" | inprocess) ;;
+e2e) exec hack/bench-e2e.sh ;;
+*) echo "bench: BENCH_ONLY must be inprocess or e2e" >&2; exit 2 ;;
+esac
 GO=${GO:-go}
 SCALE=${SCALE:-1}
 LIVE_SCALE=${LIVE_SCALE:-0.1}
 SEED=${SEED:-1}
 INCR_BENCHTIME=${INCR_BENCHTIME:-10x}
+OUT_SET=${OUT:+1}
 OUT=${OUT:-docs/benchmarks}
 mkdir -p "${OUT}"
 TMP=$(mktemp -d)
@@ -60,3 +70,10 @@ for p in full incremental; do
   "${GO}" tool pprof -top -nodecount=30 "${TMP}/scale.test" "${TMP}/${p}.prof" >"${OUT}/profile-${p}.txt" 2>/dev/null
 done
 echo "bench: wrote ${OUT}/inprocess.md, ${OUT}/inprocess.json, ${OUT}/profile-full.txt, ${OUT}/profile-incremental.txt"
+
+if [[ -z "${BENCH_ONLY:-}" ]]; then
+  echo "bench: the end-to-end half (hack/bench-e2e.sh)"
+  # Its OUT is a path without extension; the in-process OUT is a directory.
+  # Unset, bench-e2e.sh writes docs/benchmarks/e2e at scale 1 only.
+  if [[ -n "${OUT_SET}" ]]; then OUT="${OUT}/e2e" hack/bench-e2e.sh; else OUT='' hack/bench-e2e.sh; fi
+fi

@@ -1,0 +1,775 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale"
+)
+
+func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }
+
+const (
+	epPath    = "/apis/effectivepolicy.dev/v1alpha1/effectivepolicies"
+	routePath = "/apis/gateway.networking.k8s.io/v1/httproutes"
+)
+
+var epGVR = schema.GroupVersionResource{Group: "effectivepolicy.dev", Version: "v1alpha1", Resource: "effectivepolicies"}
+
+// Report is docs/benchmarks/e2e.json.
+type Report struct {
+	Machine   map[string]string `json:"machine"`
+	Load      loadResult        `json:"load"`
+	StartUp   startUp           `json:"startUp"`
+	Get       latency           `json:"get"`
+	List      listResult        `json:"list"`
+	Edits     []editResult      `json:"edits"`
+	Server    serverResources   `json:"server"`
+	LoadAvg   map[string]string `json:"loadAverage"`
+	Targets   []target          `json:"targets"`
+	Decisions []string          `json:"notes"`
+}
+
+type startUp struct {
+	ReadyzSeconds          float64 `json:"readyzSecondsFromProcessStart"`
+	CPUSecondsAtReady      float64 `json:"serverCPUSecondsAtReady"`
+	InformersSyncedSeconds float64 `json:"informersSyncedSeconds"`
+	FirstComputationReady  float64 `json:"readySecondsFromLiveStart"`
+	ReadyAfterSyncSeconds  float64 `json:"readySecondsAfterInformersSynced"`
+	EffectivePolicies      int     `json:"effectivePolicies"`
+	ClusterEffective       int     `json:"clusterEffectivePolicies"`
+}
+
+type latency struct {
+	Requests    int     `json:"requests"`
+	Concurrency int     `json:"concurrency"`
+	Errors      int64   `json:"errors"`
+	P50Ms       float64 `json:"p50Ms"`
+	P90Ms       float64 `json:"p90Ms"`
+	P99Ms       float64 `json:"p99Ms"`
+	MaxMs       float64 `json:"maxMs"`
+	MeanMs      float64 `json:"meanMs"`
+	PerSecond   float64 `json:"requestsPerSecond"`
+	AvgBytes    float64 `json:"avgBytes"`
+}
+
+type listRun struct {
+	Seconds        float64 `json:"seconds"`
+	Bytes          int     `json:"bytes"`
+	Objects        int     `json:"objects"`
+	ObjectsPerSec  float64 `json:"objectsPerSecond"`
+	BytesPerSecond float64 `json:"bytesPerSecond"`
+}
+
+type listResult struct {
+	EffectivePolicies []listRun `json:"effectivePolicies"`
+	HTTPRoutes        []listRun `json:"httpRoutes"`
+	// Medians of the repetitions, and HTTPRoutes / EffectivePolicies (how
+	// many times slower the EffectivePolicy LIST is).
+	EPMedian           listRun `json:"effectivePoliciesMedian"`
+	RouteMedian        listRun `json:"httpRoutesMedian"`
+	ObjectsPerSecRatio float64 `json:"objectsPerSecondRatio"`
+	BytesPerSecRatio   float64 `json:"bytesPerSecondRatio"`
+}
+
+type editResult struct {
+	Name     string `json:"name"`
+	Policy   string `json:"policy"`
+	Attached string `json:"attachedTo"`
+	// ListedReach: outputs naming the policy as an Enforced or
+	// PartiallyEnforced source before the first edit; NamedBy: with any
+	// outcome; Expected: outputs the warm-up edit changed (the expected set);
+	// ListedNotReached: listed outputs the warm-up edit did not change.
+	ListedReach      int       `json:"listedReach"`
+	NamedBy          int       `json:"namedBy"`
+	Expected         int       `json:"expectedOutputs"`
+	ListedNotReached int       `json:"listedNotReached"`
+	Reps             int       `json:"repetitions"`
+	Complete         int       `json:"completeRepetitions"`
+	Missing          int       `json:"missingEventsTotal"`
+	Extra            int       `json:"extraEventsTotal"`
+	LastMs           []float64 `json:"lastEventMs"`
+	P50Ms            float64   `json:"p50Ms"`
+	P99Ms            float64   `json:"p99Ms"`
+	FirstP50         float64   `json:"firstEventP50Ms"`
+	UpdateP50        float64   `json:"updateRequestP50Ms"`
+}
+
+type serverResources struct {
+	PeakRSSBytes  int64   `json:"peakRSSBytes"`
+	EndRSSBytes   int64   `json:"endRSSBytes"`
+	CPUSeconds    float64 `json:"cpuSeconds"`
+	Threads       int64   `json:"threads"`
+	BboltBytes    int64   `json:"bboltFileBytes"`
+	BboltFile     string  `json:"bboltFile"`
+	ProcessUptime float64 `json:"processUptimeSeconds"`
+}
+
+type target struct {
+	Goal     string `json:"goal"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+type kvFlag struct{ keys, vals []string }
+
+func (k *kvFlag) String() string { return strings.Join(k.keys, ",") }
+func (k *kvFlag) Set(s string) error {
+	key, val, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	k.keys, k.vals = append(k.keys, key), append(k.vals, val)
+	return nil
+}
+
+func runMeasure(args []string) error {
+	fs := newFlagSet("measure")
+	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the control plane")
+	local := fs.String("local", ".local", "local-up state directory")
+	loadFile := fs.String("load", "", "JSON written by `e2ebench load`")
+	readyFile := fs.String("ready", "", "JSON written by `e2ebench ready`")
+	out := fs.String("o", "docs/benchmarks/e2e", "output path without extension (.md and .json)")
+	gets := fs.Int("gets", 4000, "single GET requests")
+	conc := fs.Int("concurrency", 16, "concurrent GETs")
+	listReps := fs.Int("list-reps", 3, "LIST repetitions of each resource")
+	edits := fs.Int("edits", 20, "repetitions of each policy edit")
+	editTimeout := fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long")
+	seed := fs.Uint64("seed", 1, "seed of the GET sample")
+	var machine kvFlag
+	fs.Var(&machine, "machine", "key=value describing the machine or run (repeatable)")
+	_ = fs.Parse(args)
+
+	rep := Report{Machine: map[string]string{}, LoadAvg: map[string]string{}}
+	for i, k := range machine.keys {
+		rep.Machine[k] = machine.vals[i]
+	}
+	describeMachine(rep.Machine)
+	rep.LoadAvg["measure start"] = loadAvg()
+	if err := readJSON(*loadFile, &rep.Load); err != nil {
+		return fmt.Errorf("load result: %w", err)
+	}
+	var rd readyResult
+	if err := readJSON(*readyFile, &rd); err != nil {
+		return fmt.Errorf("ready result: %w", err)
+	}
+	sl, err := parseServerLog(filepath.Join(*local, "logs", "effectivepolicy-apiserver.log"))
+	if err != nil {
+		return err
+	}
+	rep.StartUp = startUp{
+		ReadyzSeconds: rd.ReadyzSeconds, CPUSecondsAtReady: rd.CPUSecondsAtReady, InformersSyncedSeconds: sl.InformersSyncedSeconds,
+		FirstComputationReady: sl.ReadySeconds, ReadyAfterSyncSeconds: sl.ReadySeconds - sl.InformersSyncedSeconds,
+		EffectivePolicies: sl.EffectivePolicies, ClusterEffective: sl.ClusterEffective,
+	}
+
+	cfg, err := restConfig(*kubeconfig)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	rc := cs.Discovery().RESTClient()
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+
+	// LIST, alternating the two resources so that both see the same load.
+	logf("LIST: %d repetitions each of every EffectivePolicy and every HTTPRoute", *listReps)
+	var epBody []byte
+	for i := 0; i < *listReps; i++ {
+		r, body, err := timedList(ctx, rc, epPath)
+		if err != nil {
+			return err
+		}
+		rep.List.EffectivePolicies = append(rep.List.EffectivePolicies, r)
+		if i == 0 {
+			epBody = body
+		}
+		body = nil
+		r, _, err = timedList(ctx, rc, routePath)
+		if err != nil {
+			return err
+		}
+		rep.List.HTTPRoutes = append(rep.List.HTTPRoutes, r)
+		logf("  EffectivePolicies %.2f s (%d objects, %d MB); HTTPRoutes %.2f s (%d objects, %d MB)",
+			rep.List.EffectivePolicies[i].Seconds, rep.List.EffectivePolicies[i].Objects, rep.List.EffectivePolicies[i].Bytes>>20,
+			r.Seconds, r.Objects, r.Bytes>>20)
+	}
+	rep.List.EPMedian = medianRun(rep.List.EffectivePolicies)
+	rep.List.RouteMedian = medianRun(rep.List.HTTPRoutes)
+	rep.List.ObjectsPerSecRatio = rep.List.RouteMedian.ObjectsPerSec / rep.List.EPMedian.ObjectsPerSec
+	rep.List.BytesPerSecRatio = rep.List.RouteMedian.BytesPerSecond / rep.List.EPMedian.BytesPerSecond
+	rep.LoadAvg["after LIST"] = loadAvg()
+
+	idx, err := indexOutputs(epBody)
+	epBody = nil
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+
+	logf("GET: %d single EffectivePolicies, concurrency %d", *gets, *conc)
+	rep.Get, err = getLatency(ctx, rc, idx.names, *gets, *conc, *seed)
+	if err != nil {
+		return err
+	}
+	rep.LoadAvg["after GET"] = loadAvg()
+
+	// Edits: a Gateway-level policy (the median reach among them) and the
+	// policy whose reach is closest to 200 outputs.
+	gw, near := idx.pickPolicies()
+	w, err := newWatcher(ctx, dc, idx.rv)
+	if err != nil {
+		return err
+	}
+	defer w.stop()
+	for _, e := range []struct {
+		name, field string
+		p           *policyReach
+	}{{"Gateway-level policy", "benchEditGateway", gw}, {"policy reaching ≥ 200 outputs", "benchEdit200", near}} {
+		if e.p == nil {
+			return fmt.Errorf("no %s in the outputs", e.name)
+		}
+		logf("edit: %s %s (attached to %s, %d outputs), %d times", e.name, e.p.id, e.p.attached, len(e.p.keys), *edits)
+		r, err := runEdits(ctx, dc, w, e.name, e.field, e.p, *edits, *editTimeout)
+		if err != nil {
+			return err
+		}
+		logf("  p50 %.0f ms, p99 %.0f ms, %d/%d complete", r.P50Ms, r.P99Ms, r.Complete, r.Reps)
+		rep.Edits = append(rep.Edits, r)
+	}
+	rep.LoadAvg["after edits"] = loadAvg()
+
+	rep.Server, err = serverResourcesOf(rd.PID, *local)
+	if err != nil {
+		return err
+	}
+	rep.Targets = targets(rep)
+	rep.Decisions = notes
+	if err := writeJSON(*out+".json", rep); err != nil {
+		return err
+	}
+	return os.WriteFile(*out+".md", []byte(markdown(rep)), 0o644)
+}
+
+func logf(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "e2ebench: "+format+"\n", args...)
+}
+
+func timedList(ctx context.Context, rc rest.Interface, path string) (listRun, []byte, error) {
+	t0 := time.Now()
+	body, err := rc.Get().AbsPath(path).SetHeader("Accept", "application/json").DoRaw(ctx)
+	d := time.Since(t0)
+	if err != nil {
+		return listRun{}, nil, fmt.Errorf("LIST %s: %w", path, err)
+	}
+	n, err := countItems(body)
+	if err != nil {
+		return listRun{}, nil, fmt.Errorf("LIST %s: %w", path, err)
+	}
+	return listRun{Seconds: d.Seconds(), Bytes: len(body), Objects: n,
+		ObjectsPerSec: float64(n) / d.Seconds(), BytesPerSecond: float64(len(body)) / d.Seconds()}, body, nil
+}
+
+// countItems counts the items of a JSON list without decoding them.
+func countItems(body []byte) (int, error) {
+	var l struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(body, &l); err != nil {
+		return 0, err
+	}
+	return len(l.Items), nil
+}
+
+func medianRun(rs []listRun) listRun {
+	c := append([]listRun(nil), rs...)
+	sort.Slice(c, func(i, j int) bool { return c[i].Seconds < c[j].Seconds })
+	return c[len(c)/2]
+}
+
+// policyReach is one policy and the outputs that name it as a source whose
+// values survive (Enforced or PartiallyEnforced): the outputs an edit of its
+// spec must change.
+type policyReach struct {
+	id       string // Kind namespace/name
+	kind     string
+	ns, name string
+	attached string // Kind/name[/section] of one attachment point
+	gateway  bool   // attached to a whole Gateway
+	keys     map[string]bool
+	named    int // outputs naming it as a source, any outcome
+	namedSet map[string]bool
+}
+
+type outputIndex struct {
+	rv       string
+	names    []string // namespace/name of every EffectivePolicy
+	policies map[string]*policyReach
+}
+
+func indexOutputs(body []byte) (*outputIndex, error) {
+	var l struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+		Items []struct {
+			Metadata struct {
+				Name      string `json:"name"`
+				Namespace string `json:"namespace"`
+			} `json:"metadata"`
+			Targets []struct {
+				Policies []struct {
+					Kind    string `json:"kind"`
+					Sources []struct {
+						Namespace  string `json:"namespace"`
+						Name       string `json:"name"`
+						Outcome    string `json:"outcome"`
+						AttachedTo struct {
+							Kind        string `json:"kind"`
+							Name        string `json:"name"`
+							SectionName string `json:"sectionName"`
+						} `json:"attachedTo"`
+					} `json:"sources"`
+				} `json:"policies"`
+			} `json:"targets"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(body, &l); err != nil {
+		return nil, err
+	}
+	idx := &outputIndex{rv: l.Metadata.ResourceVersion, policies: map[string]*policyReach{}}
+	for _, it := range l.Items {
+		key := it.Metadata.Namespace + "/" + it.Metadata.Name
+		idx.names = append(idx.names, key)
+		for _, t := range it.Targets {
+			for _, p := range t.Policies {
+				for _, s := range p.Sources {
+					id := p.Kind + " " + s.Namespace + "/" + s.Name
+					pr := idx.policies[id]
+					if pr == nil {
+						a := s.AttachedTo.Kind + "/" + s.AttachedTo.Name
+						if s.AttachedTo.SectionName != "" {
+							a += "/" + s.AttachedTo.SectionName
+						}
+						pr = &policyReach{id: id, kind: p.Kind, ns: s.Namespace, name: s.Name, attached: a,
+							gateway: s.AttachedTo.Kind == "Gateway" && s.AttachedTo.SectionName == "",
+							keys:    map[string]bool{}, namedSet: map[string]bool{}}
+						idx.policies[id] = pr
+					}
+					pr.namedSet[key] = true
+					if s.Outcome == "Enforced" || s.Outcome == "PartiallyEnforced" {
+						pr.keys[key] = true
+					}
+				}
+			}
+		}
+	}
+	for _, pr := range idx.policies {
+		pr.named, pr.namedSet = len(pr.namedSet), nil
+	}
+	sort.Strings(idx.names)
+	return idx, nil
+}
+
+// pickPolicies: the Gateway-level policy of median reach, and the policy
+// (any level) of the smallest reach of at least 200 outputs. Ties by id, so the
+// choice is reproducible for a given topology.
+func (idx *outputIndex) pickPolicies() (gw, near *policyReach) {
+	var all, gws []*policyReach
+	for _, p := range idx.policies {
+		all = append(all, p)
+		if p.gateway {
+			gws = append(gws, p)
+		}
+	}
+	byReach := func(s []*policyReach) {
+		sort.Slice(s, func(i, j int) bool {
+			if len(s[i].keys) != len(s[j].keys) {
+				return len(s[i].keys) < len(s[j].keys)
+			}
+			return s[i].id < s[j].id
+		})
+	}
+	byReach(gws)
+	if len(gws) > 0 {
+		gw = gws[len(gws)/2]
+	}
+	// The smallest reach of at least 200 (so the target is not met by a
+	// smaller edit); the largest when none reaches 200.
+	byReach(all)
+	for _, p := range all {
+		if len(p.keys) >= 200 {
+			return gw, p
+		}
+	}
+	if len(all) > 0 {
+		near = all[len(all)-1]
+	}
+	return gw, near
+}
+
+func getLatency(ctx context.Context, rc rest.Interface, names []string, n, conc int, seed uint64) (latency, error) {
+	if len(names) == 0 {
+		return latency{}, fmt.Errorf("no EffectivePolicies to GET")
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	sample := make([]string, n+200)
+	for i := range sample {
+		sample[i] = names[rng.IntN(len(names))]
+	}
+	path := func(key string) string {
+		ns, name, _ := strings.Cut(key, "/")
+		return fmt.Sprintf("/apis/effectivepolicy.dev/v1alpha1/namespaces/%s/effectivepolicies/%s", ns, name)
+	}
+	run := func(keys []string) ([]time.Duration, int64, int64, time.Duration) {
+		var next, errs, bytesTotal atomic.Int64
+		lat := make([]time.Duration, len(keys))
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for w := 0; w < conc; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(keys) {
+						return
+					}
+					s := time.Now()
+					body, err := rc.Get().AbsPath(path(keys[i])).SetHeader("Accept", "application/json").DoRaw(ctx)
+					lat[i] = time.Since(s)
+					if err != nil {
+						errs.Add(1)
+					}
+					bytesTotal.Add(int64(len(body)))
+				}
+			}()
+		}
+		wg.Wait()
+		return lat, errs.Load(), bytesTotal.Load(), time.Since(t0)
+	}
+	run(sample[:200]) // warm-up: connections, caches; not counted
+	lat, errs, b, wall := run(sample[200:])
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return latency{
+		Requests: len(lat), Concurrency: conc, Errors: errs,
+		P50Ms: ms(pct(lat, 0.50)), P90Ms: ms(pct(lat, 0.90)), P99Ms: ms(pct(lat, 0.99)), MaxMs: ms(lat[len(lat)-1]),
+		MeanMs: ms(sum / time.Duration(len(lat))), PerSecond: float64(len(lat)) / wall.Seconds(),
+		AvgBytes: float64(b) / float64(len(lat)),
+	}, nil
+}
+
+// pct is the nearest-rank percentile of sorted values.
+func pct[T any](sorted []T, p float64) T {
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// watcher keeps one watch on every EffectivePolicy open (reopening it from
+// the last resourceVersion if the server closes it) and reports the outputs
+// whose JSON contains the current edit's marker.
+type watcher struct {
+	dc     dynamic.Interface
+	marker atomic.Pointer[string]
+	hits   chan hit
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+type hit struct {
+	key string
+	at  time.Time
+}
+
+func newWatcher(ctx context.Context, dc dynamic.Interface, rv string) (*watcher, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watcher{dc: dc, hits: make(chan hit, 100000), cancel: cancel, done: make(chan struct{})}
+	empty := ""
+	w.marker.Store(&empty)
+	wi, err := dc.Resource(epGVR).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("watch effectivepolicies from %s: %w", rv, err)
+	}
+	go func() {
+		defer close(w.done)
+		for {
+			for ev := range wi.ResultChan() {
+				u, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				if ev.Type == watch.Bookmark || ev.Type == watch.Error {
+					if ev.Type == watch.Bookmark {
+						rv = u.GetResourceVersion()
+					}
+					continue
+				}
+				rv = u.GetResourceVersion()
+				m := *w.marker.Load()
+				if m == "" || (ev.Type != watch.Modified && ev.Type != watch.Added) {
+					continue
+				}
+				now := time.Now()
+				data, err := json.Marshal(u.Object)
+				if err == nil && bytes.Contains(data, []byte(m)) {
+					w.hits <- hit{key: u.GetNamespace() + "/" + u.GetName(), at: now}
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			for {
+				wi, err = dc.Resource(epGVR).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+				if err == nil {
+					break
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				logf("re-opening the watch from %s: %v", rv, err)
+				time.Sleep(time.Second)
+			}
+		}
+	}()
+	return w, nil
+}
+
+func (w *watcher) stop() { w.cancel(); <-w.done }
+
+func runEdits(ctx context.Context, dc dynamic.Interface, w *watcher, name, field string, p *policyReach, reps int, timeout time.Duration) (editResult, error) {
+	res := editResult{Name: name, Policy: p.id, Attached: p.attached, ListedReach: len(p.keys), NamedBy: p.named, Reps: reps}
+	var plural string
+	for _, k := range scale.PolicyKinds {
+		if k.Kind == p.kind {
+			plural = k.Plural
+		}
+	}
+	if plural == "" {
+		return res, fmt.Errorf("unknown policy kind %s", p.kind)
+	}
+	ri := dc.Resource(schema.GroupVersionResource{Group: scale.PolicyGroup, Version: "v1", Resource: plural}).Namespace(p.ns)
+	edit := func(i int) (string, time.Time, error) {
+		marker := fmt.Sprintf("e2ebench-%d-%d", time.Now().UnixNano(), i)
+		obj, err := ri.Get(ctx, p.name, metav1.GetOptions{})
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		setMarker(obj, field, marker)
+		for len(w.hits) > 0 { // stale hits of the previous edit
+			<-w.hits
+		}
+		w.marker.Store(&marker)
+		t0 := time.Now()
+		_, err = ri.Update(ctx, obj, metav1.UpdateOptions{})
+		return marker, t0, err
+	}
+
+	// Warm-up edit, not measured: it adds the marker field, which can also
+	// change outputs where the policy was Overridden before (a new field that
+	// no other policy sets survives a patch merge). The outputs it reaches,
+	// collected until the watch is quiet for 5 s, are the expected set of the
+	// measured edits, which only change the field's value.
+	if _, _, err := edit(-1); err != nil {
+		return res, err
+	}
+	expected := map[string]bool{}
+	quiet := time.NewTimer(5 * time.Second)
+	deadline := time.After(timeout)
+collect:
+	for {
+		select {
+		case h := <-w.hits:
+			expected[h.key] = true
+			quiet.Reset(5 * time.Second)
+		case <-quiet.C:
+			break collect
+		case <-deadline:
+			break collect
+		}
+	}
+	res.Expected = len(expected)
+	for k := range p.keys {
+		if !expected[k] {
+			res.ListedNotReached++
+		}
+	}
+	if len(expected) == 0 {
+		return res, fmt.Errorf("the warm-up edit of %s reached no output", p.id)
+	}
+
+	var firsts, updates []float64
+	for i := 0; i < reps; i++ {
+		_, t0, err := edit(i)
+		if err != nil {
+			return res, err
+		}
+		updates = append(updates, msSince(t0, time.Now()))
+		seen := map[string]bool{}
+		var first, last time.Time
+		extra := 0
+		timer := time.NewTimer(timeout)
+	wait:
+		for len(seen) < len(expected) {
+			select {
+			case h := <-w.hits:
+				if first.IsZero() {
+					first = h.at
+				}
+				if !expected[h.key] {
+					extra++
+					continue
+				}
+				if !seen[h.key] {
+					seen[h.key] = true
+					last = h.at
+				}
+			case <-timer.C:
+				break wait
+			}
+		}
+		timer.Stop()
+		res.Extra += extra
+		if len(seen) == len(expected) {
+			res.Complete++
+			res.LastMs = append(res.LastMs, msSince(t0, last))
+			firsts = append(firsts, msSince(t0, first))
+		} else {
+			res.Missing += len(expected) - len(seen)
+			logf("  edit %d: %d of %d expected events after %s", i, len(seen), len(expected), timeout)
+		}
+		// Let stragglers arrive before the next edit starts.
+		time.Sleep(300 * time.Millisecond)
+	}
+	empty := ""
+	w.marker.Store(&empty)
+	if len(res.LastMs) > 0 {
+		s := append([]float64(nil), res.LastMs...)
+		sort.Float64s(s)
+		res.P50Ms, res.P99Ms = pct(s, 0.5), pct(s, 0.99)
+		sort.Float64s(firsts)
+		res.FirstP50 = pct(firsts, 0.5)
+	}
+	sort.Float64s(updates)
+	res.UpdateP50 = pct(updates, 0.5)
+	return res, nil
+}
+
+func msSince(t0, t time.Time) float64 { return float64(t.Sub(t0).Microseconds()) / 1000 }
+
+// setMarker writes a field no other policy sets into every stanza of the
+// policy (defaults and overrides, or the implicit top level), so that every
+// output in which the policy's values survive changes.
+func setMarker(obj *unstructured.Unstructured, field, marker string) {
+	spec, _ := obj.Object["spec"].(map[string]interface{})
+	if spec == nil {
+		spec = map[string]interface{}{}
+		obj.Object["spec"] = spec
+	}
+	stanza := false
+	for _, s := range []string{"defaults", "overrides"} {
+		if m, ok := spec[s].(map[string]interface{}); ok {
+			m[field] = marker
+			stanza = true
+		}
+	}
+	if !stanza {
+		spec[field] = marker
+	}
+}
+
+func serverResourcesOf(pid int, local string) (serverResources, error) {
+	var r serverResources
+	st, err := procStatusKB(pid)
+	if err != nil {
+		return r, fmt.Errorf("server process %d: %w", pid, err)
+	}
+	r.PeakRSSBytes, r.EndRSSBytes = st["VmHWM"]<<10, st["VmRSS"]<<10
+	if r.CPUSeconds, err = procCPUSeconds(pid); err != nil {
+		return r, err
+	}
+	if f, err := procStatFields(pid); err == nil {
+		fmt.Sscan(f[19], &r.Threads)
+	}
+	if started, err := processStart(pid); err == nil {
+		r.ProcessUptime = time.Since(started).Seconds()
+	}
+	r.BboltFile = filepath.Join(local, "cache", "effectivepolicy.db")
+	fi, err := os.Stat(r.BboltFile)
+	r.BboltFile = "<cache-dir>/effectivepolicy.db"
+	if err != nil {
+		return r, err
+	}
+	r.BboltBytes = fi.Size()
+	return r, nil
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
+func describeMachine(m map[string]string) {
+	set := func(k, v string) {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+	}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "model name"); ok {
+				set("CPU", strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":")))
+				break
+			}
+		}
+	}
+	set("cores", fmt.Sprint(runtime.NumCPU()))
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+				var kb float64
+				fmt.Sscan(v, &kb)
+				set("memory", fmt.Sprintf("%.1f GiB", kb/(1<<20)))
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		set("kernel", strings.TrimSpace(string(data)))
+	}
+	set("Go", runtime.Version())
+}
