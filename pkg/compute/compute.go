@@ -21,6 +21,7 @@ type viaElem struct {
 type via struct {
 	elems []viaElem
 	key   string
+	refs  []v1alpha1.ObjectReference // elems as references, shared by outputs
 }
 
 type foldKey struct {
@@ -33,47 +34,17 @@ type memoKey struct {
 	k *kindIndex
 }
 
-// session memoises path and fold results during one Compute/ComputeAll.
+// session is one Compute call's view of the shared memo: the memo itself
+// is safe for concurrent use, busy (the cycle guard of contexts) is the
+// call's own.
 type session struct {
-	st       *state
-	vias     map[memoKey][]via
-	busy     map[memoKey]bool
-	folds    map[foldKey]*foldResult
-	gen      uint64 // state.gen the folds are valid for
-	sgen     uint64 // state.structGen the contexts are valid for
-	leafCnt  map[*entry]int
-	sortedAt map[memoKey][]*policy
+	st   *state
+	m    *memo
+	busy map[memoKey]bool
 }
 
-func newSession(st *state) *session { return newSessionSized(st, 0) }
-
-// newSessionSized pre-sizes the memo tables for a computation of everything.
-func newSessionSized(st *state, n int) *session {
-	return &session{
-		st:       st,
-		vias:     make(map[memoKey][]via, n),
-		busy:     map[memoKey]bool{},
-		folds:    map[foldKey]*foldResult{},
-		gen:      st.gen,
-		sgen:     st.structGen,
-		leafCnt:  map[*entry]int{},
-		sortedAt: map[memoKey][]*policy{},
-	}
-}
-
-// refresh makes a cached session valid for the current state: contexts
-// survive mutations that changed no attachment point or graph edge.
-func (s *session) refresh() *session {
-	if s.sgen != s.st.structGen {
-		return newSession(s.st)
-	}
-	if s.gen != s.st.gen {
-		s.folds = map[foldKey]*foldResult{}
-		s.sortedAt = map[memoKey][]*policy{}
-		s.leafCnt = map[*entry]int{}
-		s.gen = s.st.gen
-	}
-	return s
+func newSession(st *state, m *memo) *session {
+	return &session{st: st, m: m, busy: map[memoKey]bool{}}
 }
 
 func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
@@ -82,20 +53,21 @@ func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
 // first (older first, then namespace/name).
 func (s *session) attached(n nodeID, k *kindIndex) []*policy {
 	mk := memoKey{n, k}
-	if l, ok := s.sortedAt[mk]; ok {
-		return l
+	gen := k.gen[n]
+	if l, ok := s.m.sortedAt.get(mk); ok && l.gen == gen {
+		return l.l
 	}
 	l := append([]*policy(nil), k.at[n]...)
 	sort.Slice(l, func(i, j int) bool { return establishedBefore(l[i], l[j]) })
-	s.sortedAt[mk] = l
-	return l
+	v, _ := s.m.sortedAt.put(mk, orderedAt{gen: gen, l: l}, func(old orderedAt) bool { return old.gen == gen })
+	return v.l
 }
 
 func establishedBefore(a, b *policy) bool {
 	if !a.ts.Equal(b.ts) {
 		return a.ts.Before(b.ts)
 	}
-	return a.id.display() < b.id.display()
+	return a.disp < b.disp
 }
 
 func viaKeyOf(elems []viaElem) string {
@@ -153,7 +125,7 @@ func (s *session) extend(base []viaElem, n nodeID, k *kindIndex) []viaElem {
 // contexts returns the distinct vias of the paths from a root to n.
 func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	mk := memoKey{n, k}
-	if v, ok := s.vias[mk]; ok {
+	if v, ok := s.m.vias.get(mk); ok {
 		return v
 	}
 	if s.busy[mk] {
@@ -163,9 +135,10 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	defer delete(s.busy, mk)
 	var out []via
 	var seen map[string]int // only for nodes with many contexts
-	addElems := func(elems []viaElem, key string) {
+	addElems := func(elems []viaElem, key string, refs []v1alpha1.ObjectReference) {
 		if key == "" && len(elems) > 0 {
 			key = viaKeyOf(elems)
+			refs = nil
 		}
 		i, dup := -1, false
 		if seen != nil {
@@ -179,7 +152,10 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 			}
 		}
 		if !dup {
-			out = append(out, via{elems: elems, key: key})
+			if refs == nil {
+				refs = refsOf(elems)
+			}
+			out = append(out, via{elems: elems, key: key, refs: refs})
 			if seen == nil && len(out) > 8 {
 				seen = make(map[string]int, 16)
 				for j := range out {
@@ -208,24 +184,36 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 		}
 	}
 	if isNamespaceNode(n) {
-		addElems(s.extend(nil, n, k), "")
+		addElems(s.extend(nil, n, k), "", nil)
 	} else {
 		ps := s.st.parents(n)
 		if len(ps) == 0 {
-			addElems(s.extend(nil, n, k), "")
+			addElems(s.extend(nil, n, k), "", nil)
 		}
 		for _, p := range ps {
 			for _, pv := range s.contexts(p, k) {
 				elems := s.extend(pv.elems, n, k)
 				if len(elems) == len(pv.elems) {
-					addElems(elems, pv.key) // n adds nothing: same key
+					addElems(elems, pv.key, pv.refs) // n adds nothing: same via
 				} else {
-					addElems(elems, "")
+					addElems(elems, "", nil)
 				}
 			}
 		}
 	}
-	s.vias[mk] = out
+	out, _ = s.m.vias.put(mk, out, func([]via) bool { return true })
+	return out
+}
+
+// refsOf renders a via as the references of an effective entry.
+func refsOf(elems []viaElem) []v1alpha1.ObjectReference {
+	if len(elems) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.ObjectReference, len(elems))
+	for i, el := range elems {
+		out[i] = el.node.ref()
+	}
 	return out
 }
 
@@ -244,27 +232,42 @@ type entryOutcome struct {
 }
 
 type foldResult struct {
+	stamp        uint64 // viaStamp when folded
 	spec         []byte
 	fieldSources map[string]string
 	entries      []foldEntry
 	outcomes     []entryOutcome
 }
 
-func (s *session) leaves(e *entry) int {
-	if n, ok := s.leafCnt[e]; ok {
-		return n
+// viaStamp is the newest attachment generation of the nodes of v: a fold
+// stays valid while it is unchanged (generations only grow, and every node
+// of a via bears a policy, so it has one).
+func viaStamp(v via, k *kindIndex) uint64 {
+	var m uint64
+	for _, el := range v.elems {
+		if g := k.gen[el.node]; g > m {
+			m = g
+		}
 	}
-	n := 0
-	walkLeaves(stripNulls(build(e.spec, 0, e.schema)), "", func(string, int) { n++ })
-	s.leafCnt[e] = n
-	return n
+	return m
 }
 
 func (s *session) fold(v via, k *kindIndex) *foldResult {
 	fk := foldKey{k, v.key}
-	if r, ok := s.folds[fk]; ok {
+	stamp := viaStamp(v, k)
+	if r, ok := s.m.folds.get(fk); ok && r.stamp == stamp {
 		return r
 	}
+	r := s.doFold(v, k)
+	r.stamp = stamp
+	r, added := s.m.folds.put(fk, r, func(old *foldResult) bool { return old.stamp == stamp })
+	if added {
+		s.m.nfolds.Add(1)
+	}
+	return r
+}
+
+func (s *session) doFold(v via, k *kindIndex) *foldResult {
 	var es []foldEntry
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
@@ -275,7 +278,6 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 	}
 	r := &foldResult{entries: es}
 	if len(es) == 0 {
-		s.folds[fk] = r
 		return r
 	}
 	last := len(es) - 1
@@ -300,20 +302,20 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 	r.fieldSources = map[string]string{}
 	survived := make([]int, len(es))
 	walkLeaves(acc, "", func(ptr string, src int) {
-		r.fieldSources[ptr] = es[src].pol.id.display()
+		r.fieldSources[ptr] = es[src].pol.disp
 		survived[src]++
 	})
 	holders := map[string]bool{}
 	for i, n := range survived {
 		if n > 0 {
-			holders[es[i].pol.id.display()] = true
+			holders[es[i].pol.disp] = true
 		}
 	}
 	r.outcomes = make([]entryOutcome, len(es))
 	for i := range es {
-		o := entryOutcome{total: s.leaves(es[i].e), survived: survived[i]}
+		o := entryOutcome{total: es[i].e.leaves, survived: survived[i]}
 		if o.survived < o.total || o.total == 0 && o.survived == 0 && len(es) > 1 {
-			self := es[i].pol.id.display()
+			self := es[i].pol.disp
 			for h := range holders {
 				if h != self {
 					o.beaters = append(o.beaters, h)
@@ -322,7 +324,9 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 		}
 		r.outcomes[i] = o
 	}
-	s.folds[fk] = r
+	if len(r.fieldSources) == 0 {
+		r.fieldSources = nil
+	}
 	return r
 }
 
@@ -347,6 +351,13 @@ type srcAgg struct {
 	invalid                              string
 }
 
+func (g *srcAgg) beat(by string) {
+	if g.beaters == nil {
+		g.beaters = map[string]bool{}
+	}
+	g.beaters[by] = true
+}
+
 // srcKey identifies a source entry: one per policy and stanza (SPEC §2).
 type srcKey struct {
 	pol    *policy
@@ -363,7 +374,7 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 	k := srcKey{p, e.stanza}
 	g := a.m[k]
 	if g == nil {
-		g = &srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: map[string]bool{}}
+		g = &srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level}
 		a.m[k] = g
 	}
 	if level < g.level || level == g.level && lessNode(n, g.node) {
@@ -421,10 +432,9 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 			if len(r.entries) == 0 {
 				continue
 			}
-			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: copyMap(r.fieldSources)}
-			for _, el := range v.elems {
-				es.Via = append(es.Via, el.node.ref())
-			}
+			// Spec bytes, fieldSources and via are shared with every other
+			// output of this fold: outputs are read-only.
+			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: r.fieldSources, Via: v.refs}
 			tp.Effective = append(tp.Effective, es)
 			// One source per policy and stanza: a policy attached at two
 			// levels of this path takes part once, with the union of what
@@ -472,7 +482,7 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				}
 				if p.survived < p.total {
 					for _, b := range p.beaters {
-						p.g.beaters[b] = true
+						p.g.beat(b)
 					}
 				}
 			}
@@ -496,7 +506,7 @@ func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp 
 		e := &w.entries[0]
 		val := stripNulls(build(e.spec, 0, e.schema))
 		fs := map[string]string{}
-		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.id.display() })
+		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.disp })
 		tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
 			Via: []v1alpha1.ObjectReference{n.ref()}, SectionName: section,
 			Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
@@ -511,7 +521,7 @@ func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp 
 			}
 			lg := a.get(l, &l.entries[0], ln, levelOf(ln))
 			lg.contexts++
-			lg.beaters[w.id.display()] = true
+			lg.beat(w.disp)
 		}
 	}
 	emit(t, "", whole, nil)
@@ -533,17 +543,6 @@ func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
 	return out
 }
 
-func copyMap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 func (a *aggs) sources() []v1alpha1.PolicySource {
 	l := make([]*srcAgg, 0, len(a.m))
 	for _, g := range a.m {
@@ -557,8 +556,8 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 		if !x.pol.ts.Equal(y.pol.ts) {
 			return x.pol.ts.Before(y.pol.ts)
 		}
-		if x.pol.id.display() != y.pol.id.display() {
-			return x.pol.id.display() < y.pol.id.display()
+		if x.pol.disp != y.pol.disp {
+			return x.pol.disp < y.pol.disp
 		}
 		if x.stanza != y.stanza {
 			return x.stanza == v1alpha1.StanzaOverrides

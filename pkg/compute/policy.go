@@ -40,6 +40,7 @@ type entry struct {
 	strategy v1alpha1.MergeStrategy
 	spec     map[string]interface{}
 	schema   *apiextv1.JSONSchemaProps
+	leaves   int // leaves of the spec (fieldSources entries it would set alone)
 }
 
 type namedRef struct {
@@ -55,6 +56,7 @@ type selectorRef struct {
 
 type policy struct {
 	id        policyID
+	disp      string // id.display(), kept: outputs name policies often
 	ts        time.Time
 	raw       map[string]interface{}
 	refs      []namedRef
@@ -256,7 +258,8 @@ func (p *policy) targetList(obj map[string]interface{}, pk *policyKind, path str
 
 func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
 	d := &pk.desc
-	p := &policy{id: policyID{gk: pk.gk, namespace: ns, nm: name}, ts: ts, raw: obj, class: d.Class}
+	id := policyID{gk: pk.gk, namespace: ns, nm: name}
+	p := &policy{id: id, disp: id.display(), ts: ts, raw: obj, class: d.Class}
 	fail := func(format string, a ...interface{}) *policy {
 		p.invalid = fmt.Sprintf(format, a...)
 		p.entries = nil
@@ -487,7 +490,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 		if m == nil {
 			m = map[string]interface{}{}
 		}
-		return entry{stanza: stanza, strategy: ms, spec: m, schema: sch}, nil
+		return entry{stanza: stanza, strategy: ms, spec: m, schema: sch, leaves: countLeaves(m, sch)}, nil
 	}
 	if ovr != nil {
 		e, err := mk(v1alpha1.StanzaOverrides, ovr, nil)
@@ -515,6 +518,13 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 		p.entries = append(p.entries, e)
 	}
 	return p
+}
+
+// countLeaves counts the leaves spec has on its own (see walkLeaves).
+func countLeaves(spec map[string]interface{}, sch *apiextv1.JSONSchemaProps) int {
+	n := 0
+	walkLeaves(stripNulls(build(spec, 0, sch)), "", func(string, int) { n++ })
+	return n
 }
 
 func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (selectorRef, error) {

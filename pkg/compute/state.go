@@ -45,6 +45,10 @@ type kindIndex struct {
 	at       map[nodeID][]*policy      // valid attachments by node
 	sections map[nodeID]map[string]int // object -> sections with attachments
 	invalid  map[nodeID][]invalidAt    // owner object -> Invalid listings
+	// gen is the attachment generation of each node bearing a policy of
+	// this kind: a new value of state.attGen whenever a policy of the kind
+	// is attached there or detached. Memoised folds and orders check it.
+	gen map[nodeID]uint64
 }
 
 type crdInfo struct {
@@ -67,6 +71,10 @@ type state struct {
 	// its contexts while structGen is unchanged, its folds while gen is.
 	gen       uint64
 	structGen uint64
+	// kindsGen counts rebuilds of the policy kinds (CRD changes); attGen
+	// numbers attachment changes (kindIndex.gen).
+	kindsGen uint64
+	attGen   uint64
 	// structural is set by a mutation that changes graph or attachments.
 	structural      bool
 	defaultStrategy string
@@ -1119,6 +1127,8 @@ func (st *state) applyRes(p *policy, d int) {
 		if ki == nil {
 			continue
 		}
+		st.attGen++
+		ki.gen[a.node] = st.attGen
 		if d > 0 {
 			ki.at[a.node] = append(ki.at[a.node], p)
 		} else {
@@ -1130,6 +1140,7 @@ func (st *state) applyRes(p *policy, d int) {
 			}
 			if len(l) == 0 {
 				delete(ki.at, a.node)
+				delete(ki.gen, a.node)
 			} else {
 				ki.at[a.node] = l
 			}
@@ -1295,9 +1306,11 @@ func (st *state) rebuildKinds() {
 			at:       map[nodeID][]*policy{},
 			sections: map[nodeID]map[string]int{},
 			invalid:  map[nodeID][]invalidAt{},
+			gen:      map[nodeID]uint64{},
 		}
 	}
 	st.kinds = newKinds
+	st.kindsGen++
 	old := st.policies
 	st.policies = map[policyID]*policy{}
 	for _, p := range sortedPolicyMap(old) {
