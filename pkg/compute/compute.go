@@ -347,15 +347,17 @@ type srcAgg struct {
 	node                                 nodeID
 	level                                int
 	contexts, enforced, overridden, wins int
-	beaters                              map[string]bool
+	beaters                              []string // distinct, unsorted
 	invalid                              string
 }
 
 func (g *srcAgg) beat(by string) {
-	if g.beaters == nil {
-		g.beaters = map[string]bool{}
+	for _, b := range g.beaters {
+		if b == by {
+			return
+		}
 	}
-	g.beaters[by] = true
+	g.beaters = append(g.beaters, by)
 }
 
 // srcKey identifies a source entry: one per policy and stanza (SPEC §2).
@@ -570,10 +572,7 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 			Namespace: g.pol.id.namespace, Name: g.pol.id.nm, AttachedTo: g.node.ref(),
 			Stanza: g.stanza, MergeStrategy: g.strategy,
 		}
-		beaters := make([]string, 0, len(g.beaters))
-		for b := range g.beaters {
-			beaters = append(beaters, b)
-		}
+		beaters := g.beaters
 		sort.Strings(beaters)
 		by := strings.Join(beaters, ", ")
 		switch {

@@ -97,7 +97,8 @@ type state struct {
 	backendParents map[nodeID]map[nodeID]int
 	grants         map[string]map[string]*refGrant
 	objLabels      map[nodeID]map[string]string
-	fingerprints   map[nodeID]interface{}
+	fingerprints   map[nodeID]fingerprint
+	fpBuf          []byte // scratch of fingerprintOf
 
 	objects map[nodeID]int // existence: topology objects, referenced backends
 	virt    map[nodeID]int // virtual targets and unserved kinds named by policies
@@ -130,7 +131,7 @@ func newState(opts Options) (*state, error) {
 		backendParents: map[nodeID]map[nodeID]int{},
 		grants:         map[string]map[string]*refGrant{},
 		objLabels:      map[nodeID]map[string]string{},
-		fingerprints:   map[nodeID]interface{}{},
+		fingerprints:   map[nodeID]fingerprint{},
 		objects:        map[nodeID]int{},
 		virt:           map[nodeID]int{},
 		byKey:          map[Key]map[nodeID]bool{},
@@ -775,16 +776,12 @@ func deepCopyMapOrNil(m map[string]interface{}) map[string]interface{} {
 	return deepCopyMap(m)
 }
 
-type fingerprint struct {
-	spec   map[string]interface{}
-	labels map[string]string
-}
-
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[string]interface{}, mutate func(add bool)) []Key {
-	fp := fingerprint{spec: deepCopyMapOrNil(spec), labels: lbls}
-	if old, ok := st.fingerprints[n]; add && ok && reflect.DeepEqual(old, fp) {
+	var fp fingerprint
+	fp, st.fpBuf = fingerprintOf(st.fpBuf, spec, lbls)
+	if old, ok := st.fingerprints[n]; add && ok && old == fp {
 		return nil
 	}
 	if !add {
