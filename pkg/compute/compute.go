@@ -360,24 +360,30 @@ func (g *srcAgg) beat(by string) {
 	g.beaters = append(g.beaters, by)
 }
 
-// srcKey identifies a source entry: one per policy and stanza (SPEC §2).
-type srcKey struct {
-	pol    *policy
-	stanza v1alpha1.Stanza
-}
-
+// aggs collects the source entries of one target and kind; there are few,
+// so a slice searched linearly beats a map.
 type aggs struct {
-	m map[srcKey]*srcAgg
+	l     []*srcAgg
+	chunk []srcAgg // allocation chunk for new entries
 }
 
 // get returns the source entry of p's stanza; attachedTo is its least
 // specific attachment point among those that reach the target.
 func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
-	k := srcKey{p, e.stanza}
-	g := a.m[k]
+	var g *srcAgg
+	for _, x := range a.l {
+		if x.pol == p && x.stanza == e.stanza {
+			g = x
+			break
+		}
+	}
 	if g == nil {
-		g = &srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level}
-		a.m[k] = g
+		if len(a.chunk) == cap(a.chunk) {
+			a.chunk = make([]srcAgg, 0, 8)
+		}
+		a.chunk = append(a.chunk, srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level})
+		g = &a.chunk[len(a.chunk)-1]
+		a.l = append(a.l, g)
 	}
 	if level < g.level || level == g.level && lessNode(n, g.node) {
 		g.level = level
@@ -388,7 +394,7 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 
 func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
 	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
-	a := &aggs{m: map[srcKey]*srcAgg{}}
+	a := &aggs{}
 	var sections []string
 	for sec := range k.sections[t] {
 		sections = append(sections, sec)
@@ -406,7 +412,7 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 			g.invalid = inv.msg
 		}
 	}
-	if len(a.m) == 0 {
+	if len(a.l) == 0 {
 		return tp, false
 	}
 	tp.Sources = a.sources()
@@ -425,6 +431,12 @@ func invalidEntries(p *policy) []entry {
 }
 
 func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+	type part struct {
+		g               *srcAgg
+		total, survived int
+	}
+	var parts []part // scratch, per context
+	var idxBuf []int // scratch: the part of each fold entry
 	emit := func(n nodeID, section string) {
 		for _, v := range s.contexts(n, k) {
 			if len(v.elems) == 0 {
@@ -441,12 +453,8 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 			// One source per policy and stanza: a policy attached at two
 			// levels of this path takes part once, with the union of what
 			// survives of its entries.
-			type part struct {
-				g               *srcAgg
-				total, survived int
-				beaters         []string
-			}
-			var parts []*part
+			parts = parts[:0]
+			idx := idxBuf[:0]
 			for i, fe := range r.entries {
 				level := fe.level
 				for _, el := range v.elems {
@@ -457,24 +465,27 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				}
 				g := a.get(fe.pol, fe.e, fe.node, level)
 				o := r.outcomes[i]
-				var p *part
-				for _, q := range parts {
-					if q.g == g {
-						p = q
+				pi := -1
+				for j := range parts {
+					if parts[j].g == g {
+						pi = j
 						break
 					}
 				}
-				if p == nil {
-					p = &part{g: g}
-					parts = append(parts, p)
+				if pi < 0 {
+					pi = len(parts)
+					parts = append(parts, part{g: g})
 				}
+				idx = append(idx, pi)
+				p := &parts[pi]
 				if o.total > p.total {
 					p.total = o.total
 				}
 				p.survived += o.survived
-				p.beaters = append(p.beaters, o.beaters...)
 			}
-			for _, p := range parts {
+			idxBuf = idx
+			for j := range parts {
+				p := &parts[j]
 				p.g.contexts++
 				switch {
 				case p.survived >= p.total:
@@ -482,8 +493,10 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				case p.survived == 0:
 					p.g.overridden++
 				}
-				if p.survived < p.total {
-					for _, b := range p.beaters {
+			}
+			for i, pi := range idx {
+				if p := &parts[pi]; p.survived < p.total {
+					for _, b := range r.outcomes[i].beaters {
 						p.g.beat(b)
 					}
 				}
@@ -546,10 +559,7 @@ func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
 }
 
 func (a *aggs) sources() []v1alpha1.PolicySource {
-	l := make([]*srcAgg, 0, len(a.m))
-	for _, g := range a.m {
-		l = append(l, g)
-	}
+	l := a.l
 	sort.Slice(l, func(i, j int) bool {
 		x, y := l[i], l[j]
 		if x.level != y.level {

@@ -17,6 +17,7 @@ const memoShards = 64
 // same time the first one stored wins and both use it.
 type shardMap[K comparable, V any] struct {
 	seed   maphash.Seed
+	hash   func(maphash.Seed, K) uint64 // picks the shard; cheaper than the map's own hash
 	shards [memoShards]mapShard[K, V]
 }
 
@@ -28,8 +29,8 @@ type mapShard[K comparable, V any] struct {
 
 // newShardMap returns an empty map sized for about hint entries (growing
 // maps entry by entry is a large part of a full computation).
-func newShardMap[K comparable, V any](hint int) *shardMap[K, V] {
-	sm := &shardMap[K, V]{seed: maphash.MakeSeed()}
+func newShardMap[K comparable, V any](hint int, hash func(maphash.Seed, K) uint64) *shardMap[K, V] {
+	sm := &shardMap[K, V]{seed: maphash.MakeSeed(), hash: hash}
 	if hint > 0 {
 		for i := range sm.shards {
 			sm.shards[i].m = make(map[K]V, hint/memoShards+1)
@@ -39,7 +40,7 @@ func newShardMap[K comparable, V any](hint int) *shardMap[K, V] {
 }
 
 func (sm *shardMap[K, V]) shard(k K) *mapShard[K, V] {
-	return &sm.shards[maphash.Comparable(sm.seed, k)%memoShards]
+	return &sm.shards[sm.hash(sm.seed, k)%memoShards]
 }
 
 func (sm *shardMap[K, V]) get(k K) (V, bool) {
@@ -91,9 +92,9 @@ type orderedAt struct {
 func newMemo(st *state) *memo {
 	nodes := (len(st.objects) + len(st.virt)) * len(st.kinds)
 	return &memo{
-		vias:     newShardMap[memoKey, []via](nodes * 5 / 4),
-		folds:    newShardMap[foldKey, *foldResult](nodes / 8),
-		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies)),
+		vias:     newShardMap[memoKey, []via](nodes*5/4, hashMemoKey),
+		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
+		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies), hashMemoKey),
 		sgen:     st.structGen,
 		kgen:     st.kindsGen,
 	}
@@ -113,14 +114,22 @@ func (m *memo) refresh(st *state) *memo {
 	if m.sgen != st.structGen {
 		// Graph edges or attachment points changed: contexts must be
 		// rebuilt. Folds and orders carry their own validity stamps.
-		n := &memo{vias: newShardMap[memoKey, []via](0), folds: m.folds, sortedAt: m.sortedAt, sgen: st.structGen, kgen: m.kgen}
+		n := &memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, sgen: st.structGen, kgen: m.kgen}
 		n.nfolds.Store(m.nfolds.Load())
 		if limit := int64(maxFoldsPer*(len(st.objects)+len(st.virt)+1)*max(len(st.kinds), 1)) + 4096; n.nfolds.Load() > limit {
-			n.folds = newShardMap[foldKey, *foldResult](0)
-			n.sortedAt = newShardMap[memoKey, orderedAt](0)
+			n.folds = newShardMap[foldKey, *foldResult](0, hashFoldKey)
+			n.sortedAt = newShardMap[memoKey, orderedAt](0, hashMemoKey)
 			n.nfolds.Store(0)
 		}
 		return n
 	}
 	return m
 }
+
+// hashMemoKey spreads node keys over shards by name and section only: the
+// names of a cluster's objects are diverse enough.
+func hashMemoKey(seed maphash.Seed, k memoKey) uint64 {
+	return maphash.String(seed, k.n.Name) + uint64(len(k.n.Section))
+}
+
+func hashFoldKey(seed maphash.Seed, k foldKey) uint64 { return maphash.String(seed, k.via) }
