@@ -415,7 +415,7 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 	if len(a.l) == 0 {
 		return tp, false
 	}
-	tp.Sources = a.sources()
+	tp.Sources = a.sources(s.m)
 	sort.Slice(tp.Effective, func(i, j int) bool { return lessEffective(tp.Effective[i], tp.Effective[j]) })
 	return tp, true
 }
@@ -558,7 +558,7 @@ func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
 	return out
 }
 
-func (a *aggs) sources() []v1alpha1.PolicySource {
+func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
 	l := a.l
 	sort.Slice(l, func(i, j int) bool {
 		x, y := l[i], l[j]
@@ -615,6 +615,7 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 			ps.Outcome = v1alpha1.OutcomePartiallyEnforced
 			ps.Message = fmt.Sprintf("fully in effect in %d of %s; partly superseded by %s", g.enforced, plural(g.contexts, "context"), orNone(by))
 		}
+		ps.Message = m.intern(ps.Message) // outputs repeat the same few messages
 		out = append(out, ps)
 	}
 	return out

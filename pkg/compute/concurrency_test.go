@@ -49,6 +49,7 @@ func TestConcurrentComputeSharesMemo(t *testing.T) {
 			objs[i] = r
 			e.Upsert(r)
 		}},
+		{"memo dropped", func() { e.DropMemo() }},
 		{"gateway policy value after structural edit", func() {
 			i := find("RetryPolicy", "ns-1", "pol-1")
 			p := objs[i].DeepCopy()

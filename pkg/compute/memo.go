@@ -78,9 +78,10 @@ type memo struct {
 	vias     *shardMap[memoKey, []via]
 	folds    *shardMap[foldKey, *foldResult]
 	sortedAt *shardMap[memoKey, orderedAt]
-	nfolds   atomic.Int64 // fold entries stored (bounds the table)
-	sgen     uint64       // state.structGen the vias are valid for
-	kgen     uint64       // state.kindsGen the whole memo is valid for
+	strs     *shardMap[string, string] // interned messages
+	nfolds   atomic.Int64              // fold entries stored (bounds the table)
+	sgen     uint64                    // state.structGen the vias are valid for
+	kgen     uint64                    // state.kindsGen the whole memo is valid for
 }
 
 type orderedAt struct {
@@ -95,6 +96,7 @@ func newMemo(st *state) *memo {
 		vias:     newShardMap[memoKey, []via](nodes*5/4, hashMemoKey),
 		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
 		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies), hashMemoKey),
+		strs:     newShardMap[string, string](1024, maphash.String),
 		sgen:     st.structGen,
 		kgen:     st.kindsGen,
 	}
@@ -114,11 +116,12 @@ func (m *memo) refresh(st *state) *memo {
 	if m.sgen != st.structGen {
 		// Graph edges or attachment points changed: contexts must be
 		// rebuilt. Folds and orders carry their own validity stamps.
-		n := &memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, sgen: st.structGen, kgen: m.kgen}
+		n := &memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, strs: m.strs, sgen: st.structGen, kgen: m.kgen}
 		n.nfolds.Store(m.nfolds.Load())
 		if limit := int64(maxFoldsPer*(len(st.objects)+len(st.virt)+1)*max(len(st.kinds), 1)) + 4096; n.nfolds.Load() > limit {
 			n.folds = newShardMap[foldKey, *foldResult](0, hashFoldKey)
 			n.sortedAt = newShardMap[memoKey, orderedAt](0, hashMemoKey)
+			n.strs = newShardMap[string, string](1024, maphash.String)
 			n.nfolds.Store(0)
 		}
 		return n
@@ -133,3 +136,12 @@ func hashMemoKey(seed maphash.Seed, k memoKey) uint64 {
 }
 
 func hashFoldKey(seed maphash.Seed, k foldKey) uint64 { return maphash.String(seed, k.via) }
+
+// intern returns the stored copy of s, so that outputs share their strings.
+func (m *memo) intern(s string) string {
+	if v, ok := m.strs.get(s); ok {
+		return v
+	}
+	v, _ := m.strs.put(s, s, func(string) bool { return true })
+	return v
+}

@@ -959,8 +959,10 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		delete(st.policies, id)
 	}
 	if u != nil {
-		// Keep a private copy: callers may reuse their object.
-		p := parsePolicy(ki.pk, deepCopyMap(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
+		// Keep a private copy of the spec (descriptor paths all start at
+		// spec; the rest of the object is not needed): callers may reuse
+		// their object.
+		p := parsePolicy(ki.pk, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
 		st.policies[id] = p
 		p.res = st.resolve(p)
 		st.applyRes(p, 1)
@@ -972,6 +974,16 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		}
 	}
 	return ks.sorted()
+}
+
+// specOnlyCopy copies what parsePolicy reads of a policy object: its spec
+// (or its absence).
+func specOnlyCopy(obj map[string]interface{}) map[string]interface{} {
+	spec, ok := obj["spec"]
+	if !ok {
+		return map[string]interface{}{}
+	}
+	return map[string]interface{}{"spec": deepCopyValue(spec)}
 }
 
 // reresolve recomputes the attachments of ps, adding old and new reach to ks.

@@ -311,7 +311,8 @@ func BenchmarkIncrementalRouteEditThenPolicyEdit(b *testing.B) {
 }
 
 // BenchmarkMemoryPerTarget: heap held by an engine in steady state plus all
-// outputs (what the versioned stores keep), per output key, after GC. The
+// outputs (what the versioned stores keep), per output key, after GC; memo-MB
+// is what Engine.DropMemo releases afterwards. The
 // inputs themselves (held by the informer caches in a server) are measured
 // separately (input-MB).
 func BenchmarkMemoryPerTarget(b *testing.B) {
@@ -338,10 +339,13 @@ func BenchmarkMemoryPerTarget(b *testing.B) {
 			outs = append(outs, o)
 		}
 		computed := heap()
+		e.DropMemo()
+		dropped := heap()
 		b.ReportMetric(float64(computed-withInputs)/float64(len(keys)), "heap-B/key")
 		b.ReportMetric(float64(withInputs-base)/(1<<20), "input-MB")
 		b.ReportMetric(float64(fed-withInputs)/(1<<20), "engine-MB")
 		b.ReportMetric(float64(computed-fed)/(1<<20), "outputs+memo-MB")
+		b.ReportMetric(float64(computed-dropped)/(1<<20), "memo-MB")
 		b.ReportMetric(float64(len(keys)), "keys")
 		if rss := procStatus("VmHWM:"); rss > 0 {
 			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
