@@ -191,19 +191,33 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 			addElems(s.extend(nil, n, k), "", nil)
 		}
 		for _, p := range ps {
-			for _, pv := range s.contexts(p, k) {
+			pvs := s.contexts(p, k)
+			same := len(ps) == 1
+			for _, pv := range pvs {
 				elems := s.extend(pv.elems, n, k)
 				if len(elems) == len(pv.elems) {
 					addElems(elems, pv.key, pv.refs) // n adds nothing: same via
 				} else {
+					same = false
 					addElems(elems, "", nil)
 				}
 			}
+			if same && len(out) == len(pvs) {
+				// One parent and n adds nothing to its (distinct) vias:
+				// share the parent's list (most rules, backends, ports).
+				out = pvs
+			}
 		}
+	}
+	if len(out) == 1 && len(out[0].elems) == 0 {
+		out = noContext // no policy of k on any path: share one value
 	}
 	out, _ = s.m.vias.put(mk, out, func([]via) bool { return true })
 	return out
 }
+
+// noContext is the contexts of a node no policy of the kind reaches.
+var noContext = []via{{}}
 
 // refsOf renders a via as the references of an effective entry.
 func refsOf(elems []viaElem) []v1alpha1.ObjectReference {
@@ -379,7 +393,7 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 	}
 	if g == nil {
 		if len(a.chunk) == cap(a.chunk) {
-			a.chunk = make([]srcAgg, 0, 8)
+			a.chunk = make([]srcAgg, 0, min(max(2, 2*cap(a.chunk)), 16))
 		}
 		a.chunk = append(a.chunk, srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level})
 		g = &a.chunk[len(a.chunk)-1]

@@ -93,7 +93,7 @@ type orderedAt struct {
 func newMemo(st *state) *memo {
 	nodes := (len(st.objects) + len(st.virt)) * len(st.kinds)
 	return &memo{
-		vias:     newShardMap[memoKey, []via](nodes*5/4, hashMemoKey),
+		vias:     newShardMap[memoKey, []via](nodes*3, hashMemoKey), // sections too
 		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
 		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies), hashMemoKey),
 		strs:     newShardMap[string, string](1024, maphash.String),

@@ -328,16 +328,26 @@ func BenchmarkMemoryPerTarget(b *testing.B) {
 		objs := Generate(benchOptions())
 		withInputs := heap()
 		e, _ := compute.NewEngine(compute.Options{})
+		e.SetBulk(true) // as at start-up (see BenchmarkFullComputation)
 		for _, o := range objs {
 			e.Upsert(o)
 		}
+		e.SetBulk(false)
 		fed := heap()
 		keys := e.Keys()
-		outs := make([]interface{}, 0, len(keys))
-		for _, k := range keys {
-			o, _ := e.Compute(k)
-			outs = append(outs, o)
+		outs := make([]interface{}, len(keys))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1)) - 1; i < len(keys); i = int(next.Add(1)) - 1 {
+					outs[i], _ = e.Compute(keys[i])
+				}
+			}()
 		}
+		wg.Wait()
 		computed := heap()
 		e.DropMemo()
 		dropped := heap()
