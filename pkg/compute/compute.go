@@ -517,11 +517,23 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 			}
 		}
 	}
+	// Size Effective once (contexts are memoised, so counting is cheap):
+	// outputs are kept for long, appending would leave up to half unused.
+	total := len(s.contexts(t, k))
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		total += len(s.contexts(n, k))
+	}
+	tp.Effective = make([]v1alpha1.EffectiveSpec, 0, total)
 	emit(t, "")
 	for _, sec := range sections {
 		n := t
 		n.Section = sec
 		emit(n, sec)
+	}
+	if len(tp.Effective) == 0 {
+		tp.Effective = nil
 	}
 }
 
