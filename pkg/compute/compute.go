@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -246,7 +247,8 @@ type entryOutcome struct {
 }
 
 type foldResult struct {
-	stamp        uint64 // viaStamp when folded
+	stamp        uint64        // viaStamp when folded
+	checked      atomic.Uint64 // kindIndex.changed when last found valid
 	spec         []byte
 	fieldSources map[string]string
 	entries      []foldEntry
@@ -268,12 +270,18 @@ func viaStamp(v via, k *kindIndex) uint64 {
 
 func (s *session) fold(v via, k *kindIndex) *foldResult {
 	fk := foldKey{k, v.key}
+	old, ok := s.m.folds.get(fk)
+	if ok && old.checked.Load() == k.changed {
+		return old // no attachment of kind k changed since last checked
+	}
 	stamp := viaStamp(v, k)
-	if r, ok := s.m.folds.get(fk); ok && r.stamp == stamp {
-		return r
+	if ok && old.stamp == stamp {
+		old.checked.Store(k.changed)
+		return old
 	}
 	r := s.doFold(v, k)
 	r.stamp = stamp
+	r.checked.Store(k.changed)
 	r, added := s.m.folds.put(fk, r, func(old *foldResult) bool { return old.stamp == stamp })
 	if added {
 		s.m.nfolds.Add(1)
@@ -688,7 +696,7 @@ func lessEffective(a, b v1alpha1.EffectiveSpec) bool {
 // targetNodes lists the objects that key names.
 func (st *state) targetNodes(key Key) []nodeID {
 	set := map[nodeID]bool{}
-	for n := range st.byKey[key] {
+	for _, n := range st.byKey[key] {
 		set[n] = true
 	}
 	for n := range st.invalidKeys[key] {

@@ -49,6 +49,9 @@ type kindIndex struct {
 	// this kind: a new value of state.attGen whenever a policy of the kind
 	// is attached there or detached. Memoised folds and orders check it.
 	gen map[nodeID]uint64
+	// changed is the newest gen of the kind: a fold checked at that value
+	// is valid without looking at its nodes.
+	changed uint64
 }
 
 type crdInfo struct {
@@ -100,9 +103,9 @@ type state struct {
 	fingerprints   map[nodeID]fingerprint
 	fpBuf          []byte // scratch of fingerprintOf
 
-	objects map[nodeID]int // existence: topology objects, referenced backends
-	virt    map[nodeID]int // virtual targets and unserved kinds named by policies
-	byKey   map[Key]map[nodeID]bool
+	objects map[nodeID]int   // existence: topology objects, referenced backends
+	virt    map[nodeID]int   // virtual targets and unserved kinds named by policies
+	byKey   map[Key][]nodeID // nodes per output key: usually one, so a slice
 	byNS    map[string]map[nodeID]bool
 
 	policies    map[policyID]*policy
@@ -134,7 +137,7 @@ func newState(opts Options) (*state, error) {
 		fingerprints:   map[nodeID]fingerprint{},
 		objects:        map[nodeID]int{},
 		virt:           map[nodeID]int{},
-		byKey:          map[Key]map[nodeID]bool{},
+		byKey:          map[Key][]nodeID{},
 		byNS:           map[string]map[nodeID]bool{},
 		policies:       map[policyID]*policy{},
 		byTarget:       map[nodeID]map[*policy]bool{},
@@ -279,12 +282,18 @@ func (st *state) bump(m map[nodeID]int, n nodeID, d int) {
 	}
 	k := n.key()
 	if is {
-		addSet(st.byKey, k, n)
+		if !slices.Contains(st.byKey[k], n) {
+			st.byKey[k] = append(st.byKey[k], n)
+		}
 		if n.Namespace != "" {
 			addSet(st.byNS, n.Namespace, n)
 		}
 	} else {
-		delSet(st.byKey, k, n)
+		if l := slices.DeleteFunc(st.byKey[k], func(x nodeID) bool { return x == n }); len(l) == 0 {
+			delete(st.byKey, k)
+		} else {
+			st.byKey[k] = l
+		}
 		if n.Namespace != "" {
 			delSet(st.byNS, n.Namespace, n)
 		}
@@ -1138,6 +1147,7 @@ func (st *state) applyRes(p *policy, d int) {
 		}
 		st.attGen++
 		ki.gen[a.node] = st.attGen
+		ki.changed = st.attGen
 		if d > 0 {
 			ki.at[a.node] = append(ki.at[a.node], p)
 		} else {
