@@ -109,8 +109,18 @@ func (e *Engine) Keys() []Key {
 func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.st.compute(key, newSession(e.st, e.currentMemo()))
+	s := sessionPool.Get().(*session)
+	s.st, s.m = e.st, e.currentMemo()
+	defer func() {
+		s.st, s.m = nil, nil
+		sessionPool.Put(s)
+	}()
+	return e.st.compute(key, s)
 }
+
+// sessionPool recycles the per-call part of Compute (cycle guard, source
+// aggregation buffers) between calls.
+var sessionPool = sync.Pool{New: func() any { return newSession(nil, nil) }}
 
 // currentMemo returns the memo, made valid for the current state. The
 // caller holds e.mu (read).

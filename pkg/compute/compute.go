@@ -2,8 +2,9 @@ package compute
 
 import (
 	"encoding/json"
-	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -42,6 +43,7 @@ type session struct {
 	st   *state
 	m    *memo
 	busy map[memoKey]bool
+	aggs aggs // reused by targetPolicy (nothing of it outlives a call)
 }
 
 func newSession(st *state, m *memo) *session {
@@ -383,10 +385,17 @@ func (g *srcAgg) beat(by string) {
 }
 
 // aggs collects the source entries of one target and kind; there are few,
-// so a slice searched linearly beats a map.
+// so a slice searched linearly beats a map. Its entries are reused from
+// one target to the next (sources copies what it needs).
 type aggs struct {
-	l     []*srcAgg
-	chunk []srcAgg // allocation chunk for new entries
+	l    []*srcAgg
+	pool []*srcAgg // entries to reuse
+	used int
+}
+
+func (a *aggs) reset() {
+	a.l = a.l[:0]
+	a.used = 0
 }
 
 // get returns the source entry of p's stanza; attachedTo is its least
@@ -400,11 +409,12 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 		}
 	}
 	if g == nil {
-		if len(a.chunk) == cap(a.chunk) {
-			a.chunk = make([]srcAgg, 0, min(max(2, 2*cap(a.chunk)), 16))
+		if a.used == len(a.pool) {
+			a.pool = append(a.pool, &srcAgg{})
 		}
-		a.chunk = append(a.chunk, srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level})
-		g = &a.chunk[len(a.chunk)-1]
+		g = a.pool[a.used]
+		a.used++
+		*g = srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: g.beaters[:0]}
 		a.l = append(a.l, g)
 	}
 	if level < g.level || level == g.level && lessNode(n, g.node) {
@@ -416,7 +426,8 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 
 func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
 	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
-	a := &aggs{}
+	a := &s.aggs
+	a.reset()
 	var sections []string
 	for sec := range k.sections[t] {
 		sections = append(sections, sec)
@@ -631,23 +642,23 @@ func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
 			case g.wins == 0:
 				ps.Outcome = v1alpha1.OutcomeConflicted
 				if len(beaters) == 1 {
-					ps.Message = fmt.Sprintf("conflicts with the established policy %s, which takes effect", by)
+					ps.Message = "conflicts with the established policy " + by + ", which takes effect"
 				} else {
-					ps.Message = fmt.Sprintf("conflicts with the established policies %s, which take effect", by)
+					ps.Message = "conflicts with the established policies " + by + ", which take effect"
 				}
 			default:
 				ps.Outcome = v1alpha1.OutcomePartiallyEnforced
-				ps.Message = fmt.Sprintf("in effect on the object, but %s takes effect on the section(s) it targets", by)
+				ps.Message = "in effect on the object, but " + by + " takes effect on the section(s) it targets"
 			}
 		case g.enforced == g.contexts:
 			ps.Outcome = v1alpha1.OutcomeEnforced
-			ps.Message = fmt.Sprintf("all fields in effect in %s", plural(g.contexts, "context"))
+			ps.Message = "all fields in effect in " + plural(g.contexts, "context")
 		case g.overridden == g.contexts:
 			ps.Outcome = v1alpha1.OutcomeOverridden
-			ps.Message = fmt.Sprintf("no field in effect in %s; superseded by %s", plural(g.contexts, "context"), orNone(by))
+			ps.Message = "no field in effect in " + plural(g.contexts, "context") + "; superseded by " + orNone(by)
 		default:
 			ps.Outcome = v1alpha1.OutcomePartiallyEnforced
-			ps.Message = fmt.Sprintf("fully in effect in %d of %s; partly superseded by %s", g.enforced, plural(g.contexts, "context"), orNone(by))
+			ps.Message = "fully in effect in " + strconv.Itoa(g.enforced) + " of " + plural(g.contexts, "context") + "; partly superseded by " + orNone(by)
 		}
 		ps.Message = m.intern(ps.Message) // outputs repeat the same few messages
 		out = append(out, ps)
@@ -666,7 +677,7 @@ func plural(n int, w string) string {
 	if n == 1 {
 		return "1 " + w
 	}
-	return fmt.Sprintf("%d %ss", n, w)
+	return strconv.Itoa(n) + " " + w + "s"
 }
 
 func lessRef(a, b v1alpha1.ObjectReference) int {
@@ -695,18 +706,15 @@ func lessEffective(a, b v1alpha1.EffectiveSpec) bool {
 
 // targetNodes lists the objects that key names.
 func (st *state) targetNodes(key Key) []nodeID {
-	set := map[nodeID]bool{}
-	for _, n := range st.byKey[key] {
-		set[n] = true
-	}
+	out := append(make([]nodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
 	for n := range st.invalidKeys[key] {
-		set[n] = true
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
-	out := make([]nodeID, 0, len(set))
-	for n := range set {
-		out = append(out, n)
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
 	}
-	sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
 	return out
 }
 
