@@ -43,7 +43,7 @@ type Engine struct {
 	// computes many keys that share ancestors and folds. memoMu only guards
 	// replacing it (memo.refresh after a mutation).
 	memoMu sync.Mutex
-	memo   *memo
+	memo   atomic.Pointer[memo]
 }
 
 // NewEngine returns an empty engine.
@@ -125,10 +125,14 @@ var sessionPool = sync.Pool{New: func() any { return newSession(nil, nil) }}
 // currentMemo returns the memo, made valid for the current state. The
 // caller holds e.mu (read).
 func (e *Engine) currentMemo() *memo {
+	if m := e.memo.Load(); m != nil && m.validFor(e.st) {
+		return m // the common case: no lock
+	}
 	e.memoMu.Lock()
 	defer e.memoMu.Unlock()
-	e.memo = e.memo.refresh(e.st)
-	return e.memo
+	m := e.memo.Load().refresh(e.st)
+	e.memo.Store(m)
+	return m
 }
 
 // DropMemo releases the memoised contexts and folds (they are rebuilt on
@@ -138,7 +142,7 @@ func (e *Engine) currentMemo() *memo {
 func (e *Engine) DropMemo() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.memo = nil
+	e.memo.Store(nil)
 }
 
 // RecoveredPanics returns how many panics Upsert and Delete have recovered

@@ -189,7 +189,8 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	if isNamespaceNode(n) {
 		addElems(s.extend(nil, n, k), "", nil)
 	} else {
-		ps := s.st.parents(n)
+		var buf [4]nodeID
+		ps := s.st.appendParents(buf[:0], n)
 		if len(ps) == 0 {
 			addElems(s.extend(nil, n, k), "", nil)
 		}

@@ -107,6 +107,9 @@ func newMemo(st *state) *memo {
 // holds more than this many per object and kind, then all are dropped.
 const maxFoldsPer = 4
 
+// validFor reports whether the memo can be used as is for st.
+func (m *memo) validFor(st *state) bool { return m.kgen == st.kindsGen && m.sgen == st.structGen }
+
 // refresh makes the memo valid for the current state. It runs with the
 // engine's read lock and the memo lock held (no mutation in between).
 func (m *memo) refresh(st *state) *memo {

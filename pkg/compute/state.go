@@ -385,18 +385,6 @@ func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
 	return true
 }
 
-// routeParents returns the listener sections a route attaches to.
-func (st *state) routeParents(r *routeObj) []nodeID {
-	var out []nodeID
-	st.eachRouteParent(r, func(n nodeID) bool {
-		if !slices.Contains(out, n) { // a handful of parents: no map
-			out = append(out, n)
-		}
-		return true
-	})
-	return out
-}
-
 // attachesTo reports whether route r attaches to listener section n.
 func (st *state) attachesTo(r *routeObj, n nodeID) bool {
 	found := false
@@ -445,44 +433,63 @@ func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 	}
 }
 
-// parents returns the parent nodes of n in the hierarchy (Namespace nodes are
-// not part of the graph; they are inserted into paths, see session.vias).
-func (st *state) parents(n nodeID) []nodeID {
+// appendParents appends the parent nodes of n in the hierarchy to dst
+// (Namespace nodes are not part of the graph; they are inserted into paths,
+// see session.contexts). Callers pass a small array's slice as dst: most
+// nodes have one parent, and nothing needs to be allocated.
+func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 	if n.Section != "" {
-		return []nodeID{n.object()}
+		return append(dst, n.object())
 	}
 	gk := n.gk()
 	switch {
 	case isNamespaceNode(n), gk.Group == gwGroup && gk.Kind == "GatewayClass":
-		return nil
+		return dst
 	case gk.Group == gwGroup && gk.Kind == "Gateway":
 		if g := st.gateways[n]; g != nil && st.classes[g.class] {
-			return []nodeID{{Group: gwGroup, Kind: "GatewayClass", Name: g.class}}
+			return append(dst, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class})
 		}
-		return nil
+		return dst
 	case isListenerSetGK(gk):
 		if ls := st.listenerSets[n]; ls != nil {
 			if g := st.gateways[ls.parent]; g != nil && st.lsAllowed(g, ls) {
-				return []nodeID{g.id}
+				return append(dst, g.id)
 			}
 		}
-		return nil
+		return dst
 	case isRouteGK(gk):
 		if r := st.routes[n]; r != nil {
-			return st.routeParents(r)
+			st.eachRouteParent(r, func(p nodeID) bool {
+				if !slices.Contains(dst, p) { // a handful of parents: no map
+					dst = append(dst, p)
+				}
+				return true
+			})
+			return dst
 		}
-		return nil
+		return dst
 	}
 	ps := st.backendParents[n]
 	if len(ps) == 0 {
-		return nil
+		return dst
 	}
-	out := make([]nodeID, 0, len(ps))
+	start := len(dst)
 	for p := range ps {
-		out = append(out, p)
+		dst = append(dst, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
-	return out
+	slices.SortFunc(dst[start:], cmpNode)
+	return dst
+}
+
+// cmpNode orders nodes like lessNode.
+func cmpNode(a, b nodeID) int {
+	switch {
+	case lessNode(a, b):
+		return -1
+	case lessNode(b, a):
+		return 1
+	}
+	return 0
 }
 
 // children is the inverse of parents, plus Namespace -> objects in it.
