@@ -1,7 +1,9 @@
 package compute
 
 import (
+	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,10 +38,12 @@ type Engine struct {
 	mu sync.RWMutex
 	st *state
 
-	// cache memoises paths and folds between mutations: after an Upsert the
-	// caller typically computes many keys that share ancestors.
-	cacheMu sync.Mutex
-	cache   *session
+	// memo is shared by all Compute calls (it is safe for concurrent use)
+	// and kept across mutations: after an Upsert the caller typically
+	// computes many keys that share ancestors and folds. memoMu only guards
+	// replacing it (memo.refresh after a mutation).
+	memoMu sync.Mutex
+	memo   atomic.Pointer[memo]
 }
 
 // NewEngine returns an empty engine.
@@ -96,18 +100,49 @@ func (e *Engine) Keys() []Key {
 // Compute returns the output for key: *v1alpha1.EffectivePolicy for a
 // namespaced key, *v1alpha1.ClusterEffectivePolicy for a cluster key.
 // ok=false when no policy reaches any object of that name.
+//
+// Compute is safe and efficient for concurrent use: callers share one memo
+// of contexts and folds (see docs/compute.md), so GOMAXPROCS goroutines
+// computing a batch of keys share their work. The returned object is
+// read-only: outputs share the bytes of effective specs, their fieldSources
+// maps and via lists with each other and with the engine's memo.
 func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if !e.cacheMu.TryLock() {
-		return e.st.compute(key, newSession(e.st)) // busy: compute on our own
+	s := sessionPool.Get().(*session)
+	s.st, s.m = e.st, e.currentMemo()
+	defer func() {
+		s.st, s.m = nil, nil
+		sessionPool.Put(s)
+	}()
+	return e.st.compute(key, s)
+}
+
+// sessionPool recycles the per-call part of Compute (cycle guard, source
+// aggregation buffers) between calls.
+var sessionPool = sync.Pool{New: func() any { return newSession(nil, nil) }}
+
+// currentMemo returns the memo, made valid for the current state. The
+// caller holds e.mu (read).
+func (e *Engine) currentMemo() *memo {
+	if m := e.memo.Load(); m != nil && m.validFor(e.st) {
+		return m // the common case: no lock
 	}
-	defer e.cacheMu.Unlock()
-	if e.cache == nil {
-		e.cache = newSession(e.st)
-	}
-	e.cache = e.cache.refresh()
-	return e.st.compute(key, e.cache)
+	e.memoMu.Lock()
+	defer e.memoMu.Unlock()
+	m := e.memo.Load().refresh(e.st)
+	e.memo.Store(m)
+	return m
+}
+
+// DropMemo releases the memoised contexts and folds (they are rebuilt on
+// demand). After a full computation the memo is about a third of the
+// engine's heap; a caller short of memory can drop it and pay for it on
+// the next edits.
+func (e *Engine) DropMemo() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.memo.Store(nil)
 }
 
 // RecoveredPanics returns how many panics Upsert and Delete have recovered
@@ -140,12 +175,32 @@ func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtim
 func (e *Engine) computeAll() map[Key]runtime.Object {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	out := map[Key]runtime.Object{}
 	keys := e.st.keys()
-	s := newSessionSized(e.st, 2*len(e.st.objects)*len(e.st.kinds))
-	for _, k := range keys {
-		if o, ok := e.st.compute(k, s); ok {
-			out[k] = o
+	objs := make([]runtime.Object, len(keys))
+	m := e.currentMemo()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < goruntime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := newSession(e.st, m)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(keys) {
+					return
+				}
+				if o, ok := e.st.compute(keys[i], s); ok {
+					objs[i] = o
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	out := make(map[Key]runtime.Object, len(keys))
+	for i, k := range keys {
+		if objs[i] != nil {
+			out[k] = objs[i]
 		}
 	}
 	return out

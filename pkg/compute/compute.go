@@ -2,9 +2,11 @@ package compute
 
 import (
 	"encoding/json"
-	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,6 +23,7 @@ type viaElem struct {
 type via struct {
 	elems []viaElem
 	key   string
+	refs  []v1alpha1.ObjectReference // elems as references, shared by outputs
 }
 
 type foldKey struct {
@@ -33,47 +36,18 @@ type memoKey struct {
 	k *kindIndex
 }
 
-// session memoises path and fold results during one Compute/ComputeAll.
+// session is one Compute call's view of the shared memo: the memo itself
+// is safe for concurrent use, busy (the cycle guard of contexts) is the
+// call's own.
 type session struct {
-	st       *state
-	vias     map[memoKey][]via
-	busy     map[memoKey]bool
-	folds    map[foldKey]*foldResult
-	gen      uint64 // state.gen the folds are valid for
-	sgen     uint64 // state.structGen the contexts are valid for
-	leafCnt  map[*entry]int
-	sortedAt map[memoKey][]*policy
+	st   *state
+	m    *memo
+	busy map[memoKey]bool
+	aggs aggs // reused by targetPolicy (nothing of it outlives a call)
 }
 
-func newSession(st *state) *session { return newSessionSized(st, 0) }
-
-// newSessionSized pre-sizes the memo tables for a computation of everything.
-func newSessionSized(st *state, n int) *session {
-	return &session{
-		st:       st,
-		vias:     make(map[memoKey][]via, n),
-		busy:     map[memoKey]bool{},
-		folds:    map[foldKey]*foldResult{},
-		gen:      st.gen,
-		sgen:     st.structGen,
-		leafCnt:  map[*entry]int{},
-		sortedAt: map[memoKey][]*policy{},
-	}
-}
-
-// refresh makes a cached session valid for the current state: contexts
-// survive mutations that changed no attachment point or graph edge.
-func (s *session) refresh() *session {
-	if s.sgen != s.st.structGen {
-		return newSession(s.st)
-	}
-	if s.gen != s.st.gen {
-		s.folds = map[foldKey]*foldResult{}
-		s.sortedAt = map[memoKey][]*policy{}
-		s.leafCnt = map[*entry]int{}
-		s.gen = s.st.gen
-	}
-	return s
+func newSession(st *state, m *memo) *session {
+	return &session{st: st, m: m, busy: map[memoKey]bool{}}
 }
 
 func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
@@ -82,20 +56,21 @@ func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
 // first (older first, then namespace/name).
 func (s *session) attached(n nodeID, k *kindIndex) []*policy {
 	mk := memoKey{n, k}
-	if l, ok := s.sortedAt[mk]; ok {
-		return l
+	gen := k.gen[n]
+	if l, ok := s.m.sortedAt.get(mk); ok && l.gen == gen {
+		return l.l
 	}
 	l := append([]*policy(nil), k.at[n]...)
 	sort.Slice(l, func(i, j int) bool { return establishedBefore(l[i], l[j]) })
-	s.sortedAt[mk] = l
-	return l
+	v, _ := s.m.sortedAt.put(mk, orderedAt{gen: gen, l: l}, func(old orderedAt) bool { return old.gen == gen })
+	return v.l
 }
 
 func establishedBefore(a, b *policy) bool {
 	if !a.ts.Equal(b.ts) {
 		return a.ts.Before(b.ts)
 	}
-	return a.id.display() < b.id.display()
+	return a.disp < b.disp
 }
 
 func viaKeyOf(elems []viaElem) string {
@@ -153,7 +128,7 @@ func (s *session) extend(base []viaElem, n nodeID, k *kindIndex) []viaElem {
 // contexts returns the distinct vias of the paths from a root to n.
 func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	mk := memoKey{n, k}
-	if v, ok := s.vias[mk]; ok {
+	if v, ok := s.m.vias.get(mk); ok {
 		return v
 	}
 	if s.busy[mk] {
@@ -163,9 +138,10 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	defer delete(s.busy, mk)
 	var out []via
 	var seen map[string]int // only for nodes with many contexts
-	addElems := func(elems []viaElem, key string) {
+	addElems := func(elems []viaElem, key string, refs []v1alpha1.ObjectReference) {
 		if key == "" && len(elems) > 0 {
 			key = viaKeyOf(elems)
+			refs = nil
 		}
 		i, dup := -1, false
 		if seen != nil {
@@ -179,7 +155,10 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 			}
 		}
 		if !dup {
-			out = append(out, via{elems: elems, key: key})
+			if refs == nil {
+				refs = refsOf(elems)
+			}
+			out = append(out, via{elems: elems, key: key, refs: refs})
 			if seen == nil && len(out) > 8 {
 				seen = make(map[string]int, 16)
 				for j := range out {
@@ -208,24 +187,51 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 		}
 	}
 	if isNamespaceNode(n) {
-		addElems(s.extend(nil, n, k), "")
+		addElems(s.extend(nil, n, k), "", nil)
 	} else {
-		ps := s.st.parents(n)
+		var buf [4]nodeID
+		ps := s.st.appendParents(buf[:0], n)
 		if len(ps) == 0 {
-			addElems(s.extend(nil, n, k), "")
+			addElems(s.extend(nil, n, k), "", nil)
 		}
 		for _, p := range ps {
-			for _, pv := range s.contexts(p, k) {
+			pvs := s.contexts(p, k)
+			same := len(ps) == 1
+			for _, pv := range pvs {
 				elems := s.extend(pv.elems, n, k)
 				if len(elems) == len(pv.elems) {
-					addElems(elems, pv.key) // n adds nothing: same key
+					addElems(elems, pv.key, pv.refs) // n adds nothing: same via
 				} else {
-					addElems(elems, "")
+					same = false
+					addElems(elems, "", nil)
 				}
+			}
+			if same && len(out) == len(pvs) {
+				// One parent and n adds nothing to its (distinct) vias:
+				// share the parent's list (most rules, backends, ports).
+				out = pvs
 			}
 		}
 	}
-	s.vias[mk] = out
+	if len(out) == 1 && len(out[0].elems) == 0 {
+		out = noContext // no policy of k on any path: share one value
+	}
+	out, _ = s.m.vias.put(mk, out, func([]via) bool { return true })
+	return out
+}
+
+// noContext is the contexts of a node no policy of the kind reaches.
+var noContext = []via{{}}
+
+// refsOf renders a via as the references of an effective entry.
+func refsOf(elems []viaElem) []v1alpha1.ObjectReference {
+	if len(elems) == 0 {
+		return nil
+	}
+	out := make([]v1alpha1.ObjectReference, len(elems))
+	for i, el := range elems {
+		out[i] = el.node.ref()
+	}
 	return out
 }
 
@@ -244,27 +250,49 @@ type entryOutcome struct {
 }
 
 type foldResult struct {
+	stamp        uint64        // viaStamp when folded
+	checked      atomic.Uint64 // kindIndex.changed when last found valid
 	spec         []byte
 	fieldSources map[string]string
 	entries      []foldEntry
 	outcomes     []entryOutcome
 }
 
-func (s *session) leaves(e *entry) int {
-	if n, ok := s.leafCnt[e]; ok {
-		return n
+// viaStamp is the newest attachment generation of the nodes of v: a fold
+// stays valid while it is unchanged (generations only grow, and every node
+// of a via bears a policy, so it has one).
+func viaStamp(v via, k *kindIndex) uint64 {
+	var m uint64
+	for _, el := range v.elems {
+		if g := k.gen[el.node]; g > m {
+			m = g
+		}
 	}
-	n := 0
-	walkLeaves(stripNulls(build(e.spec, 0, e.schema)), "", func(string, int) { n++ })
-	s.leafCnt[e] = n
-	return n
+	return m
 }
 
 func (s *session) fold(v via, k *kindIndex) *foldResult {
 	fk := foldKey{k, v.key}
-	if r, ok := s.folds[fk]; ok {
-		return r
+	old, ok := s.m.folds.get(fk)
+	if ok && old.checked.Load() == k.changed {
+		return old // no attachment of kind k changed since last checked
 	}
+	stamp := viaStamp(v, k)
+	if ok && old.stamp == stamp {
+		old.checked.Store(k.changed)
+		return old
+	}
+	r := s.doFold(v, k)
+	r.stamp = stamp
+	r.checked.Store(k.changed)
+	r, added := s.m.folds.put(fk, r, func(old *foldResult) bool { return old.stamp == stamp })
+	if added {
+		s.m.nfolds.Add(1)
+	}
+	return r
+}
+
+func (s *session) doFold(v via, k *kindIndex) *foldResult {
 	var es []foldEntry
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
@@ -275,7 +303,6 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 	}
 	r := &foldResult{entries: es}
 	if len(es) == 0 {
-		s.folds[fk] = r
 		return r
 	}
 	last := len(es) - 1
@@ -300,20 +327,20 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 	r.fieldSources = map[string]string{}
 	survived := make([]int, len(es))
 	walkLeaves(acc, "", func(ptr string, src int) {
-		r.fieldSources[ptr] = es[src].pol.id.display()
+		r.fieldSources[ptr] = es[src].pol.disp
 		survived[src]++
 	})
 	holders := map[string]bool{}
 	for i, n := range survived {
 		if n > 0 {
-			holders[es[i].pol.id.display()] = true
+			holders[es[i].pol.disp] = true
 		}
 	}
 	r.outcomes = make([]entryOutcome, len(es))
 	for i := range es {
-		o := entryOutcome{total: s.leaves(es[i].e), survived: survived[i]}
+		o := entryOutcome{total: es[i].e.leaves, survived: survived[i]}
 		if o.survived < o.total || o.total == 0 && o.survived == 0 && len(es) > 1 {
-			self := es[i].pol.id.display()
+			self := es[i].pol.disp
 			for h := range holders {
 				if h != self {
 					o.beaters = append(o.beaters, h)
@@ -322,7 +349,9 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 		}
 		r.outcomes[i] = o
 	}
-	s.folds[fk] = r
+	if len(r.fieldSources) == 0 {
+		r.fieldSources = nil
+	}
 	return r
 }
 
@@ -343,28 +372,51 @@ type srcAgg struct {
 	node                                 nodeID
 	level                                int
 	contexts, enforced, overridden, wins int
-	beaters                              map[string]bool
+	beaters                              []string // distinct, unsorted
 	invalid                              string
 }
 
-// srcKey identifies a source entry: one per policy and stanza (SPEC §2).
-type srcKey struct {
-	pol    *policy
-	stanza v1alpha1.Stanza
+func (g *srcAgg) beat(by string) {
+	for _, b := range g.beaters {
+		if b == by {
+			return
+		}
+	}
+	g.beaters = append(g.beaters, by)
 }
 
+// aggs collects the source entries of one target and kind; there are few,
+// so a slice searched linearly beats a map. Its entries are reused from
+// one target to the next (sources copies what it needs).
 type aggs struct {
-	m map[srcKey]*srcAgg
+	l    []*srcAgg
+	pool []*srcAgg // entries to reuse
+	used int
+}
+
+func (a *aggs) reset() {
+	a.l = a.l[:0]
+	a.used = 0
 }
 
 // get returns the source entry of p's stanza; attachedTo is its least
 // specific attachment point among those that reach the target.
 func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
-	k := srcKey{p, e.stanza}
-	g := a.m[k]
+	var g *srcAgg
+	for _, x := range a.l {
+		if x.pol == p && x.stanza == e.stanza {
+			g = x
+			break
+		}
+	}
 	if g == nil {
-		g = &srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: map[string]bool{}}
-		a.m[k] = g
+		if a.used == len(a.pool) {
+			a.pool = append(a.pool, &srcAgg{})
+		}
+		g = a.pool[a.used]
+		a.used++
+		*g = srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: g.beaters[:0]}
+		a.l = append(a.l, g)
 	}
 	if level < g.level || level == g.level && lessNode(n, g.node) {
 		g.level = level
@@ -375,7 +427,8 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 
 func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
 	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
-	a := &aggs{m: map[srcKey]*srcAgg{}}
+	a := &s.aggs
+	a.reset()
 	var sections []string
 	for sec := range k.sections[t] {
 		sections = append(sections, sec)
@@ -393,10 +446,10 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 			g.invalid = inv.msg
 		}
 	}
-	if len(a.m) == 0 {
+	if len(a.l) == 0 {
 		return tp, false
 	}
-	tp.Sources = a.sources()
+	tp.Sources = a.sources(s.m)
 	sort.Slice(tp.Effective, func(i, j int) bool { return lessEffective(tp.Effective[i], tp.Effective[j]) })
 	return tp, true
 }
@@ -412,6 +465,12 @@ func invalidEntries(p *policy) []entry {
 }
 
 func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+	type part struct {
+		g               *srcAgg
+		total, survived int
+	}
+	var parts []part // scratch, per context
+	var idxBuf []int // scratch: the part of each fold entry
 	emit := func(n nodeID, section string) {
 		for _, v := range s.contexts(n, k) {
 			if len(v.elems) == 0 {
@@ -421,20 +480,15 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 			if len(r.entries) == 0 {
 				continue
 			}
-			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: copyMap(r.fieldSources)}
-			for _, el := range v.elems {
-				es.Via = append(es.Via, el.node.ref())
-			}
+			// Spec bytes, fieldSources and via are shared with every other
+			// output of this fold: outputs are read-only.
+			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: r.fieldSources, Via: v.refs}
 			tp.Effective = append(tp.Effective, es)
 			// One source per policy and stanza: a policy attached at two
 			// levels of this path takes part once, with the union of what
 			// survives of its entries.
-			type part struct {
-				g               *srcAgg
-				total, survived int
-				beaters         []string
-			}
-			var parts []*part
+			parts = parts[:0]
+			idx := idxBuf[:0]
 			for i, fe := range r.entries {
 				level := fe.level
 				for _, el := range v.elems {
@@ -445,24 +499,27 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				}
 				g := a.get(fe.pol, fe.e, fe.node, level)
 				o := r.outcomes[i]
-				var p *part
-				for _, q := range parts {
-					if q.g == g {
-						p = q
+				pi := -1
+				for j := range parts {
+					if parts[j].g == g {
+						pi = j
 						break
 					}
 				}
-				if p == nil {
-					p = &part{g: g}
-					parts = append(parts, p)
+				if pi < 0 {
+					pi = len(parts)
+					parts = append(parts, part{g: g})
 				}
+				idx = append(idx, pi)
+				p := &parts[pi]
 				if o.total > p.total {
 					p.total = o.total
 				}
 				p.survived += o.survived
-				p.beaters = append(p.beaters, o.beaters...)
 			}
-			for _, p := range parts {
+			idxBuf = idx
+			for j := range parts {
+				p := &parts[j]
 				p.g.contexts++
 				switch {
 				case p.survived >= p.total:
@@ -470,19 +527,33 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 				case p.survived == 0:
 					p.g.overridden++
 				}
-				if p.survived < p.total {
-					for _, b := range p.beaters {
-						p.g.beaters[b] = true
+			}
+			for i, pi := range idx {
+				if p := &parts[pi]; p.survived < p.total {
+					for _, b := range r.outcomes[i].beaters {
+						p.g.beat(b)
 					}
 				}
 			}
 		}
 	}
+	// Size Effective once (contexts are memoised, so counting is cheap):
+	// outputs are kept for long, appending would leave up to half unused.
+	total := len(s.contexts(t, k))
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		total += len(s.contexts(n, k))
+	}
+	tp.Effective = make([]v1alpha1.EffectiveSpec, 0, total)
 	emit(t, "")
 	for _, sec := range sections {
 		n := t
 		n.Section = sec
 		emit(n, sec)
+	}
+	if len(tp.Effective) == 0 {
+		tp.Effective = nil
 	}
 }
 
@@ -496,7 +567,7 @@ func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp 
 		e := &w.entries[0]
 		val := stripNulls(build(e.spec, 0, e.schema))
 		fs := map[string]string{}
-		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.id.display() })
+		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.disp })
 		tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
 			Via: []v1alpha1.ObjectReference{n.ref()}, SectionName: section,
 			Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
@@ -511,7 +582,7 @@ func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp 
 			}
 			lg := a.get(l, &l.entries[0], ln, levelOf(ln))
 			lg.contexts++
-			lg.beaters[w.id.display()] = true
+			lg.beat(w.disp)
 		}
 	}
 	emit(t, "", whole, nil)
@@ -533,22 +604,8 @@ func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
 	return out
 }
 
-func copyMap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func (a *aggs) sources() []v1alpha1.PolicySource {
-	l := make([]*srcAgg, 0, len(a.m))
-	for _, g := range a.m {
-		l = append(l, g)
-	}
+func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
+	l := a.l
 	sort.Slice(l, func(i, j int) bool {
 		x, y := l[i], l[j]
 		if x.level != y.level {
@@ -557,8 +614,8 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 		if !x.pol.ts.Equal(y.pol.ts) {
 			return x.pol.ts.Before(y.pol.ts)
 		}
-		if x.pol.id.display() != y.pol.id.display() {
-			return x.pol.id.display() < y.pol.id.display()
+		if x.pol.disp != y.pol.disp {
+			return x.pol.disp < y.pol.disp
 		}
 		if x.stanza != y.stanza {
 			return x.stanza == v1alpha1.StanzaOverrides
@@ -571,10 +628,7 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 			Namespace: g.pol.id.namespace, Name: g.pol.id.nm, AttachedTo: g.node.ref(),
 			Stanza: g.stanza, MergeStrategy: g.strategy,
 		}
-		beaters := make([]string, 0, len(g.beaters))
-		for b := range g.beaters {
-			beaters = append(beaters, b)
-		}
+		beaters := g.beaters
 		sort.Strings(beaters)
 		by := strings.Join(beaters, ", ")
 		switch {
@@ -589,24 +643,25 @@ func (a *aggs) sources() []v1alpha1.PolicySource {
 			case g.wins == 0:
 				ps.Outcome = v1alpha1.OutcomeConflicted
 				if len(beaters) == 1 {
-					ps.Message = fmt.Sprintf("conflicts with the established policy %s, which takes effect", by)
+					ps.Message = "conflicts with the established policy " + by + ", which takes effect"
 				} else {
-					ps.Message = fmt.Sprintf("conflicts with the established policies %s, which take effect", by)
+					ps.Message = "conflicts with the established policies " + by + ", which take effect"
 				}
 			default:
 				ps.Outcome = v1alpha1.OutcomePartiallyEnforced
-				ps.Message = fmt.Sprintf("in effect on the object, but %s takes effect on the section(s) it targets", by)
+				ps.Message = "in effect on the object, but " + by + " takes effect on the section(s) it targets"
 			}
 		case g.enforced == g.contexts:
 			ps.Outcome = v1alpha1.OutcomeEnforced
-			ps.Message = fmt.Sprintf("all fields in effect in %s", plural(g.contexts, "context"))
+			ps.Message = "all fields in effect in " + plural(g.contexts, "context")
 		case g.overridden == g.contexts:
 			ps.Outcome = v1alpha1.OutcomeOverridden
-			ps.Message = fmt.Sprintf("no field in effect in %s; superseded by %s", plural(g.contexts, "context"), orNone(by))
+			ps.Message = "no field in effect in " + plural(g.contexts, "context") + "; superseded by " + orNone(by)
 		default:
 			ps.Outcome = v1alpha1.OutcomePartiallyEnforced
-			ps.Message = fmt.Sprintf("fully in effect in %d of %s; partly superseded by %s", g.enforced, plural(g.contexts, "context"), orNone(by))
+			ps.Message = "fully in effect in " + strconv.Itoa(g.enforced) + " of " + plural(g.contexts, "context") + "; partly superseded by " + orNone(by)
 		}
+		ps.Message = m.intern(ps.Message) // outputs repeat the same few messages
 		out = append(out, ps)
 	}
 	return out
@@ -623,7 +678,7 @@ func plural(n int, w string) string {
 	if n == 1 {
 		return "1 " + w
 	}
-	return fmt.Sprintf("%d %ss", n, w)
+	return strconv.Itoa(n) + " " + w + "s"
 }
 
 func lessRef(a, b v1alpha1.ObjectReference) int {
@@ -652,18 +707,15 @@ func lessEffective(a, b v1alpha1.EffectiveSpec) bool {
 
 // targetNodes lists the objects that key names.
 func (st *state) targetNodes(key Key) []nodeID {
-	set := map[nodeID]bool{}
-	for n := range st.byKey[key] {
-		set[n] = true
-	}
+	out := append(make([]nodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
 	for n := range st.invalidKeys[key] {
-		set[n] = true
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
-	out := make([]nodeID, 0, len(set))
-	for n := range set {
-		out = append(out, n)
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
 	}
-	sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
 	return out
 }
 

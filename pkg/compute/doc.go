@@ -1,6 +1,7 @@
 // Package compute computes EffectivePolicy and ClusterEffectivePolicy objects
 // (SPEC.md §3–§6) from Gateway API topology objects, policy CRDs and
-// policies. It is a pure library: no clients, no I/O, no goroutines.
+// policies. It is a pure library: no clients, no I/O, no goroutines except
+// ComputeAll's workers (GOMAXPROCS, for the duration of the call).
 //
 // # Inputs
 //
@@ -69,13 +70,27 @@
 //
 // Upsert and Delete return the keys whose output may have changed: for a
 // policy, the keys of the subtrees below its old and new attachment points;
-// for a topology object, its subtree before and after the change. Compute
-// works on demand and keeps a memo between calls: paths (contexts) until the
-// next structural mutation (one that may change graph edges or attachment
-// points), folds until the next mutation of any kind; after an edit of a
-// policy's values, computing the returned keys only refolds. ComputeAll
-// feeds a fresh engine in bulk mode (no affected-key bookkeeping) and
-// computes every key with one memo.
+// for a topology object, its subtree before and after the change. In bulk
+// mode (SetBulk, for feeding a whole cluster at start-up) they skip that
+// bookkeeping. Compute works on demand and keeps a memo between calls:
+// contexts until the next structural mutation (one that may change graph
+// edges or attachment points); folds, and the order of the policies at a
+// node, as long as the attachment generation of their nodes is unchanged —
+// every attach or detach of a policy of kind K at node N gives (K, N) a new
+// generation, so an edit of one policy refolds only the folds of its kind
+// whose via contains its attachment points.
+//
+// # Concurrency and sharing
+//
+// Compute is safe for concurrent use and callers share one memo: its tables
+// are split into shards with their own read-write locks and hold immutable
+// values, so GOMAXPROCS goroutines computing a batch of keys share contexts
+// and folds instead of redoing them (ComputeAll computes that way). Outputs
+// share the spec bytes, fieldSources maps and via lists of their folds with
+// each other and with the memo: they are read-only for callers. DropMemo
+// releases the memo. The engine retains parsed compact structs of its
+// inputs, fingerprints (SHA-256) of topology specs, and copies of policy
+// specs.
 //
 // docs/compute.md holds the design notes, the decisions taken where SPEC.md
 // is silent, the descriptor mappings of the built-in policy kinds and

@@ -37,32 +37,94 @@ func schemaChild(s *apiextv1.JSONSchemaProps, k string) *apiextv1.JSONSchemaProp
 	return nil
 }
 
-func schemaItems(s *apiextv1.JSONSchemaProps) *apiextv1.JSONSchemaProps {
-	if s == nil || s.Items == nil {
-		return nil
-	}
-	return s.Items.Schema
+// mschema is what merging needs of a CRD schema: where the list-maps are.
+// It is compiled once per policy kind and stanza path (compileMerge) and
+// pruned: a subtree without list-maps is nil, so that build does not walk
+// (and copy) JSONSchemaProps for every value of every fold.
+type mschema struct {
+	props      map[string]*mschema // with additional set: every property, nil ones too
+	additional *mschema
+	items      *mschema
+	mapKeys    []string
 }
 
-func listMapKeys(s *apiextv1.JSONSchemaProps) []string {
-	if s == nil || s.XListType == nil || *s.XListType != "map" || len(s.XListMapKeys) == 0 {
+func (m *mschema) child(k string) *mschema {
+	if m == nil {
 		return nil
 	}
-	return s.XListMapKeys
+	if c, ok := m.props[k]; ok {
+		return c
+	}
+	return m.additional
+}
+
+func (m *mschema) itemSchema() *mschema {
+	if m == nil {
+		return nil
+	}
+	return m.items
+}
+
+func (m *mschema) listMapKeys() []string {
+	if m == nil {
+		return nil
+	}
+	return m.mapKeys
+}
+
+// compileMerge compiles s; depth bounds the walk (a spec nested deeper than
+// MaxSpecDepth is Invalid, so deeper schema levels never matter).
+func compileMerge(s *apiextv1.JSONSchemaProps, depth int) *mschema {
+	if s == nil || depth > MaxSpecDepth+1 {
+		return nil
+	}
+	m := &mschema{}
+	if s.XListType != nil && *s.XListType == "map" && len(s.XListMapKeys) > 0 {
+		m.mapKeys = s.XListMapKeys
+	}
+	if s.Items != nil {
+		m.items = compileMerge(s.Items.Schema, depth+1)
+	}
+	if s.AdditionalProperties != nil {
+		m.additional = compileMerge(s.AdditionalProperties.Schema, depth+1)
+	}
+	for k := range s.Properties {
+		p := s.Properties[k]
+		c := compileMerge(&p, depth+1)
+		if c != nil || m.additional != nil {
+			if m.props == nil {
+				m.props = map[string]*mschema{}
+			}
+			m.props[k] = c
+		}
+	}
+	if m.mapKeys == nil && m.items == nil && m.additional == nil {
+		pruned := true
+		for _, c := range m.props {
+			if c != nil {
+				pruned = false
+				break
+			}
+		}
+		if pruned {
+			return nil
+		}
+	}
+	return m
 }
 
 // build turns a JSON value into a pv whose leaves all come from src.
-func build(v interface{}, src int, s *apiextv1.JSONSchemaProps) *pv {
+func build(v interface{}, src int, s *mschema) *pv {
 	switch t := v.(type) {
 	case map[string]interface{}:
 		o := &pv{isObj: true, obj: make(map[string]*pv, len(t)), src: src}
 		for k, c := range t {
-			o.obj[k] = build(c, src, schemaChild(s, k))
+			o.obj[k] = build(c, src, s.child(k))
 		}
 		return o
 	case []interface{}:
-		if keys := listMapKeys(s); keys != nil && allObjects(t) {
-			is := schemaItems(s)
+		if keys := s.listMapKeys(); keys != nil && allObjects(t) {
+			is := s.itemSchema()
 			l := &pv{isMap: true, mapKeys: keys, src: src, items: make([]*pv, 0, len(t))}
 			for _, it := range t {
 				l.items = append(l.items, build(it, src, is))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func TestListMapMergeProvenance(t *testing.T) {
 		map[string]interface{}{"name": "a", "port": int64(1), "v": "new", "x": nil},
 		map[string]interface{}{"name": "b", "port": int64(1)},
 	}}
-	res := stripNulls(mergePatch(build(doc, 0, s), build(patch, 1, s)))
+	res := stripNulls(mergePatch(build(doc, 0, compileMerge(s, 0)), build(patch, 1, compileMerge(s, 0))))
 	got := string(mustJSON(toJSON(res)))
 	want := `{"l":[{"name":"a","port":1,"v":"new"},{"name":"a","port":2,"v":"keep"},{"v":"no key"},{"name":"b","port":1}]}`
 	if got != want {
@@ -178,4 +179,54 @@ func TestWalkLeavesDeep(t *testing.T) {
 	if got := strings.Join(ptrs, " "); got != "/l/0/k /l/0/x /l/1 /z" {
 		t.Fatalf("pointers %q", got)
 	}
+}
+
+// TestCompileMerge: the compiled merge schema finds list-maps where
+// schemaChild would (a declared property shadows additionalProperties) and
+// prunes subtrees without list-maps.
+func TestCompileMerge(t *testing.T) {
+	lt := "map"
+	listMap := apiextv1.JSONSchemaProps{Type: "array", XListType: &lt, XListMapKeys: []string{"name"},
+		Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{Type: "object"}}}
+	s := &apiextv1.JSONSchemaProps{Type: "object",
+		Properties: map[string]apiextv1.JSONSchemaProps{
+			"plain":  {Type: "array", Items: &apiextv1.JSONSchemaPropsOrArray{Schema: &apiextv1.JSONSchemaProps{Type: "string"}}},
+			"nested": {Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"l": listMap}},
+		},
+		AdditionalProperties: &apiextv1.JSONSchemaPropsOrBool{Schema: &listMap},
+	}
+	m := compileMerge(s, 0)
+	cases := []struct {
+		path []string
+		keys []string
+	}{
+		{[]string{"plain"}, nil},              // declared: shadows additionalProperties
+		{[]string{"other"}, []string{"name"}}, // undeclared: additionalProperties
+		{[]string{"nested", "l"}, []string{"name"}},
+		{[]string{"nested", "x"}, nil},
+	}
+	for _, c := range cases {
+		cur := m
+		var want *apiextv1.JSONSchemaProps = s
+		for _, p := range c.path {
+			cur = cur.child(p)
+			want = schemaChild(want, p)
+		}
+		if got := cur.listMapKeys(); !reflect.DeepEqual(got, c.keys) {
+			t.Errorf("%v: list-map keys %v, want %v", c.path, got, c.keys)
+		}
+		if wantKeys := listMapKeysOf(want); !reflect.DeepEqual(wantKeys, c.keys) {
+			t.Errorf("%v: schemaChild gives %v, the table says %v", c.path, wantKeys, c.keys)
+		}
+	}
+	if compileMerge(&apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"a": {Type: "string"}}}, 0) != nil {
+		t.Errorf("a schema without list-maps compiles to a non-nil merge schema")
+	}
+}
+
+func listMapKeysOf(s *apiextv1.JSONSchemaProps) []string {
+	if s == nil || s.XListType == nil || *s.XListType != "map" || len(s.XListMapKeys) == 0 {
+		return nil
+	}
+	return s.XListMapKeys
 }

@@ -20,6 +20,22 @@ type policyKind struct {
 	desc       Descriptor
 	namespaced bool
 	schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
+	// merge caches compileMerge of the schema at a stanza path; filled
+	// while parsing policies, which holds the engine's write lock.
+	merge map[string]*mschema
+}
+
+// mergeSchema returns the compiled merge schema at a dotted path.
+func (pk *policyKind) mergeSchema(path string) *mschema {
+	if m, ok := pk.merge[path]; ok {
+		return m
+	}
+	m := compileMerge(schemaAt(pk.schema, path), 0)
+	if pk.merge == nil {
+		pk.merge = map[string]*mschema{}
+	}
+	pk.merge[path] = m
+	return m
 }
 
 type policyID struct {
@@ -39,7 +55,8 @@ type entry struct {
 	stanza   v1alpha1.Stanza
 	strategy v1alpha1.MergeStrategy
 	spec     map[string]interface{}
-	schema   *apiextv1.JSONSchemaProps
+	schema   *mschema // list-maps of the stanza's schema
+	leaves   int      // leaves of the spec (fieldSources entries it would set alone)
 }
 
 type namedRef struct {
@@ -55,6 +72,7 @@ type selectorRef struct {
 
 type policy struct {
 	id        policyID
+	disp      string // id.display(), kept: outputs name policies often
 	ts        time.Time
 	raw       map[string]interface{}
 	refs      []namedRef
@@ -256,7 +274,8 @@ func (p *policy) targetList(obj map[string]interface{}, pk *policyKind, path str
 
 func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
 	d := &pk.desc
-	p := &policy{id: policyID{gk: pk.gk, namespace: ns, nm: name}, ts: ts, raw: obj, class: d.Class}
+	id := policyID{gk: pk.gk, namespace: ns, nm: name}
+	p := &policy{id: id, disp: id.display(), ts: ts, raw: obj, class: d.Class}
 	fail := func(format string, a ...interface{}) *policy {
 		p.invalid = fmt.Sprintf(format, a...)
 		p.entries = nil
@@ -368,7 +387,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 				break
 			}
 		}
-		p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: schemaAt(pk.schema, "spec")}}
+		p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: pk.mergeSchema("spec")}}
 		return p
 	}
 
@@ -449,7 +468,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 	mk := func(stanza v1alpha1.Stanza, sv *stanzaVal, base map[string]interface{}) (entry, error) {
 		var named string
 		m := base
-		var sch *apiextv1.JSONSchemaProps
+		var sch *mschema
 		if sv != nil {
 			n, err := readStrategy(sv.m, sv.path)
 			if err != nil {
@@ -470,9 +489,9 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 				proper = merged
 			}
 			m = proper
-			sch = schemaAt(pk.schema, sv.path)
+			sch = pk.mergeSchema(sv.path)
 		} else {
-			sch = schemaAt(pk.schema, "spec")
+			sch = pk.mergeSchema("spec")
 		}
 		st := pick(named)
 		ms := v1alpha1.MergeAtomicDefaults
@@ -487,7 +506,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 		if m == nil {
 			m = map[string]interface{}{}
 		}
-		return entry{stanza: stanza, strategy: ms, spec: m, schema: sch}, nil
+		return entry{stanza: stanza, strategy: ms, spec: m, schema: sch, leaves: countLeaves(m, sch)}, nil
 	}
 	if ovr != nil {
 		e, err := mk(v1alpha1.StanzaOverrides, ovr, nil)
@@ -515,6 +534,13 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 		p.entries = append(p.entries, e)
 	}
 	return p
+}
+
+// countLeaves counts the leaves spec has on its own (see walkLeaves).
+func countLeaves(spec map[string]interface{}, sch *mschema) int {
+	n := 0
+	walkLeaves(stripNulls(build(spec, 0, sch)), "", func(string, int) { n++ })
+	return n
 }
 
 func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (selectorRef, error) {

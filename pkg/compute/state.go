@@ -45,6 +45,13 @@ type kindIndex struct {
 	at       map[nodeID][]*policy      // valid attachments by node
 	sections map[nodeID]map[string]int // object -> sections with attachments
 	invalid  map[nodeID][]invalidAt    // owner object -> Invalid listings
+	// gen is the attachment generation of each node bearing a policy of
+	// this kind: a new value of state.attGen whenever a policy of the kind
+	// is attached there or detached. Memoised folds and orders check it.
+	gen map[nodeID]uint64
+	// changed is the newest gen of the kind: a fold checked at that value
+	// is valid without looking at its nodes.
+	changed uint64
 }
 
 type crdInfo struct {
@@ -67,6 +74,10 @@ type state struct {
 	// its contexts while structGen is unchanged, its folds while gen is.
 	gen       uint64
 	structGen uint64
+	// kindsGen counts rebuilds of the policy kinds (CRD changes); attGen
+	// numbers attachment changes (kindIndex.gen).
+	kindsGen uint64
+	attGen   uint64
 	// structural is set by a mutation that changes graph or attachments.
 	structural      bool
 	defaultStrategy string
@@ -89,11 +100,12 @@ type state struct {
 	backendParents map[nodeID]map[nodeID]int
 	grants         map[string]map[string]*refGrant
 	objLabels      map[nodeID]map[string]string
-	fingerprints   map[nodeID]interface{}
+	fingerprints   map[nodeID]fingerprint
+	fpBuf          []byte // scratch of fingerprintOf
 
-	objects map[nodeID]int // existence: topology objects, referenced backends
-	virt    map[nodeID]int // virtual targets and unserved kinds named by policies
-	byKey   map[Key]map[nodeID]bool
+	objects map[nodeID]int   // existence: topology objects, referenced backends
+	virt    map[nodeID]int   // virtual targets and unserved kinds named by policies
+	byKey   map[Key][]nodeID // nodes per output key: usually one, so a slice
 	byNS    map[string]map[nodeID]bool
 
 	policies    map[policyID]*policy
@@ -122,10 +134,10 @@ func newState(opts Options) (*state, error) {
 		backendParents: map[nodeID]map[nodeID]int{},
 		grants:         map[string]map[string]*refGrant{},
 		objLabels:      map[nodeID]map[string]string{},
-		fingerprints:   map[nodeID]interface{}{},
+		fingerprints:   map[nodeID]fingerprint{},
 		objects:        map[nodeID]int{},
 		virt:           map[nodeID]int{},
-		byKey:          map[Key]map[nodeID]bool{},
+		byKey:          map[Key][]nodeID{},
 		byNS:           map[string]map[nodeID]bool{},
 		policies:       map[policyID]*policy{},
 		byTarget:       map[nodeID]map[*policy]bool{},
@@ -270,12 +282,18 @@ func (st *state) bump(m map[nodeID]int, n nodeID, d int) {
 	}
 	k := n.key()
 	if is {
-		addSet(st.byKey, k, n)
+		if !slices.Contains(st.byKey[k], n) {
+			st.byKey[k] = append(st.byKey[k], n)
+		}
 		if n.Namespace != "" {
 			addSet(st.byNS, n.Namespace, n)
 		}
 	} else {
-		delSet(st.byKey, k, n)
+		if l := slices.DeleteFunc(st.byKey[k], func(x nodeID) bool { return x == n }); len(l) == 0 {
+			delete(st.byKey, k)
+		} else {
+			st.byKey[k] = l
+		}
 		if n.Namespace != "" {
 			delSet(st.byNS, n.Namespace, n)
 		}
@@ -367,18 +385,6 @@ func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
 	return true
 }
 
-// routeParents returns the listener sections a route attaches to.
-func (st *state) routeParents(r *routeObj) []nodeID {
-	var out []nodeID
-	st.eachRouteParent(r, func(n nodeID) bool {
-		if !slices.Contains(out, n) { // a handful of parents: no map
-			out = append(out, n)
-		}
-		return true
-	})
-	return out
-}
-
 // attachesTo reports whether route r attaches to listener section n.
 func (st *state) attachesTo(r *routeObj, n nodeID) bool {
 	found := false
@@ -427,44 +433,63 @@ func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 	}
 }
 
-// parents returns the parent nodes of n in the hierarchy (Namespace nodes are
-// not part of the graph; they are inserted into paths, see session.vias).
-func (st *state) parents(n nodeID) []nodeID {
+// appendParents appends the parent nodes of n in the hierarchy to dst
+// (Namespace nodes are not part of the graph; they are inserted into paths,
+// see session.contexts). Callers pass a small array's slice as dst: most
+// nodes have one parent, and nothing needs to be allocated.
+func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 	if n.Section != "" {
-		return []nodeID{n.object()}
+		return append(dst, n.object())
 	}
 	gk := n.gk()
 	switch {
 	case isNamespaceNode(n), gk.Group == gwGroup && gk.Kind == "GatewayClass":
-		return nil
+		return dst
 	case gk.Group == gwGroup && gk.Kind == "Gateway":
 		if g := st.gateways[n]; g != nil && st.classes[g.class] {
-			return []nodeID{{Group: gwGroup, Kind: "GatewayClass", Name: g.class}}
+			return append(dst, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class})
 		}
-		return nil
+		return dst
 	case isListenerSetGK(gk):
 		if ls := st.listenerSets[n]; ls != nil {
 			if g := st.gateways[ls.parent]; g != nil && st.lsAllowed(g, ls) {
-				return []nodeID{g.id}
+				return append(dst, g.id)
 			}
 		}
-		return nil
+		return dst
 	case isRouteGK(gk):
 		if r := st.routes[n]; r != nil {
-			return st.routeParents(r)
+			st.eachRouteParent(r, func(p nodeID) bool {
+				if !slices.Contains(dst, p) { // a handful of parents: no map
+					dst = append(dst, p)
+				}
+				return true
+			})
+			return dst
 		}
-		return nil
+		return dst
 	}
 	ps := st.backendParents[n]
 	if len(ps) == 0 {
-		return nil
+		return dst
 	}
-	out := make([]nodeID, 0, len(ps))
+	start := len(dst)
 	for p := range ps {
-		out = append(out, p)
+		dst = append(dst, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
-	return out
+	slices.SortFunc(dst[start:], cmpNode)
+	return dst
+}
+
+// cmpNode orders nodes like lessNode.
+func cmpNode(a, b nodeID) int {
+	switch {
+	case lessNode(a, b):
+		return -1
+	case lessNode(b, a):
+		return 1
+	}
+	return 0
 }
 
 // children is the inverse of parents, plus Namespace -> objects in it.
@@ -767,16 +792,12 @@ func deepCopyMapOrNil(m map[string]interface{}) map[string]interface{} {
 	return deepCopyMap(m)
 }
 
-type fingerprint struct {
-	spec   map[string]interface{}
-	labels map[string]string
-}
-
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[string]interface{}, mutate func(add bool)) []Key {
-	fp := fingerprint{spec: deepCopyMapOrNil(spec), labels: lbls}
-	if old, ok := st.fingerprints[n]; add && ok && reflect.DeepEqual(old, fp) {
+	var fp fingerprint
+	fp, st.fpBuf = fingerprintOf(st.fpBuf, spec, lbls)
+	if old, ok := st.fingerprints[n]; add && ok && old == fp {
 		return nil
 	}
 	if !add {
@@ -954,8 +975,10 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		delete(st.policies, id)
 	}
 	if u != nil {
-		// Keep a private copy: callers may reuse their object.
-		p := parsePolicy(ki.pk, deepCopyMap(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
+		// Keep a private copy of the spec (descriptor paths all start at
+		// spec; the rest of the object is not needed): callers may reuse
+		// their object.
+		p := parsePolicy(ki.pk, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
 		st.policies[id] = p
 		p.res = st.resolve(p)
 		st.applyRes(p, 1)
@@ -967,6 +990,16 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		}
 	}
 	return ks.sorted()
+}
+
+// specOnlyCopy copies what parsePolicy reads of a policy object: its spec
+// (or its absence).
+func specOnlyCopy(obj map[string]interface{}) map[string]interface{} {
+	spec, ok := obj["spec"]
+	if !ok {
+		return map[string]interface{}{}
+	}
+	return map[string]interface{}{"spec": deepCopyValue(spec)}
 }
 
 // reresolve recomputes the attachments of ps, adding old and new reach to ks.
@@ -1119,6 +1152,9 @@ func (st *state) applyRes(p *policy, d int) {
 		if ki == nil {
 			continue
 		}
+		st.attGen++
+		ki.gen[a.node] = st.attGen
+		ki.changed = st.attGen
 		if d > 0 {
 			ki.at[a.node] = append(ki.at[a.node], p)
 		} else {
@@ -1130,6 +1166,7 @@ func (st *state) applyRes(p *policy, d int) {
 			}
 			if len(l) == 0 {
 				delete(ki.at, a.node)
+				delete(ki.gen, a.node)
 			} else {
 				ki.at[a.node] = l
 			}
@@ -1295,9 +1332,11 @@ func (st *state) rebuildKinds() {
 			at:       map[nodeID][]*policy{},
 			sections: map[nodeID]map[string]int{},
 			invalid:  map[nodeID][]invalidAt{},
+			gen:      map[nodeID]uint64{},
 		}
 	}
 	st.kinds = newKinds
+	st.kindsGen++
 	old := st.policies
 	st.policies = map[policyID]*policy{}
 	for _, p := range sortedPolicyMap(old) {

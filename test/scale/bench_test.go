@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ var (
 	scaleFlag     = flag.Float64("scale", 1, "topology size for the benchmarks, relative to issue #7's large size")
 	seedFlag      = flag.Uint64("seed", 1, "generator seed for the benchmarks")
 	liveScaleFlag = flag.Float64("live-scale", 0.1, "topology size for BenchmarkLiveStartUp")
-	profileDir    = flag.String("profile-dir", "", "if set, write CPU profiles of the timed loops of BenchmarkFullComputation (full.prof) and BenchmarkIncrementalGatewayPolicyEdit (incremental.prof) there")
+	profileDir    = flag.String("profile-dir", "", "if set, write CPU profiles of the timed loops of BenchmarkFullComputation (full.prof) and BenchmarkIncrementalGatewayPolicyEdit (incremental.prof) and BenchmarkIncrementalRouteEditThenPolicyEdit (route-then-policy.prof) there")
 )
 
 // profile starts a CPU profile of the timed part of a benchmark, when
@@ -95,8 +96,10 @@ func steadyEngine(b *testing.B) (*compute.Engine, []*unstructured.Unstructured) 
 	return steady.e, steady.objs
 }
 
-// BenchmarkFullComputation: a fresh engine, Upsert of every object, Compute
-// of every key (what a server does at start-up).
+// BenchmarkFullComputation: what a server does at start-up: a fresh engine
+// fed every object in bulk mode (Engine.SetBulk, as the live layer does until
+// its first full computation), then every key computed by
+// runtime.GOMAXPROCS goroutines calling Engine.Compute concurrently.
 func BenchmarkFullComputation(b *testing.B) {
 	objs := Generate(benchOptions())
 	b.ReportAllocs()
@@ -109,14 +112,14 @@ func BenchmarkFullComputation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		e.SetBulk(true)
 		for _, o := range objs {
 			e.Upsert(o)
 		}
+		e.SetBulk(false)
 		ks := e.Keys()
-		for _, k := range ks {
-			if _, ok := e.Compute(k); !ok {
-				b.Fatalf("no output for %v", k)
-			}
+		if missing := computeParallel(e, ks); missing != nil {
+			b.Fatalf("no output for %v", *missing)
 		}
 		keys = len(ks)
 	}
@@ -125,6 +128,34 @@ func BenchmarkFullComputation(b *testing.B) {
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys), "keys")
 	b.ReportMetric(float64(len(objs)), "objects")
+}
+
+// computeParallel computes ks on runtime.GOMAXPROCS goroutines (each takes
+// the next key), as the live layer does; it returns a key without output.
+func computeParallel(e *compute.Engine, ks []compute.Key) *compute.Key {
+	var next atomic.Int64
+	var mu sync.Mutex
+	var missing *compute.Key
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(ks) {
+					return
+				}
+				if _, ok := e.Compute(ks[i]); !ok {
+					mu.Lock()
+					missing = &ks[i]
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return missing
 }
 
 // BenchmarkComputeAll: compute.ComputeAll, which feeds the engine in bulk
@@ -181,17 +212,17 @@ func benchPolicyEdit(b *testing.B, level, prof string) {
 		stop = profile(b, prof)
 	}
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	keys := 0
 	for i := 0; i < b.N; i++ {
 		editPolicy(p, nextEdit())
 		ks := e.Upsert(p.DeepCopy())
-		for _, k := range ks {
-			e.Compute(k)
-		}
+		computeParallel(e, ks)
 		keys += len(ks)
 	}
 	b.StopTimer()
 	stop()
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys)/float64(b.N), "keys/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(keys, 1)), "ns/key")
 	b.ReportMetric(float64(steady.keys), "total-keys")
@@ -257,7 +288,9 @@ func BenchmarkIncrementalRouteEditThenPolicyEdit(b *testing.B) {
 	}
 	p := firstPolicy(b, objs, LevelGateway)
 	b.ReportAllocs()
+	stop := profile(b, "route-then-policy.prof")
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	keys := 0
 	for i := 0; i < b.N; i++ {
 		rules, _, _ := unstructured.NestedSlice(r.Object, "spec", "rules")
@@ -268,17 +301,18 @@ func BenchmarkIncrementalRouteEditThenPolicyEdit(b *testing.B) {
 		}
 		editPolicy(p, nextEdit())
 		ks := e.Upsert(p.DeepCopy())
-		for _, k := range ks {
-			e.Compute(k)
-		}
+		computeParallel(e, ks)
 		keys += len(ks)
 	}
 	b.StopTimer()
+	stop()
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys)/float64(b.N), "policy-keys/op")
 }
 
 // BenchmarkMemoryPerTarget: heap held by an engine in steady state plus all
-// outputs (what the versioned stores keep), per output key, after GC. The
+// outputs (what the versioned stores keep), per output key, after GC; memo-MB
+// is what Engine.DropMemo releases afterwards. The
 // inputs themselves (held by the informer caches in a server) are measured
 // separately (input-MB).
 func BenchmarkMemoryPerTarget(b *testing.B) {
@@ -294,21 +328,34 @@ func BenchmarkMemoryPerTarget(b *testing.B) {
 		objs := Generate(benchOptions())
 		withInputs := heap()
 		e, _ := compute.NewEngine(compute.Options{})
+		e.SetBulk(true) // as at start-up (see BenchmarkFullComputation)
 		for _, o := range objs {
 			e.Upsert(o)
 		}
+		e.SetBulk(false)
 		fed := heap()
 		keys := e.Keys()
-		outs := make([]interface{}, 0, len(keys))
-		for _, k := range keys {
-			o, _ := e.Compute(k)
-			outs = append(outs, o)
+		outs := make([]interface{}, len(keys))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1)) - 1; i < len(keys); i = int(next.Add(1)) - 1 {
+					outs[i], _ = e.Compute(keys[i])
+				}
+			}()
 		}
+		wg.Wait()
 		computed := heap()
+		e.DropMemo()
+		dropped := heap()
 		b.ReportMetric(float64(computed-withInputs)/float64(len(keys)), "heap-B/key")
 		b.ReportMetric(float64(withInputs-base)/(1<<20), "input-MB")
 		b.ReportMetric(float64(fed-withInputs)/(1<<20), "engine-MB")
 		b.ReportMetric(float64(computed-fed)/(1<<20), "outputs+memo-MB")
+		b.ReportMetric(float64(computed-dropped)/(1<<20), "memo-MB")
 		b.ReportMetric(float64(len(keys)), "keys")
 		if rss := procStatus("VmHWM:"); rss > 0 {
 			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")

@@ -1,0 +1,150 @@
+package compute
+
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
+
+// memoShards is the number of independently locked parts of a memo table:
+// enough that GOMAXPROCS goroutines computing keys rarely wait for each
+// other on the small machines the server runs on.
+const memoShards = 64
+
+// shardMap is a map safe for concurrent use, split into shards with their
+// own read-write lock. Values are immutable once stored: readers use them
+// without a lock, and when two goroutines compute the same entry at the
+// same time the first one stored wins and both use it.
+type shardMap[K comparable, V any] struct {
+	seed   maphash.Seed
+	hash   func(maphash.Seed, K) uint64 // picks the shard; cheaper than the map's own hash
+	shards [memoShards]mapShard[K, V]
+}
+
+type mapShard[K comparable, V any] struct {
+	mu sync.RWMutex
+	m  map[K]V
+	_  [40]byte // keep shards on separate cache lines
+}
+
+// newShardMap returns an empty map sized for about hint entries (growing
+// maps entry by entry is a large part of a full computation).
+func newShardMap[K comparable, V any](hint int, hash func(maphash.Seed, K) uint64) *shardMap[K, V] {
+	sm := &shardMap[K, V]{seed: maphash.MakeSeed(), hash: hash}
+	if hint > 0 {
+		for i := range sm.shards {
+			sm.shards[i].m = make(map[K]V, hint/memoShards+1)
+		}
+	}
+	return sm
+}
+
+func (sm *shardMap[K, V]) shard(k K) *mapShard[K, V] {
+	return &sm.shards[sm.hash(sm.seed, k)%memoShards]
+}
+
+func (sm *shardMap[K, V]) get(k K) (V, bool) {
+	sh := sm.shard(k)
+	sh.mu.RLock()
+	v, ok := sh.m[k]
+	sh.mu.RUnlock()
+	return v, ok
+}
+
+// put stores v unless keep says the value already there is still good, and
+// returns the value now stored.
+func (sm *shardMap[K, V]) put(k K, v V, keep func(old V) bool) (V, bool) {
+	sh := sm.shard(k)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if old, ok := sh.m[k]; ok && keep != nil && keep(old) {
+		return old, false
+	}
+	if sh.m == nil {
+		sh.m = map[K]V{}
+	}
+	_, existed := sh.m[k]
+	sh.m[k] = v
+	return v, !existed
+}
+
+// memo is what Compute calls share: the contexts (vias) of each node and
+// kind, valid until the next structural mutation; the folds per kind and
+// via, and the established-first order of the policies at a node, which stay
+// valid across mutations as long as the attachment generations of their
+// nodes (kindIndex.gen) are unchanged. It is safe for concurrent use; every
+// value in it is immutable.
+type memo struct {
+	vias     *shardMap[memoKey, []via]
+	folds    *shardMap[foldKey, *foldResult]
+	sortedAt *shardMap[memoKey, orderedAt]
+	strs     *shardMap[string, string] // interned messages
+	nfolds   atomic.Int64              // fold entries stored (bounds the table)
+	sgen     uint64                    // state.structGen the vias are valid for
+	kgen     uint64                    // state.kindsGen the whole memo is valid for
+}
+
+type orderedAt struct {
+	gen uint64 // kindIndex.gen of the node when sorted
+	l   []*policy
+}
+
+// newMemo returns an empty memo sized for a computation of every key.
+func newMemo(st *state) *memo {
+	nodes := (len(st.objects) + len(st.virt)) * len(st.kinds)
+	return &memo{
+		vias:     newShardMap[memoKey, []via](nodes*3, hashMemoKey), // sections too
+		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
+		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies), hashMemoKey),
+		strs:     newShardMap[string, string](1024, maphash.String),
+		sgen:     st.structGen,
+		kgen:     st.kindsGen,
+	}
+}
+
+// maxFoldsPer bounds the fold table relative to the inputs: folds of vias
+// that no longer exist (after structural edits) are kept until the table
+// holds more than this many per object and kind, then all are dropped.
+const maxFoldsPer = 4
+
+// validFor reports whether the memo can be used as is for st.
+func (m *memo) validFor(st *state) bool { return m.kgen == st.kindsGen && m.sgen == st.structGen }
+
+// refresh makes the memo valid for the current state. It runs with the
+// engine's read lock and the memo lock held (no mutation in between).
+func (m *memo) refresh(st *state) *memo {
+	if m == nil || m.kgen != st.kindsGen {
+		return newMemo(st) // policy kinds (or their schemas) changed
+	}
+	if m.sgen != st.structGen {
+		// Graph edges or attachment points changed: contexts must be
+		// rebuilt. Folds and orders carry their own validity stamps.
+		n := &memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, strs: m.strs, sgen: st.structGen, kgen: m.kgen}
+		n.nfolds.Store(m.nfolds.Load())
+		if limit := int64(maxFoldsPer*(len(st.objects)+len(st.virt)+1)*max(len(st.kinds), 1)) + 4096; n.nfolds.Load() > limit {
+			n.folds = newShardMap[foldKey, *foldResult](0, hashFoldKey)
+			n.sortedAt = newShardMap[memoKey, orderedAt](0, hashMemoKey)
+			n.strs = newShardMap[string, string](1024, maphash.String)
+			n.nfolds.Store(0)
+		}
+		return n
+	}
+	return m
+}
+
+// hashMemoKey spreads node keys over shards by name and section only: the
+// names of a cluster's objects are diverse enough.
+func hashMemoKey(seed maphash.Seed, k memoKey) uint64 {
+	return maphash.String(seed, k.n.Name) + uint64(len(k.n.Section))
+}
+
+func hashFoldKey(seed maphash.Seed, k foldKey) uint64 { return maphash.String(seed, k.via) }
+
+// intern returns the stored copy of s, so that outputs share their strings.
+func (m *memo) intern(s string) string {
+	if v, ok := m.strs.get(s); ok {
+		return v
+	}
+	v, _ := m.strs.put(s, s, func(string) bool { return true })
+	return v
+}
