@@ -39,16 +39,20 @@ var epGVR = schema.GroupVersionResource{Group: "effectivepolicy.dev", Version: "
 
 // Report is docs/benchmarks/e2e.json.
 type Report struct {
-	Machine   map[string]string `json:"machine"`
-	Load      loadResult        `json:"load"`
-	StartUp   startUp           `json:"startUp"`
-	Get       latency           `json:"get"`
-	List      listResult        `json:"list"`
-	Edits     []editResult      `json:"edits"`
-	Server    serverResources   `json:"server"`
-	LoadAvg   map[string]string `json:"loadAverage"`
-	Targets   []target          `json:"targets"`
-	Decisions []string          `json:"notes"`
+	Machine map[string]string `json:"machine"`
+	Load    loadResult        `json:"load"`
+	StartUp startUp           `json:"startUp"`
+	Get     latency           `json:"get"`
+	// GetHTTPRoute is the same GET load on HTTPRoutes, which kube-apiserver
+	// serves itself from its watch cache: the baseline of the machine, the
+	// client and kube-apiserver, without the aggregator hop and our server.
+	GetHTTPRoute latency           `json:"getHTTPRoute"`
+	List         listResult        `json:"list"`
+	Edits        []editResult      `json:"edits"`
+	Server       serverResources   `json:"server"`
+	LoadAvg      map[string]string `json:"loadAverage"`
+	Targets      []target          `json:"targets"`
+	Decisions    []string          `json:"notes"`
 }
 
 type startUp struct {
@@ -235,10 +239,21 @@ func runMeasure(args []string) error {
 	runtime.GC()
 
 	logf("GET: %d single EffectivePolicies, concurrency %d", *gets, *conc)
-	rep.Get, err = getLatency(ctx, rc, idx.names, *gets, *conc, *seed)
+	rep.Get, err = getLatency(ctx, rc, idx.names, epGetPath, *gets, *conc, *seed)
 	if err != nil {
 		return err
 	}
+	routes, err := routeNames(ctx, rc)
+	if err != nil {
+		return err
+	}
+	logf("GET: %d single HTTPRoutes (baseline), concurrency %d", *gets, *conc)
+	rep.GetHTTPRoute, err = getLatency(ctx, rc, routes, routeGetPath, *gets, *conc, *seed)
+	if err != nil {
+		return err
+	}
+	logf("  EffectivePolicies p50 %.1f ms p99 %.1f ms (%.0f/s); HTTPRoutes p50 %.1f ms p99 %.1f ms (%.0f/s)",
+		rep.Get.P50Ms, rep.Get.P99Ms, rep.Get.PerSecond, rep.GetHTTPRoute.P50Ms, rep.GetHTTPRoute.P99Ms, rep.GetHTTPRoute.PerSecond)
 	rep.LoadAvg["after GET"] = loadAvg()
 
 	// Edits: a Gateway-level policy (the median reach among them) and the
@@ -435,18 +450,46 @@ func (idx *outputIndex) pickPolicies() (gw, near *policyReach) {
 	return gw, near
 }
 
-func getLatency(ctx context.Context, rc rest.Interface, names []string, n, conc int, seed uint64) (latency, error) {
+func epGetPath(key string) string {
+	ns, name, _ := strings.Cut(key, "/")
+	return fmt.Sprintf("/apis/effectivepolicy.dev/v1alpha1/namespaces/%s/effectivepolicies/%s", ns, name)
+}
+
+func routeGetPath(key string) string {
+	ns, name, _ := strings.Cut(key, "/")
+	return fmt.Sprintf("/apis/gateway.networking.k8s.io/v1/namespaces/%s/httproutes/%s", ns, name)
+}
+
+// routeNames lists the namespace/name of every HTTPRoute.
+func routeNames(ctx context.Context, rc rest.Interface) ([]string, error) {
+	body, err := rc.Get().AbsPath(routePath).SetHeader("Accept", "application/json").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var list struct {
+		Items []struct {
+			Metadata struct{ Namespace, Name string } `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, it := range list.Items {
+		names = append(names, it.Metadata.Namespace+"/"+it.Metadata.Name)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func getLatency(ctx context.Context, rc rest.Interface, names []string, path func(string) string, n, conc int, seed uint64) (latency, error) {
 	if len(names) == 0 {
-		return latency{}, fmt.Errorf("no EffectivePolicies to GET")
+		return latency{}, fmt.Errorf("no objects to GET")
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	sample := make([]string, n+200)
 	for i := range sample {
 		sample[i] = names[rng.IntN(len(names))]
-	}
-	path := func(key string) string {
-		ns, name, _ := strings.Cut(key, "/")
-		return fmt.Sprintf("/apis/effectivepolicy.dev/v1alpha1/namespaces/%s/effectivepolicies/%s", ns, name)
 	}
 	run := func(keys []string) ([]time.Duration, int64, int64, time.Duration) {
 		var next, errs, bytesTotal atomic.Int64
