@@ -1,0 +1,205 @@
+package scale
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
+)
+
+// The BenchmarkLive* benchmarks run the live layer on a fake dynamic client
+// holding the topology at -live-scale, one benchmark per process for the
+// memory figures:
+//
+//	go test -run '^$' -bench '^BenchmarkLiveMemory$' -benchtime 1x ./test/scale -args -live-scale=1
+
+// liveServer is a live layer that reached ready on a fake client.
+type liveServer struct {
+	l      *live.Live
+	client *dynamicfake.FakeDynamicClient
+	dir    string
+	cancel context.CancelFunc
+	done   chan struct{}
+	// ready is the wall and CPU time from Run to ready.
+	ready, readyCPU time.Duration
+}
+
+func quietKlog() func() {
+	klog.SetOutput(io.Discard) // the live layer logs its progress
+	klog.LogToStderr(false)
+	return func() { klog.LogToStderr(true) }
+}
+
+func fakeClient(b *testing.B, objs []*unstructured.Unstructured) *dynamicfake.FakeDynamicClient {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(kruntime.NewScheme(), ListKinds())
+	for _, o := range objs {
+		if err := client.Tracker().Create(Resource(o), o.DeepCopy(), o.GetNamespace()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return client
+}
+
+// startLive builds a live layer on client with its cache in dir and runs it
+// until ready.
+func startLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
+	o := live.NewOptions()
+	o.CacheDir = dir
+	l, err := o.NewForClient(client)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &liveServer{l: l, client: client, dir: dir, cancel: cancel, done: make(chan struct{})}
+	start, cpu0 := time.Now(), cpuTime()
+	go func() { defer close(s.done); _ = l.Run(ctx) }()
+	deadline := time.Now().Add(20 * time.Minute)
+	for !l.Ready() {
+		if time.Now().After(deadline) {
+			b.Fatal("not ready after 20 minutes")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s.ready, s.readyCPU = time.Since(start), cpuTime()-cpu0
+	return s
+}
+
+func (s *liveServer) stop() {
+	s.cancel()
+	<-s.done
+}
+
+func heapAfterGC() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkLiveMemory: start-up to ready (wall and CPU time), the heap
+// (after GC) of the running server split into the fake cluster's objects and
+// the live layer (informer caches, engine, outputs in the versioned stores),
+// then a restart from the cache: the heap of the restored stores before Run
+// and the time to ready again. Peak RSS (VmHWM) covers the whole process,
+// the fake cluster included.
+func BenchmarkLiveMemory(b *testing.B) {
+	defer quietKlog()()
+	for i := 0; i < b.N; i++ {
+		base := heapAfterGC()
+		objs := Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
+		client := fakeClient(b, objs)
+		objs = nil
+		withCluster := heapAfterGC()
+		s := startLive(b, client, b.TempDir())
+		running := heapAfterGC()
+		ns, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
+		cl, _, _ := s.l.ClusterEffectivePolicies().List(context.Background(), "")
+		outputs := len(ns) + len(cl)
+		ns, cl = nil, nil
+		s.stop()
+		dir, ready, readyCPU := s.dir, s.ready, s.readyCPU
+		s = nil
+
+		beforeRestore := heapAfterGC()
+		o := live.NewOptions()
+		o.CacheDir = dir
+		restored, err := o.NewForClient(client)
+		if err != nil {
+			b.Fatal(err)
+		}
+		afterRestore := heapAfterGC()
+		runtime.KeepAlive(restored)
+		restored = nil
+		heapAfterGC()
+		s2 := startLive(b, client, dir)
+		s2.stop()
+
+		b.ReportMetric(ready.Seconds(), "ready-s")
+		b.ReportMetric(readyCPU.Seconds(), "ready-cpu-s")
+		b.ReportMetric(float64(outputs), "outputs")
+		b.ReportMetric(s2.ready.Seconds(), "restart-ready-s")
+		b.ReportMetric(float64(withCluster-base)/(1<<20), "fake-cluster-MB")
+		b.ReportMetric(float64(running-withCluster)/(1<<20), "live-heap-MB")
+		b.ReportMetric(float64(afterRestore-beforeRestore)/(1<<20), "restored-heap-MB")
+		if rss := procStatus("VmHWM:"); rss > 0 {
+			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
+		}
+		runtime.KeepAlive(client)
+	}
+}
+
+// countingWriter counts the bytes an encoder writes.
+type countingWriter struct{ n int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkLiveList: one op is a LIST of every EffectivePolicy through the
+// REST storage (rest.Lister, as the API machinery calls it) encoded as JSON
+// with the server's codec, as a client receives it; objects/s and MB/s. The
+// GETs of every key (REST Get + JSON encoding) report their p50/p99.
+func BenchmarkLiveList(b *testing.B) {
+	defer quietKlog()()
+	client := fakeClient(b, Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
+	s := startLive(b, client, b.TempDir())
+	defer s.stop()
+	r := registry.NewEffectivePolicyREST(s.l.EffectivePolicies())
+	codec := apiserver.Codecs.LegacyCodec(v1alpha1.SchemeGroupVersion)
+	ctx := genericapirequest.WithNamespace(context.Background(), "")
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	var w countingWriter
+	var items int
+	for i := 0; i < b.N; i++ {
+		obj, err := r.List(ctx, &metainternalversion.ListOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		items = len(obj.(*v1alpha1.EffectivePolicyList).Items)
+		if err := codec.Encode(obj, &w); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := b.Elapsed()
+	cpu := cpuTime() - cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(items), "objects")
+	b.ReportMetric(float64(w.n)/float64(b.N)/(1<<20), "MB/list")
+	b.ReportMetric(float64(items*b.N)/elapsed.Seconds(), "objects/s")
+	b.ReportMetric(float64(w.n)/(1<<20)/elapsed.Seconds(), "MB/s")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+
+	list, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
+	lat := make([]time.Duration, 0, len(list))
+	for _, o := range list {
+		p := o.(*v1alpha1.EffectivePolicy)
+		t0 := time.Now()
+		got, err := r.Get(genericapirequest.WithNamespace(context.Background(), p.Namespace), p.Name, &metav1.GetOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := codec.Encode(got, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "get-p50-us")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "get-p99-us")
+}
