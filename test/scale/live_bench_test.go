@@ -55,15 +55,29 @@ func fakeClient(b *testing.B, objs []*unstructured.Unstructured) *dynamicfake.Fa
 	return client
 }
 
-// startLive builds a live layer on client with its cache in dir and runs it
-// until ready.
-func startLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
+// newLive builds a live layer on client with its cache in dir (restored
+// from it when it holds one).
+func newLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *live.Live {
 	o := live.NewOptions()
 	o.CacheDir = dir
 	l, err := o.NewForClient(client)
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := l.CacheError(); err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// startLive builds a live layer on client with its cache in dir and runs it
+// until ready.
+func startLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
+	return runLive(b, newLive(b, client, dir), client, dir)
+}
+
+// runLive runs l until ready.
+func runLive(b *testing.B, l *live.Live, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &liveServer{l: l, client: client, dir: dir, cancel: cancel, done: make(chan struct{})}
 	start, cpu0 := time.Now(), cpuTime()
@@ -117,17 +131,9 @@ func BenchmarkLiveMemory(b *testing.B) {
 		s = nil
 
 		beforeRestore := heapAfterGC()
-		o := live.NewOptions()
-		o.CacheDir = dir
-		restored, err := o.NewForClient(client)
-		if err != nil {
-			b.Fatal(err)
-		}
+		restored := newLive(b, client, dir)
 		afterRestore := heapAfterGC()
-		runtime.KeepAlive(restored)
-		restored = nil
-		heapAfterGC()
-		s2 := startLive(b, client, dir)
+		s2 := runLive(b, restored, client, dir)
 		s2.stop()
 
 		b.ReportMetric(ready.Seconds(), "ready-s")
