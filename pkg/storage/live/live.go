@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -18,7 +19,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
@@ -36,10 +37,20 @@ type Engine interface {
 	Delete(gk schema.GroupKind, namespace, name string) []compute.Key
 	PolicyResources() []schema.GroupVersionResource
 	Keys() []compute.Key
-	Compute(key compute.Key) (runtime.Object, bool)
+	Compute(key compute.Key) (kruntime.Object, bool)
 }
 
 var _ Engine = (*compute.Engine)(nil)
+
+// bulkEngine is implemented by engines with a bulk mode (*compute.Engine):
+// while on, Upsert and Delete skip the affected-key bookkeeping and return
+// no keys. The live layer feeds the informers' initial lists in bulk mode,
+// since its first full computation recomputes every key anyway.
+type bulkEngine interface {
+	SetBulk(on bool)
+}
+
+var _ bulkEngine = (*compute.Engine)(nil)
 
 // Resource names, also the bbolt bucket names.
 const (
@@ -142,8 +153,8 @@ func (l *Live) setCacheErr(err error) {
 	cacheDegraded.Set(1)
 }
 
-func decodeOutput(resource string, data []byte) (runtime.Object, error) {
-	var obj runtime.Object
+func decodeOutput(resource string, data []byte) (kruntime.Object, error) {
+	var obj kruntime.Object
 	switch resource {
 	case ResourceEffectivePolicies:
 		obj = &v1alpha1.EffectivePolicy{}
@@ -203,7 +214,7 @@ func (l *Live) openCache() {
 	l.reportCacheSizeLocked()
 	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
-		objs := make([]runtime.Object, 0, len(res.Entries))
+		objs := make([]kruntime.Object, 0, len(res.Entries))
 		for _, e := range res.Entries {
 			obj, err := decodeOutput(resource, e.Data)
 			if err != nil { // validated above; cannot happen
@@ -289,6 +300,10 @@ func (l *Live) Run(ctx context.Context) error {
 	if !l.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("live layer already started")
 	}
+	// Bulk mode from before the first event to the full computation:
+	// whatever arrives in between is part of the engine's state, which the
+	// full computation reads whole (see fullRecompute).
+	l.setBulk(true)
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
@@ -308,8 +323,15 @@ func (l *Live) Run(ctx context.Context) error {
 
 	start := time.Now()
 	if !l.inputs.WaitForSync(ctx) {
+		l.setBulk(false)
 		return ctx.Err()
 	}
+	// Off before fullRecompute reads the engine's keys: an event after this
+	// point returns its keys, which are marked dirty, and either are among
+	// the keys fullRecompute reads or stay dirty for the worker, which runs
+	// once ready is set. An event before it (in bulk mode, no keys) is
+	// already in the engine's state when fullRecompute reads Keys().
+	l.setBulk(false)
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
 	l.fullRecompute()
@@ -324,6 +346,12 @@ func (l *Live) Run(ctx context.Context) error {
 		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
 	<-ctx.Done()
 	return nil
+}
+
+func (l *Live) setBulk(on bool) {
+	if e, ok := l.engine.(bulkEngine); ok {
+		e.SetBulk(on)
+	}
 }
 
 // fullRecompute recomputes every key the engine has an output for, every
@@ -425,11 +453,51 @@ func (l *Live) computeLocked(keys []compute.Key) {
 	}
 }
 
+// computed is the result of l.compute for one key.
+type computed struct {
+	obj kruntime.Object
+	ok  bool
+	err error
+}
+
+// computeAll computes keys on up to GOMAXPROCS goroutines (the engine is
+// safe for concurrent Compute; l.compute recovers a panic per key). The
+// results are in the order of keys, so what is applied does not depend on
+// scheduling.
+func (l *Live) computeAll(keys []compute.Key) []computed {
+	out := make([]computed, len(keys))
+	workers := min(runtime.GOMAXPROCS(0), len(keys))
+	if workers <= 1 {
+		for i, k := range keys {
+			out[i].obj, out[i].ok, out[i].err = l.compute(k)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(keys) {
+					return
+				}
+				out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
 func (l *Live) applyBatchLocked(keys []compute.Key) {
 	start := time.Now()
 	var nsChanges, clChanges []versioned.Change
-	for _, k := range keys {
-		obj, ok, err := l.compute(k)
+	for i, r := range l.computeAll(keys) {
+		k := keys[i]
+		obj, ok, err := r.obj, r.ok, r.err
 		if err != nil {
 			continue // keep the previous output
 		}
@@ -465,9 +533,15 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 	}
 }
 
-// compute calls the engine and canonicalizes its output. A panic of the
-// engine is turned into an error so that no input can crash the server.
-func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
+// compute calls the engine. A panic of the engine is turned into an error
+// so that no input can crash the server.
+//
+// The output is used as is (no copy, no JSON round trip): it is read-only
+// and may share its Raw specs and FieldSources maps with other outputs. An
+// output restored from the cache compares equal to the same output computed
+// afresh because the engine's Raw is compact JSON (what the cache holds) and
+// the Stores compare Raw up to white space and nil maps as empty ones.
+func (l *Live) compute(k compute.Key) (obj kruntime.Object, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			computePanics.Inc()
@@ -480,31 +554,11 @@ func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 	if !ok || obj == nil {
 		return nil, false, nil
 	}
-	c, err := canonical(k, obj)
-	if err != nil {
-		klog.ErrorS(err, "Cannot encode an output; keeping the previous one", "key", k.String())
-		return nil, false, err
-	}
-	return c, true, nil
-}
-
-// canonical round-trips obj through JSON, the form it is cached in, so that
-// an output restored from the cache and the same output computed afresh
-// compare equal (RawExtension specs compare byte by byte).
-func canonical(k compute.Key, obj runtime.Object) (runtime.Object, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	resource := ResourceEffectivePolicies
-	if k.Namespace == "" {
-		resource = ResourceClusterEffectivePolicies
-	}
-	return decodeOutput(resource, data)
+	return obj, true, nil
 }
 
 // entries turns what a Store applied into cache entries, in the same order.
-func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) cache.Resource {
+func entries(applied []kruntime.Object, changes []versioned.Change, rv uint64) cache.Resource {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
