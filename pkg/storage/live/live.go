@@ -212,6 +212,7 @@ func (l *Live) openCache() {
 	l.db = db
 	l.setCacheErr(nil)
 	l.reportCacheSizeLocked()
+	in := newInterner() // share equal content between outputs, as computed ones do
 	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
 		objs := make([]kruntime.Object, 0, len(res.Entries))
@@ -220,6 +221,7 @@ func (l *Live) openCache() {
 			if err != nil { // validated above; cannot happen
 				continue
 			}
+			in.output(obj)
 			objs = append(objs, obj)
 		}
 		store.Restore(objs, db.Epoch(), res.ResourceVersion)
