@@ -177,11 +177,17 @@ func (l *Live) openCache() {
 		klog.InfoS("Output cache disabled; serving from memory only")
 		return
 	}
+	// Objects are decoded (and interned) once, while the file is validated,
+	// and kept for the restore below.
+	in := newInterner() // share equal content between outputs, as computed ones do
+	decoded := map[string]kruntime.Object{}
 	validate := func(resource string, e cache.Entry) error {
 		obj, err := decodeOutput(resource, e.Data)
 		if err != nil {
 			return err
 		}
+		in.output(obj)
+		decoded[resource+"\x00"+e.Key] = obj
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return err
@@ -212,16 +218,14 @@ func (l *Live) openCache() {
 	l.db = db
 	l.setCacheErr(nil)
 	l.reportCacheSizeLocked()
-	in := newInterner() // share equal content between outputs, as computed ones do
 	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
 		objs := make([]kruntime.Object, 0, len(res.Entries))
 		for _, e := range res.Entries {
-			obj, err := decodeOutput(resource, e.Data)
-			if err != nil { // validated above; cannot happen
+			obj, ok := decoded[resource+"\x00"+e.Key]
+			if !ok { // validated above; cannot happen
 				continue
 			}
-			in.output(obj)
 			objs = append(objs, obj)
 		}
 		store.Restore(objs, db.Epoch(), res.ResourceVersion)
@@ -468,29 +472,9 @@ type computed struct {
 // scheduling.
 func (l *Live) computeAll(keys []compute.Key) []computed {
 	out := make([]computed, len(keys))
-	workers := min(runtime.GOMAXPROCS(0), len(keys))
-	if workers <= 1 {
-		for i, k := range keys {
-			out[i].obj, out[i].ok, out[i].err = l.compute(k)
-		}
-		return out
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for w := 0; w < workers; w++ {
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(keys) {
-					return
-				}
-				out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(len(keys), func(i int) {
+		out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
+	})
 	return out
 }
 
@@ -560,30 +544,68 @@ func (l *Live) compute(k compute.Key) (obj kruntime.Object, ok bool, err error) 
 }
 
 // entries turns what a Store applied into cache entries, in the same order.
+// The objects are encoded on up to GOMAXPROCS goroutines: at start-up every
+// output is written once, and JSON encoding is most of that work.
 func entries(applied []kruntime.Object, changes []versioned.Change, rv uint64) cache.Resource {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
 	}
-	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
-	for _, o := range applied {
-		m, err := meta.Accessor(o)
+	all := make([]cache.Entry, len(applied))
+	valid := make([]bool, len(applied))
+	encode := func(i int) {
+		m, err := meta.Accessor(applied[i])
 		if err != nil {
-			continue
+			return
 		}
 		key := cacheKey(m.GetNamespace(), m.GetName())
 		e := cache.Entry{Key: key}
 		if !deleted[key] {
-			data, err := json.Marshal(o)
+			data, err := json.Marshal(applied[i])
 			if err != nil {
 				klog.ErrorS(err, "Cannot encode output for the cache", "key", key)
-				continue
+				return
 			}
 			e.Data = data
 		}
-		res.Entries = append(res.Entries, e)
+		all[i], valid[i] = e, true
+	}
+	parallel(len(applied), encode)
+	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
+	for i, e := range all {
+		if valid[i] {
+			res.Entries = append(res.Entries, e)
+		}
 	}
 	return res
+}
+
+// parallel calls f(0) ... f(n-1) on up to GOMAXPROCS goroutines and returns
+// when all are done. f must recover its own panics.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // persistLocked writes a batch; after a failed write, the next one rewrites
