@@ -3,7 +3,10 @@ package scale
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"testing"
 	"time"
@@ -99,6 +102,21 @@ func (s *liveServer) stop() {
 	<-s.done
 }
 
+// writeHeapProfile writes the in-use heap to -profile-dir, when set.
+func writeHeapProfile(b *testing.B, name string) {
+	if *profileDir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(*profileDir, name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
 func heapAfterGC() uint64 {
 	runtime.GC()
 	runtime.GC()
@@ -123,6 +141,7 @@ func BenchmarkLiveMemory(b *testing.B) {
 		withCluster := heapAfterGC()
 		s := startLive(b, client, b.TempDir())
 		running := heapAfterGC()
+		writeHeapProfile(b, "live-heap.prof")
 		ns, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
 		cl, _, _ := s.l.ClusterEffectivePolicies().List(context.Background(), "")
 		outputs := len(ns) + len(cl)
@@ -213,4 +232,66 @@ func BenchmarkLiveList(b *testing.B) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "get-p50-us")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "get-p99-us")
+}
+
+// BenchmarkLiveEditToWatch: from a ready server, one op edits a
+// listener-level policy (a value, not its targets) in the fake cluster and
+// waits for the watch events it causes; edit-to-last-event is the time
+// from the update to the last event of the op (the informer delivering it,
+// the debounce, the recomputation of every affected key, Apply, the watch
+// fan-out). An op ends after 2 s without events (not counted).
+func BenchmarkLiveEditToWatch(b *testing.B) {
+	defer quietKlog()()
+	objs := Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
+	p := firstPolicy(b, objs, LevelListener)
+	client := fakeClient(b, objs)
+	objs = nil
+	s := startLive(b, client, b.TempDir())
+	defer s.stop()
+	ctx := context.Background()
+	// The informers must be watching before the first edit.
+	time.Sleep(time.Second)
+	var lat []time.Duration
+	events := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		_, rv, _ := s.l.EffectivePolicies().List(ctx, "")
+		w, err := s.l.EffectivePolicies().Watch(ctx, "", rv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		editPolicy(p, nextEdit())
+		b.StartTimer()
+		t0 := time.Now()
+		if err := client.Tracker().Update(Resource(p), p.DeepCopy(), p.GetNamespace()); err != nil {
+			b.Fatal(err)
+		}
+		var last time.Duration
+		n := 0
+	loop:
+		for {
+			select {
+			case _, ok := <-w.ResultChan():
+				if !ok {
+					break loop
+				}
+				last = time.Since(t0)
+				n++
+			case <-time.After(2 * time.Second):
+				break loop
+			}
+		}
+		b.StopTimer()
+		w.Stop()
+		if n == 0 {
+			b.Fatal("no event after the edit")
+		}
+		lat = append(lat, last)
+		events += n
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "edit-to-last-event-p50-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Milliseconds()), "edit-to-last-event-max-ms")
 }
