@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
@@ -84,7 +84,7 @@ func (in *interner) ref(r *v1alpha1.ObjectReference) {
 
 // output interns the content of a decoded EffectivePolicy or
 // ClusterEffectivePolicy in place.
-func (in *interner) output(obj kruntime.Object) {
+func (in *interner) output(obj runtime.Object) {
 	var targets []v1alpha1.Target
 	switch o := obj.(type) {
 	case *v1alpha1.EffectivePolicy:

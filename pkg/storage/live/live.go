@@ -10,7 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"runtime"
+	goruntime "runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -19,7 +19,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
@@ -37,7 +37,7 @@ type Engine interface {
 	Delete(gk schema.GroupKind, namespace, name string) []compute.Key
 	PolicyResources() []schema.GroupVersionResource
 	Keys() []compute.Key
-	Compute(key compute.Key) (kruntime.Object, bool)
+	Compute(key compute.Key) (runtime.Object, bool)
 }
 
 var _ Engine = (*compute.Engine)(nil)
@@ -153,8 +153,8 @@ func (l *Live) setCacheErr(err error) {
 	cacheDegraded.Set(1)
 }
 
-func decodeOutput(resource string, data []byte) (kruntime.Object, error) {
-	var obj kruntime.Object
+func decodeOutput(resource string, data []byte) (runtime.Object, error) {
+	var obj runtime.Object
 	switch resource {
 	case ResourceEffectivePolicies:
 		obj = &v1alpha1.EffectivePolicy{}
@@ -180,7 +180,7 @@ func (l *Live) openCache() {
 	// Objects are decoded (and interned) once, while the file is validated,
 	// and kept for the restore below.
 	in := newInterner() // share equal content between outputs, as computed ones do
-	decoded := map[string]kruntime.Object{}
+	decoded := map[string]runtime.Object{}
 	validate := func(resource string, e cache.Entry) error {
 		obj, err := decodeOutput(resource, e.Data)
 		if err != nil {
@@ -220,7 +220,7 @@ func (l *Live) openCache() {
 	l.reportCacheSizeLocked()
 	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
-		objs := make([]kruntime.Object, 0, len(res.Entries))
+		objs := make([]runtime.Object, 0, len(res.Entries))
 		for _, e := range res.Entries {
 			obj, ok := decoded[resource+"\x00"+e.Key]
 			if !ok { // validated above; cannot happen
@@ -461,7 +461,7 @@ func (l *Live) computeLocked(keys []compute.Key) {
 
 // computed is the result of l.compute for one key.
 type computed struct {
-	obj kruntime.Object
+	obj runtime.Object
 	ok  bool
 	err error
 }
@@ -527,7 +527,7 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 // output restored from the cache compares equal to the same output computed
 // afresh because the engine's Raw is compact JSON (what the cache holds) and
 // the Stores compare Raw up to white space and nil maps as empty ones.
-func (l *Live) compute(k compute.Key) (obj kruntime.Object, ok bool, err error) {
+func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			computePanics.Inc()
@@ -546,7 +546,7 @@ func (l *Live) compute(k compute.Key) (obj kruntime.Object, ok bool, err error) 
 // entries turns what a Store applied into cache entries, in the same order.
 // The objects are encoded on up to GOMAXPROCS goroutines: at start-up every
 // output is written once, and JSON encoding is most of that work.
-func entries(applied []kruntime.Object, changes []versioned.Change, rv uint64) cache.Resource {
+func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) cache.Resource {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
@@ -583,7 +583,7 @@ func entries(applied []kruntime.Object, changes []versioned.Change, rv uint64) c
 // parallel calls f(0) ... f(n-1) on up to GOMAXPROCS goroutines and returns
 // when all are done. f must recover its own panics.
 func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
+	workers := min(goruntime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := 0; i < n; i++ {
 			f(i)
