@@ -239,7 +239,8 @@ func BenchmarkLiveList(b *testing.B) {
 // waits for the watch events it causes; edit-to-last-event is the time
 // from the update to the last event of the op (the informer delivering it,
 // the debounce, the recomputation of every affected key, Apply, the watch
-// fan-out). An op ends after 2 s without events (not counted).
+// fan-out). An op ends 2 s after the last event (the wait is in ns/op, not
+// in the latencies).
 func BenchmarkLiveEditToWatch(b *testing.B) {
 	defer quietKlog()()
 	objs := Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
@@ -271,6 +272,10 @@ func BenchmarkLiveEditToWatch(b *testing.B) {
 		n := 0
 	loop:
 		for {
+			quiet := 2 * time.Second
+			if n == 0 {
+				quiet = time.Minute // the first event: the recomputation of every affected key
+			}
 			select {
 			case _, ok := <-w.ResultChan():
 				if !ok {
@@ -278,7 +283,7 @@ func BenchmarkLiveEditToWatch(b *testing.B) {
 				}
 				last = time.Since(t0)
 				n++
-			case <-time.After(2 * time.Second):
+			case <-time.After(quiet):
 				break loop
 			}
 		}
