@@ -11,7 +11,7 @@ import (
 
 // Backend is what the REST storage of one resource serves from. The objects
 // it returns are shared and must be treated as read-only; the REST layer
-// copies them before handing them to the API machinery.
+// hands shallow copies (own TypeMeta and ObjectMeta) to the API machinery.
 //
 // A versioned.Store implements Backend; the live layer wraps one to bring
 // dirty objects up to date before Get and List.

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -134,7 +135,7 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	if err != nil {
 		return nil, err
 	}
-	return r.redactor.forRequest(ctx)(obj.DeepCopyObject()), nil
+	return r.redactor.forRequest(ctx)(shallowCopy(obj)), nil
 }
 
 // List implements rest.Lister. limit/continue are not supported: the whole
@@ -345,4 +346,25 @@ func key(obj runtime.Object) string {
 		return ""
 	}
 	return m.GetNamespace() + "/" + m.GetName()
+}
+
+// shallowCopy returns a copy of a stored object for the API machinery: its
+// own top-level struct (TypeMeta and ObjectMeta, whose fields the machinery
+// may set, e.g. the kind when it encodes), sharing the content below, which
+// nothing on the serving path writes (the Redactor deep-copies an object
+// before it redacts anything). Deep-copying instead would cost one copy of
+// every object per GET, per watch event and per watcher: an edit reaching a
+// thousand outputs, sent to every watcher. Objects of another shape are
+// deep-copied.
+func shallowCopy(obj runtime.Object) runtime.Object {
+	if _, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+			c := reflect.New(v.Elem().Type())
+			c.Elem().Set(v.Elem())
+			if o, ok := c.Interface().(runtime.Object); ok {
+				return o
+			}
+		}
+	}
+	return obj.DeepCopyObject()
 }

@@ -63,7 +63,7 @@ func (w *filterWatch) run(ctx context.Context) {
 	defer close(w.out)
 	defer w.Stop()
 	for _, o := range w.initial {
-		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(o.DeepCopyObject())}) {
+		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(shallowCopy(o))}) {
 			return
 		}
 	}
@@ -118,7 +118,7 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, true // errors pass through
 	}
 	if w.p.empty() {
-		return watch.Event{Type: e.Type, Object: w.redact(e.Object.DeepCopyObject())}, true
+		return watch.Event{Type: e.Type, Object: w.redact(shallowCopy(e.Object))}, true
 	}
 	k := key(e.Object)
 	held, known := w.visible[k]
@@ -142,7 +142,7 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, false
 	}
 	w.setVisible(k, typ != watch.Deleted)
-	return watch.Event{Type: typ, Object: w.redact(e.Object.DeepCopyObject())}, true
+	return watch.Event{Type: typ, Object: w.redact(shallowCopy(e.Object))}, true
 }
 
 // setVisible records whether the client holds key k. A complete watch only

@@ -36,14 +36,44 @@ func TransformFor(gvk schema.GroupVersionKind) cache.TransformFunc {
 	}
 }
 
+// keptSpec lists, for the core kinds whose spec the engine reads in part,
+// the spec fields it reads: a Service's ports (their names are the
+// sectionNames of policies and backendRefs); a Namespace's spec (finalizers)
+// is not read at all. A real Service spec also carries clusterIPs, ipFamilies,
+// selector, sessionAffinity, ...: dropping them keeps the informer cache and
+// the engine's copy small, and makes an update of only those fields a no-op
+// for the engine. Every other kind keeps its whole spec.
+var keptSpec = map[schema.GroupKind][]string{
+	{Kind: "Service"}:   {"ports"},
+	{Kind: "Namespace"}: {},
+}
+
 // Trim returns a copy of u reduced to apiVersion, kind, the kept metadata and
-// spec. When u carries no apiVersion/kind (lists of built-in types may omit
-// them), gvk supplies them.
+// spec (for Services and Namespaces, the part of it in keptSpec). When u
+// carries no apiVersion/kind (lists of built-in types may omit them), gvk
+// supplies them.
 func Trim(u *unstructured.Unstructured, gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	out := newTrimmed(u, gvk)
-	if spec, ok := u.Object["spec"]; ok {
-		out.Object["spec"] = spec
+	spec, ok := u.Object["spec"]
+	if !ok {
+		return out
 	}
+	fields, partial := keptSpec[gvk.GroupKind()]
+	if !partial {
+		out.Object["spec"] = spec
+		return out
+	}
+	if len(fields) == 0 {
+		return out
+	}
+	in, _ := spec.(map[string]interface{})
+	kept := map[string]interface{}{}
+	for _, f := range fields {
+		if v, ok := in[f]; ok {
+			kept[f] = v
+		}
+	}
+	out.Object["spec"] = kept
 	return out
 }
 

@@ -347,3 +347,58 @@ func BenchmarkTransformHTTPRoute(b *testing.B) {
 	b.ReportMetric(float64(size(b, in.Object)), "bytes-before")
 	b.ReportMetric(float64(size(b, out.(*unstructured.Unstructured).Object)), "bytes-after")
 }
+
+// TestTrimCoreSpecs: a Service keeps only spec.ports (whole), a Namespace
+// no spec; other kinds keep their spec whole; a malformed spec does not
+// crash the transform.
+func TestTrimCoreSpecs(t *testing.T) {
+	svcGVK := schema.GroupVersionKind{Version: "v1", Kind: "Service"}
+	nsGVK := schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}
+	for _, tc := range []struct {
+		name string
+		gvk  schema.GroupVersionKind
+		in   string
+		want string // spec as JSON; "" for no spec
+	}{
+		{"service", svcGVK, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"n"},"spec":{"clusterIP":"10.0.0.1","clusterIPs":["10.0.0.1"],"ipFamilies":["IPv4"],"selector":{"app":"a"},"type":"ClusterIP","ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":8080}]}}`,
+			`{"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":8080}]}`},
+		{"service without ports", svcGVK, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"n"},"spec":{"type":"ExternalName","externalName":"x.example.com"}}`, `{}`},
+		{"service with a malformed spec", svcGVK, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"n"},"spec":"nonsense"}`, `{}`},
+		{"service without spec", svcGVK, `{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"n"}}`, ``},
+		{"namespace", nsGVK, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","labels":{"a":"b"}},"spec":{"finalizers":["kubernetes"]}}`, ``},
+		{"gateway keeps its spec", schema.GroupVersionKind{Group: GatewayAPIGroup, Version: "v1", Kind: "Gateway"}, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"g","namespace":"n"},"spec":{"gatewayClassName":"c","addresses":[{"value":"1.2.3.4"}]}}`,
+			`{"addresses":[{"value":"1.2.3.4"}],"gatewayClassName":"c"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := &unstructured.Unstructured{}
+			if err := json.Unmarshal([]byte(tc.in), &in.Object); err != nil {
+				t.Fatal(err)
+			}
+			orig := in.DeepCopy()
+			outI, err := TransformFor(tc.gvk)(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := outI.(*unstructured.Unstructured)
+			if !reflect.DeepEqual(in, orig) {
+				t.Error("transform mutated its input")
+			}
+			spec, ok := out.Object["spec"]
+			got := ""
+			if ok {
+				b, _ := json.Marshal(spec)
+				got = string(b)
+			}
+			if got != tc.want {
+				t.Errorf("spec %s, want %s", got, tc.want)
+			}
+			again, _ := TransformFor(tc.gvk)(out)
+			if !reflect.DeepEqual(again, out) {
+				t.Error("transform is not idempotent")
+			}
+			if out.GetName() != orig.GetName() || !reflect.DeepEqual(out.GetLabels(), orig.GetLabels()) {
+				t.Errorf("lost metadata: %v", out.Object["metadata"])
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -40,6 +41,16 @@ type Engine interface {
 }
 
 var _ Engine = (*compute.Engine)(nil)
+
+// bulkEngine is implemented by engines with a bulk mode (*compute.Engine):
+// while on, Upsert and Delete skip the affected-key bookkeeping and return
+// no keys. The live layer feeds the informers' initial lists in bulk mode,
+// since its first full computation recomputes every key anyway.
+type bulkEngine interface {
+	SetBulk(on bool)
+}
+
+var _ bulkEngine = (*compute.Engine)(nil)
 
 // Resource names, also the bbolt bucket names.
 const (
@@ -166,11 +177,17 @@ func (l *Live) openCache() {
 		klog.InfoS("Output cache disabled; serving from memory only")
 		return
 	}
+	// Objects are decoded (and interned) once, while the file is validated,
+	// and kept for the restore below.
+	in := newInterner() // share equal content between outputs, as computed ones do
+	decoded := map[string]runtime.Object{}
 	validate := func(resource string, e cache.Entry) error {
 		obj, err := decodeOutput(resource, e.Data)
 		if err != nil {
 			return err
 		}
+		in.output(obj)
+		decoded[resource+"\x00"+e.Key] = obj
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return err
@@ -205,8 +222,8 @@ func (l *Live) openCache() {
 		res := loaded[resource]
 		objs := make([]runtime.Object, 0, len(res.Entries))
 		for _, e := range res.Entries {
-			obj, err := decodeOutput(resource, e.Data)
-			if err != nil { // validated above; cannot happen
+			obj, ok := decoded[resource+"\x00"+e.Key]
+			if !ok { // validated above; cannot happen
 				continue
 			}
 			objs = append(objs, obj)
@@ -289,6 +306,10 @@ func (l *Live) Run(ctx context.Context) error {
 	if !l.started.CompareAndSwap(false, true) {
 		return fmt.Errorf("live layer already started")
 	}
+	// Bulk mode from before the first event to the full computation:
+	// whatever arrives in between is part of the engine's state, which the
+	// full computation reads whole (see fullRecompute).
+	l.setBulk(true)
 	var wg sync.WaitGroup
 	wg.Add(4)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
@@ -309,8 +330,15 @@ func (l *Live) Run(ctx context.Context) error {
 
 	start := time.Now()
 	if !l.inputs.WaitForSync(ctx) {
+		l.setBulk(false)
 		return ctx.Err()
 	}
+	// Off before fullRecompute reads the engine's keys: an event after this
+	// point returns its keys, which are marked dirty, and either are among
+	// the keys fullRecompute reads or stay dirty for the worker, which runs
+	// once ready is set. An event before it (in bulk mode, no keys) is
+	// already in the engine's state when fullRecompute reads Keys().
+	l.setBulk(false)
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
 	l.fullRecompute()
@@ -325,6 +353,12 @@ func (l *Live) Run(ctx context.Context) error {
 		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
 	<-ctx.Done()
 	return nil
+}
+
+func (l *Live) setBulk(on bool) {
+	if e, ok := l.engine.(bulkEngine); ok {
+		e.SetBulk(on)
+	}
 }
 
 // fullRecompute recomputes every key the engine has an output for, every
@@ -426,11 +460,31 @@ func (l *Live) computeLocked(keys []compute.Key) {
 	}
 }
 
+// computed is the result of l.compute for one key.
+type computed struct {
+	obj runtime.Object
+	ok  bool
+	err error
+}
+
+// computeAll computes keys on up to GOMAXPROCS goroutines (the engine is
+// safe for concurrent Compute; l.compute recovers a panic per key). The
+// results are in the order of keys, so what is applied does not depend on
+// scheduling.
+func (l *Live) computeAll(keys []compute.Key) []computed {
+	out := make([]computed, len(keys))
+	parallel(len(keys), func(i int) {
+		out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
+	})
+	return out
+}
+
 func (l *Live) applyBatchLocked(keys []compute.Key) {
 	start := time.Now()
 	var nsChanges, clChanges []versioned.Change
-	for _, k := range keys {
-		obj, ok, err := l.compute(k)
+	for i, r := range l.computeAll(keys) {
+		k := keys[i]
+		obj, ok, err := r.obj, r.ok, r.err
 		if err != nil {
 			continue // keep the previous output
 		}
@@ -466,8 +520,14 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 	}
 }
 
-// compute calls the engine and canonicalizes its output. A panic of the
-// engine is turned into an error so that no input can crash the server.
+// compute calls the engine. A panic of the engine is turned into an error
+// so that no input can crash the server.
+//
+// The output is used as is (no copy, no JSON round trip): it is read-only
+// and may share its Raw specs and FieldSources maps with other outputs. An
+// output restored from the cache compares equal to the same output computed
+// afresh because the engine's Raw is compact JSON (what the cache holds) and
+// the Stores compare Raw up to white space and nil maps as empty ones.
 func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -481,54 +541,72 @@ func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 	if !ok || obj == nil {
 		return nil, false, nil
 	}
-	c, err := canonical(k, obj)
-	if err != nil {
-		klog.ErrorS(err, "Cannot encode an output; keeping the previous one", "key", k.String())
-		return nil, false, err
-	}
-	return c, true, nil
-}
-
-// canonical round-trips obj through JSON, the form it is cached in, so that
-// an output restored from the cache and the same output computed afresh
-// compare equal (RawExtension specs compare byte by byte).
-func canonical(k compute.Key, obj runtime.Object) (runtime.Object, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	resource := ResourceEffectivePolicies
-	if k.Namespace == "" {
-		resource = ResourceClusterEffectivePolicies
-	}
-	return decodeOutput(resource, data)
+	return obj, true, nil
 }
 
 // entries turns what a Store applied into cache entries, in the same order.
+// The objects are encoded on up to GOMAXPROCS goroutines: at start-up every
+// output is written once, and JSON encoding is most of that work.
 func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) cache.Resource {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
 	}
-	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
-	for _, o := range applied {
-		m, err := meta.Accessor(o)
+	all := make([]cache.Entry, len(applied))
+	valid := make([]bool, len(applied))
+	encode := func(i int) {
+		m, err := meta.Accessor(applied[i])
 		if err != nil {
-			continue
+			return
 		}
 		key := cacheKey(m.GetNamespace(), m.GetName())
 		e := cache.Entry{Key: key}
 		if !deleted[key] {
-			data, err := json.Marshal(o)
+			data, err := json.Marshal(applied[i])
 			if err != nil {
 				klog.ErrorS(err, "Cannot encode output for the cache", "key", key)
-				continue
+				return
 			}
 			e.Data = data
 		}
-		res.Entries = append(res.Entries, e)
+		all[i], valid[i] = e, true
+	}
+	parallel(len(applied), encode)
+	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
+	for i, e := range all {
+		if valid[i] {
+			res.Entries = append(res.Entries, e)
+		}
 	}
 	return res
+}
+
+// parallel calls f(0) ... f(n-1) on up to GOMAXPROCS goroutines and returns
+// when all are done. f must recover its own panics.
+func parallel(n int, f func(i int)) {
+	workers := min(goruntime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // persistLocked writes a batch; after a failed write, the next one rewrites

@@ -16,11 +16,14 @@
 package versioned
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"sync"
@@ -30,6 +33,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -120,7 +124,10 @@ type Store struct {
 	mu      sync.RWMutex
 	epoch   uint32
 	objects map[string]runtime.Object // key: namespace/name
-	rv      uint64
+	// sorted holds the keys of objects in order, maintained by Apply and
+	// Restore, so that a List does not sort on every request.
+	sorted []string
+	rv     uint64
 	// history holds the events with rv in (minRV, rv], oldest first.
 	history  []event
 	minRV    uint64
@@ -207,6 +214,11 @@ func (s *Store) Restore(objs []runtime.Object, epoch uint32, rv uint64) {
 		k, _ := s.key(m.GetNamespace(), m.GetName())
 		s.objects[k] = o
 	}
+	s.sorted = make([]string, 0, len(s.objects))
+	for k := range s.objects {
+		s.sorted = append(s.sorted, k)
+	}
+	sort.Strings(s.sorted)
 	s.rv = rv
 	s.minRV = rv
 	s.history = nil
@@ -231,19 +243,46 @@ func (s *Store) Snapshot() ([]runtime.Object, uint64) {
 }
 
 func (s *Store) sortedLocked(namespace string) []runtime.Object {
-	keys := make([]string, 0, len(s.objects))
-	prefix := namespace + "/"
-	for k := range s.objects {
-		if namespace == "" || (len(k) > len(prefix) && k[:len(prefix)] == prefix) {
-			keys = append(keys, k)
+	keys := s.sorted
+	if namespace != "" {
+		// Keys are "namespace/name": those of one namespace are contiguous.
+		prefix := namespace + "/"
+		lo := sort.SearchStrings(keys, prefix)
+		hi := lo
+		for hi < len(keys) && len(keys[hi]) > len(prefix) && keys[hi][:len(prefix)] == prefix {
+			hi++
 		}
+		keys = keys[lo:hi]
 	}
-	sort.Strings(keys)
 	out := make([]runtime.Object, len(keys))
 	for i, k := range keys {
 		out[i] = s.objects[k]
 	}
 	return out
+}
+
+// updateSortedLocked brings s.sorted up to date after Apply added the keys
+// added and removed the keys removed: one merge, O(n) per Apply instead of a
+// sort per List.
+func (s *Store) updateSortedLocked(added []string, removed map[string]bool) {
+	if len(added) == 0 && len(removed) == 0 {
+		return
+	}
+	sort.Strings(added)
+	out := make([]string, 0, len(s.sorted)+len(added)-len(removed))
+	i := 0
+	for _, k := range s.sorted {
+		if removed[k] {
+			continue
+		}
+		for i < len(added) && added[i] < k {
+			out = append(out, added[i])
+			i++
+		}
+		out = append(out, k)
+	}
+	out = append(out, added[i:]...)
+	s.sorted = out
 }
 
 // Apply applies changes atomically under one new resourceVersion.
@@ -257,7 +296,9 @@ func (s *Store) sortedLocked(namespace string) []runtime.Object {
 //
 // Apply returns the new resourceVersion (unchanged if nothing applied) and the
 // objects as stored (for deletions, the last state with the new rv). The
-// objects passed in are not modified.
+// objects passed in are not modified; the store keeps a shallow copy of each
+// (its own metadata, everything else shared), so callers must not modify them
+// afterwards either.
 func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -279,6 +320,8 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 	rvs := strconv.FormatUint(newRV, 10)
 	var events []event
 	var applied []runtime.Object
+	var added []string
+	var removed map[string]bool
 	for _, c := range dedup {
 		k, ns := s.key(c.Namespace, c.Name)
 		old, exists := s.objects[k]
@@ -286,16 +329,20 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 			if !exists {
 				continue
 			}
-			last := old.DeepCopyObject()
+			last := shallowCopy(old)
 			if m, err := meta.Accessor(last); err == nil {
 				m.SetResourceVersion(rvs)
 			}
 			delete(s.objects, k)
+			if removed == nil {
+				removed = map[string]bool{}
+			}
+			removed[k] = true
 			events = append(events, event{rv: newRV, namespace: ns, typ: watch.Deleted, obj: last})
 			applied = append(applied, last)
 			continue
 		}
-		obj := c.Object.DeepCopyObject()
+		obj := shallowCopy(c.Object)
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			continue
@@ -315,6 +362,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 		} else {
 			m.SetCreationTimestamp(metav1.NewTime(s.opts.Now().UTC().Truncate(time.Second)))
 			m.SetUID(s.uid(ns, c.Name, m.GetCreationTimestamp()))
+			added = append(added, k) // once: changes are deduplicated by key
 		}
 		s.objects[k] = obj
 		events = append(events, event{rv: newRV, namespace: ns, typ: typ, obj: obj})
@@ -323,6 +371,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 	if len(events) == 0 {
 		return s.rv, nil
 	}
+	s.updateSortedLocked(added, removed)
 	s.rv = newRV
 	s.history = append(s.history, events...)
 	s.trimLocked()
@@ -356,10 +405,59 @@ func (s *Store) uid(namespace, name string, created metav1.Time) types.UID {
 	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16]))
 }
 
+// shallowCopy returns a copy of obj that shares everything but its top-level
+// struct: for the typed objects the store holds (a struct embedding
+// metav1.ObjectMeta by value), setting metadata strings on the copy leaves obj
+// untouched, without deep-copying the (large, read-only) content. Objects of
+// another shape (e.g. unstructured, whose metadata lives in a shared map) are
+// deep-copied.
+func shallowCopy(obj runtime.Object) runtime.Object {
+	if _, ok := obj.(metav1.ObjectMetaAccessor); ok {
+		if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+			c := reflect.New(v.Elem().Type())
+			c.Elem().Set(v.Elem())
+			if o, ok := c.Interface().(runtime.Object); ok {
+				return o
+			}
+		}
+	}
+	return obj.DeepCopyObject()
+}
+
+// contentEquality is apiequality.Semantic plus a rule for RawExtension: two
+// raw documents are equal when their bytes are, or when they are the same
+// JSON up to insignificant white space. So an object restored from its JSON
+// encoding (compact) equals the same object computed afresh, without
+// round-tripping every computed object through JSON.
+var contentEquality = func() conversion.Equalities {
+	e := conversion.EqualitiesOrDie(func(a, b runtime.RawExtension) bool {
+		if a.Object != nil || b.Object != nil {
+			return apiequality.Semantic.DeepEqual(a.Object, b.Object) && rawEqual(a.Raw, b.Raw)
+		}
+		return rawEqual(a.Raw, b.Raw)
+	})
+	for t, f := range apiequality.Semantic.Equalities {
+		e.Equalities[t] = f
+	}
+	return e
+}()
+
+func rawEqual(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
 // sameContent compares two objects ignoring resourceVersion,
-// creationTimestamp, uid and TypeMeta.
+// creationTimestamp, uid and TypeMeta. It works on shallow copies: nothing
+// big is copied.
 func sameContent(a, b runtime.Object) bool {
-	a, b = a.DeepCopyObject(), b.DeepCopyObject()
+	a, b = shallowCopy(a), shallowCopy(b)
 	for _, o := range []runtime.Object{a, b} {
 		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 		if m, err := meta.Accessor(o); err == nil {
@@ -368,7 +466,7 @@ func sameContent(a, b runtime.Object) bool {
 			m.SetUID("")
 		}
 	}
-	return apiequality.Semantic.DeepEqual(a, b)
+	return contentEquality.DeepEqual(a, b)
 }
 
 // Get implements registry.Backend.
