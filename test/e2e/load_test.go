@@ -532,9 +532,9 @@ func (w *loadWatcher) run(ctx context.Context, ep epclient.EffectivepolicyV1alph
 	}
 }
 
-// apply checks one event against the watcher's state and applies it. Events of one server batch
-// share a resourceVersion (docs/storage.md), so across the watch resourceVersions never go down,
-// and per object they strictly increase.
+// apply checks one event against the watcher's state and applies it. Every change gets its own
+// resourceVersion, also inside one recompute batch (docs/storage.md), so they strictly increase
+// across the watch and per object.
 func (w *loadWatcher) apply(ev watch.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -553,8 +553,8 @@ func (w *loadWatcher) apply(ev watch.Event) {
 		w.problem("%s event: %v", ev.Type, err)
 		return
 	}
-	if e.rv < w.lastRV {
-		w.problem("%s %s at resourceVersion %d after %d: resourceVersions went backwards", ev.Type, k, e.rv, w.lastRV)
+	if e.rv <= w.lastRV {
+		w.problem("%s %s at resourceVersion %d after %d: resourceVersions did not increase", ev.Type, k, e.rv, w.lastRV)
 	}
 	w.lastRV = max(w.lastRV, e.rv)
 	if prev, seen := w.objRV[k]; seen && e.rv <= prev {

@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func (e *panicEngine) Compute(k compute.Key) (runtime.Object, bool) {
 
 // TestParallelBatchRecoversPanicsPerKey: a batch computed on several
 // goroutines applies every key that computed, in key order (one
-// resourceVersion), and keeps the previous output of each key whose
+// resourceVersion each, increasing with the key), and keeps the previous output of each key whose
 // computation panicked.
 func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 	e := &panicEngine{fakeEngine: newFakeEngine(), gen: "1"}
@@ -43,10 +44,12 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []compute.Key
+	booms := 0
 	for i := 0; i < 2*batchSize+7; i++ {
 		name := fmt.Sprintf("r%04d", i)
 		if i%97 == 0 {
 			name = fmt.Sprintf("boom%04d", i)
+			booms++
 		}
 		keys = append(keys, compute.Key{Namespace: "ns", Name: name})
 	}
@@ -60,18 +63,25 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 	l.flushMu.Lock()
 	l.computeLocked(keys)
 	l.flushMu.Unlock()
-	if got := l.namespaced.ResourceVersion() - before; got != 3 {
-		t.Errorf("%d resourceVersions for 3 batches", got)
+	if got, want := l.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
+		t.Errorf("%d resourceVersions for %d changed outputs", got, want)
 	}
 	objs, _, _ := l.EffectivePolicies().List(context.Background(), "")
 	if len(objs) != len(keys) {
 		t.Fatalf("%d objects, want %d", len(objs), len(keys))
 	}
+	var last uint64
 	for i, obj := range objs {
 		p := obj.(*v1alpha1.EffectivePolicy)
 		want := "2"
 		if strings.HasPrefix(p.Name, "boom") {
 			want = "1" // the previous output stays
+		} else {
+			rv, err := strconv.ParseUint(p.ResourceVersion, 10, 64)
+			if err != nil || rv <= last {
+				t.Errorf("object %d: resourceVersion %s after %d: not applied in key order", i, p.ResourceVersion, last)
+			}
+			last = rv
 		}
 		if p.Name != keys[i].Name || p.Targets[0].Name != p.Name+"@"+want {
 			t.Errorf("object %d: %s with target %s, want %s@%s", i, p.Name, p.Targets[0].Name, keys[i].Name, want)

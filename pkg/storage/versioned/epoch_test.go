@@ -70,7 +70,7 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if got := describe(recv(t, w)); got != "DELETED ns/y@2" {
+	if got := describe(recv(t, w)); got != "DELETED ns/y@3" {
 		t.Errorf("resumed on A: %s", got)
 	}
 	// A restored store of the same epoch (a restarted replica) resumes too.

@@ -316,8 +316,14 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 		dedup = append(dedup, c)
 	}
 
-	newRV := s.rv + 1
-	rvs := strconv.FormatUint(newRV, 10)
+	// Every event gets its own resourceVersion, as every write does in
+	// etcd: a client whose watch broke after some events of this batch
+	// resumes from the last one it saw and must still get the rest.
+	newRV := s.rv
+	next := func() (uint64, string) {
+		newRV++
+		return newRV, strconv.FormatUint(newRV, 10)
+	}
 	var events []event
 	var applied []runtime.Object
 	var added []string
@@ -330,6 +336,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 				continue
 			}
 			last := shallowCopy(old)
+			rv, rvs := next()
 			if m, err := meta.Accessor(last); err == nil {
 				m.SetResourceVersion(rvs)
 			}
@@ -338,7 +345,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 				removed = map[string]bool{}
 			}
 			removed[k] = true
-			events = append(events, event{rv: newRV, namespace: ns, typ: watch.Deleted, obj: last})
+			events = append(events, event{rv: rv, namespace: ns, typ: watch.Deleted, obj: last})
 			applied = append(applied, last)
 			continue
 		}
@@ -352,6 +359,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 		if exists && sameContent(old, obj) {
 			continue
 		}
+		rv, rvs := next()
 		m.SetResourceVersion(rvs)
 		typ := watch.Added
 		if exists {
@@ -365,7 +373,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 			added = append(added, k) // once: changes are deduplicated by key
 		}
 		s.objects[k] = obj
-		events = append(events, event{rv: newRV, namespace: ns, typ: typ, obj: obj})
+		events = append(events, event{rv: rv, namespace: ns, typ: typ, obj: obj})
 		applied = append(applied, obj)
 	}
 	if len(events) == 0 {

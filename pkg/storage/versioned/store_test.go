@@ -66,7 +66,8 @@ func TestApply(t *testing.T) {
 
 	in := put("ns", "a", "HTTPRoute")
 	rv, applied := s.Apply([]Change{in, put("ns", "b", "Service")})
-	if rv != at(1) || len(applied) != 2 || s.ResourceVersion() != at(1) {
+	// One resourceVersion per event, as etcd gives one per write.
+	if rv != at(2) || len(applied) != 2 || s.ResourceVersion() != at(2) || om(applied[1]).ResourceVersion != ats(2) {
 		t.Fatalf("rv %d applied %d", rv, len(applied))
 	}
 	if in.Object.(*v1alpha1.EffectivePolicy).ResourceVersion != "" {
@@ -86,18 +87,18 @@ func TestApply(t *testing.T) {
 		wantRV  uint64
 		applied int
 	}{
-		{"same content is a no-op", []Change{put("ns", "a", "HTTPRoute")}, at(1), 0},
+		{"same content is a no-op", []Change{put("ns", "a", "HTTPRoute")}, at(2), 0},
 		{"metadata noise is a no-op", []Change{{Namespace: "ns", Name: "a", Object: func() runtime.Object {
 			o := obj("ns", "a", "HTTPRoute")
 			o.ResourceVersion, o.UID, o.CreationTimestamp = "77", "x", metav1.Now()
 			o.Kind = "EffectivePolicy"
 			return o
-		}()}}, at(1), 0},
-		{"delete of a missing key is a no-op", []Change{del("ns", "zzz"), del("other", "a")}, at(1), 0},
-		{"empty", nil, at(1), 0},
-		{"change", []Change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, at(2), 1},
-		{"last change per key wins", []Change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, at(3), 1},
-		{"delete", []Change{del("ns", "b")}, at(4), 1},
+		}()}}, at(2), 0},
+		{"delete of a missing key is a no-op", []Change{del("ns", "zzz"), del("other", "a")}, at(2), 0},
+		{"empty", nil, at(2), 0},
+		{"change", []Change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, at(3), 1},
+		{"last change per key wins", []Change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, at(4), 1},
+		{"delete", []Change{del("ns", "b")}, at(5), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rv, applied := s.Apply(tc.changes)
@@ -112,7 +113,7 @@ func TestApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := om(got)
-	if m.ResourceVersion != ats(2) || m.UID != a.UID || !m.CreationTimestamp.Equal(&a.CreationTimestamp) ||
+	if m.ResourceVersion != ats(3) || m.UID != a.UID || !m.CreationTimestamp.Equal(&a.CreationTimestamp) ||
 		got.(*v1alpha1.EffectivePolicy).Targets[0].Kind != "Gateway" {
 		t.Errorf("modified object: %+v", got)
 	}
@@ -156,7 +157,7 @@ func TestListAndScope(t *testing.T) {
 		{"zz", nil},
 	} {
 		objs, rv, err := s.List(ctx, tc.ns)
-		if err != nil || rv != at(1) {
+		if err != nil || rv != at(4) {
 			t.Fatal(rv, err)
 		}
 		var got []string
@@ -203,9 +204,9 @@ func TestWatch(t *testing.T) {
 	defer cancel()
 	s := newStore(true, 0)
 	s.Apply([]Change{put("a", "x", "K")})                     // 1
-	s.Apply([]Change{put("a", "x", "L"), put("b", "y", "K")}) // 2
-	s.Apply([]Change{del("a", "x")})                          // 3
-	s.Apply([]Change{put("a", "x", "K"), put("a", "z", "K")}) // 4
+	s.Apply([]Change{put("a", "x", "L"), put("b", "y", "K")}) // 2, 3
+	s.Apply([]Change{del("a", "x")})                          // 4
+	s.Apply([]Change{put("a", "x", "K"), put("a", "z", "K")}) // 5, 6
 
 	for _, tc := range []struct {
 		name string
@@ -213,10 +214,13 @@ func TestWatch(t *testing.T) {
 		rv   uint64
 		want []string
 	}{
-		{"from 0", "", 0, []string{"ADDED a/x@1", "MODIFIED a/x@2", "ADDED b/y@2", "DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
-		{"strictly after rv", "", at(2), []string{"DELETED a/x@3", "ADDED a/x@4", "ADDED a/z@4"}},
-		{"namespace", "b", 0, []string{"ADDED b/y@2"}},
-		{"current", "", at(4), nil},
+		{"from 0", "", 0, []string{"ADDED a/x@1", "MODIFIED a/x@2", "ADDED b/y@3", "DELETED a/x@4", "ADDED a/x@5", "ADDED a/z@6"}},
+		{"strictly after rv", "", at(3), []string{"DELETED a/x@4", "ADDED a/x@5", "ADDED a/z@6"}},
+		// A client whose watch broke after the first event of a batch
+		// resumes from it and gets the rest of the batch.
+		{"resumed inside a batch", "", at(5), []string{"ADDED a/z@6"}},
+		{"namespace", "b", 0, []string{"ADDED b/y@3"}},
+		{"current", "", at(6), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := s.Watch(ctx, tc.ns, tc.rv)
@@ -245,9 +249,9 @@ func TestWatch(t *testing.T) {
 func TestHistoryAndGone(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(true, 3)
-	s.Apply([]Change{put("a", "x", "K"), put("a", "y", "K")}) // 1: two events
-	s.Apply([]Change{put("a", "x", "L")})                     // 2
-	s.Apply([]Change{put("a", "x", "M")})                     // 3: history now 1,1,2,3 > 3: rv 1 dropped whole
+	s.Apply([]Change{put("a", "x", "K"), put("a", "y", "K")}) // 1, 2
+	s.Apply([]Change{put("a", "x", "L")})                     // 3
+	s.Apply([]Change{put("a", "x", "M")})                     // 4: history 1,2,3,4 > 3: rv 1 dropped
 	if _, err := s.Watch(ctx, "", 0); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 0 after trimming: %v", err)
 	}
@@ -255,26 +259,26 @@ func TestHistoryAndGone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rv 1 is still resumable: %v", err)
 	}
-	if got := describe(recv(t, w)); got != "MODIFIED a/x@2" {
+	if got := describe(recv(t, w)); got != "ADDED a/y@2" {
 		t.Errorf("got %s", got)
 	}
 	w.Stop()
-	s.Apply([]Change{put("a", "x", "N")}) // 4: history 2,3,4 fits
-	s.Apply([]Change{put("a", "x", "O")}) // 5: drops 2
-	if _, err := s.Watch(ctx, "", at(1)); !apierrors.IsResourceExpired(err) {
-		t.Errorf("rv 1 after trimming: %v", err)
+	s.Apply([]Change{put("a", "x", "N")}) // 5: history 3,4,5
+	s.Apply([]Change{put("a", "x", "O")}) // 6: history 4,5,6
+	if _, err := s.Watch(ctx, "", at(2)); !apierrors.IsResourceExpired(err) {
+		t.Errorf("rv 2 after trimming: %v", err)
 	}
-	if _, err := s.Watch(ctx, "", at(2)); err != nil {
-		t.Errorf("rv 2 should be resumable: %v", err)
+	if _, err := s.Watch(ctx, "", at(3)); err != nil {
+		t.Errorf("rv 3 should be resumable: %v", err)
 	}
 
-	// One Apply larger than the history: everything before it is gone.
-	s.Apply([]Change{put("b", "1", "K"), put("b", "2", "K"), put("b", "3", "K"), put("b", "4", "K")}) // 6
-	if _, err := s.Watch(ctx, "", at(5)); !apierrors.IsResourceExpired(err) {
-		t.Errorf("rv 5: %v", err)
-	}
-	if _, err := s.Watch(ctx, "", at(6)); err != nil {
+	// One Apply larger than the history: only its last events remain.
+	s.Apply([]Change{put("b", "1", "K"), put("b", "2", "K"), put("b", "3", "K"), put("b", "4", "K")}) // 7-10
+	if _, err := s.Watch(ctx, "", at(6)); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 6: %v", err)
+	}
+	if _, err := s.Watch(ctx, "", at(7)); err != nil {
+		t.Errorf("rv 7: %v", err)
 	}
 }
 
@@ -284,10 +288,10 @@ func TestRestoreAndSnapshot(t *testing.T) {
 	s.Apply([]Change{put("a", "x", "K"), put("b", "y", "K")})
 	s.Apply([]Change{put("a", "x", "L")})
 	snap, rv := s.Snapshot()
-	if rv != at(2) || len(snap) != 2 {
+	if rv != at(3) || len(snap) != 2 {
 		t.Fatalf("snapshot %d %d", rv, len(snap))
 	}
-	running, err := s.Watch(ctx, "", at(2))
+	running, err := s.Watch(ctx, "", at(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +302,7 @@ func TestRestoreAndSnapshot(t *testing.T) {
 		t.Errorf("rv %d", r.ResourceVersion())
 	}
 	got, _ := r.Get(ctx, "a", "x")
-	if om(got).ResourceVersion != ats(2) || om(got).UID != om(snap[0]).UID {
+	if om(got).ResourceVersion != ats(3) || om(got).UID != om(snap[0]).UID {
 		t.Errorf("restored object lost its metadata: %+v", om(got))
 	}
 	if _, err := r.Watch(ctx, "", at(9)); !apierrors.IsResourceExpired(err) {
@@ -316,8 +320,8 @@ func TestRestoreAndSnapshot(t *testing.T) {
 	// The restored rv is raised to the highest object rv.
 	r2 := newStore(true, 0)
 	r2.Restore(snap, 0, 0)
-	if r2.ResourceVersion() != at(2) {
-		t.Errorf("rv %d, want 2", r2.ResourceVersion())
+	if r2.ResourceVersion() != at(3) {
+		t.Errorf("rv %d, want 3", r2.ResourceVersion())
 	}
 
 	// Restore stops running watches.
