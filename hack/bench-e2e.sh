@@ -44,6 +44,8 @@
 #   BENCH_GETS         single GETs (default 4000)
 #   BENCH_LIST_REPS    LIST repetitions per resource (default 3)
 #   BENCH_EDITS        repetitions of each policy edit (default 20)
+#   BENCH_GOMEMLIMIT   the server's GOMEMLIMIT (default 900MiB, what a 1 GiB container limit
+#                      gives with the Deployment's setting; "off" for none)
 #   BENCH_KEEP_UP=1    leave the control plane running afterwards
 #   OUT                report path without extension (default docs/benchmarks/e2e at
 #                      scale 1, $TMPDIR/e2e-<scale> otherwise, so quick runs never
@@ -56,6 +58,7 @@ cd "${ROOT}"
 GO=${GO:-go}
 BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_SEED=${BENCH_SEED:-1}
+BENCH_GOMEMLIMIT=${BENCH_GOMEMLIMIT:-900MiB}
 export EP_LOCAL_DIR=${EP_LOCAL_DIR:-${ROOT}/.local/bench}
 if [[ -z "${OUT:-}" ]]; then
   if [[ "${BENCH_SCALE}" == 1 ]]; then OUT=docs/benchmarks/e2e; else OUT="${TMPDIR:-/tmp}/e2e-${BENCH_SCALE}"; fi
@@ -110,7 +113,10 @@ log "starting the server"
 "${TMP}/e2ebench" ready -local "${EP_LOCAL_DIR}" -o "${TMP}/ready.json" &
 READY_PID=$!
 # Readiness can take minutes at scale 1; local-up waits for each step this long.
-EP_WAIT_SECONDS=${EP_WAIT_SECONDS:-1200} hack/local-up.sh start-server &
+# The server runs with a Go soft memory limit, as the Deployment does
+# (artifacts/: GOMEMLIMIT from the container's memory limit): without one the
+# Go GC lets the heap grow to twice the live data (GOGC=100).
+GOMEMLIMIT=${BENCH_GOMEMLIMIT} EP_WAIT_SECONDS=${EP_WAIT_SECONDS:-1200} hack/local-up.sh start-server &
 START_PID=$!
 wait "${READY_PID}"
 READY_PID=
@@ -133,5 +139,6 @@ mkdir -p "${OUT%/*}"
   -gets "${BENCH_GETS:-4000}" -list-reps "${BENCH_LIST_REPS:-3}" -edits "${BENCH_EDITS:-20}" \
   -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
   -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  -machine "load average (1/5/15 min) before the run=${load_before}"
+  -machine "load average (1/5/15 min) before the run=${load_before}" \
+  -machine "server GOMEMLIMIT=${BENCH_GOMEMLIMIT}"
 log "wrote ${OUT}.md and ${OUT}.json in $(($(date -u +%s) - start)) s"

@@ -20,14 +20,23 @@ import (
 // before or after the mode changes, to inject an event at the switch.
 type bulkFakeEngine struct {
 	*fakeEngine
-	mu       sync.Mutex
-	bulk     bool
-	switches []bool
+	mu   sync.Mutex
+	bulk bool
+	// memoDrops counts DropMemo calls.
+	memoDrops int
+	switches  []bool
 	// keyed counts the policy upserts made out of bulk mode.
 	keyed    int
 	before   func()
 	after    func()
 	switched bool
+}
+
+// DropMemo counts the live layer's calls (after its first full computation).
+func (e *bulkFakeEngine) DropMemo() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.memoDrops++
 }
 
 func (e *bulkFakeEngine) SetBulk(on bool) {
@@ -109,8 +118,11 @@ func TestStartUpFeedsInBulk(t *testing.T) {
 			h.start()
 
 			e.mu.Lock()
-			switches, keyed := append([]bool(nil), e.switches...), e.keyed
+			switches, keyed, drops := append([]bool(nil), e.switches...), e.keyed, e.memoDrops
 			e.mu.Unlock()
+			if drops != 1 {
+				t.Errorf("DropMemo called %d times by the time the server is ready, want once after the full computation", drops)
+			}
 			if len(switches) != 2 || !switches[0] || switches[1] {
 				t.Fatalf("SetBulk calls %v, want [true false]", switches)
 			}

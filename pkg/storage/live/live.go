@@ -52,6 +52,18 @@ type bulkEngine interface {
 
 var _ bulkEngine = (*compute.Engine)(nil)
 
+// memoEngine is implemented by engines that memoise folds (*compute.Engine).
+// After the first full computation the memo holds a fold for every context
+// of the cluster, about 150 MB at issue #7's large size; the live layer drops
+// it, since an edit recomputes only the outputs it reaches and rebuilds only
+// their part of the memo. Memory is the tighter budget: the server's whole
+// RSS target at that size is 1 GiB (docs/benchmarks/README.md).
+type memoEngine interface {
+	DropMemo()
+}
+
+var _ memoEngine = (*compute.Engine)(nil)
+
 // Resource names, also the bbolt bucket names.
 const (
 	ResourceEffectivePolicies        = "effectivepolicies"
@@ -342,6 +354,9 @@ func (l *Live) Run(ctx context.Context) error {
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
 	l.fullRecompute()
+	if m, ok := l.engine.(memoEngine); ok {
+		m.DropMemo()
+	}
 	l.ready.Store(true)
 	// Keys that changed during the full computation were marked dirty while
 	// the worker ignored its kicks: kick it once more.
