@@ -44,8 +44,9 @@
 #   BENCH_GETS         single GETs (default 4000)
 #   BENCH_LIST_REPS    LIST repetitions per resource (default 3)
 #   BENCH_EDITS        repetitions of each policy edit (default 20)
-#   BENCH_GOMEMLIMIT   the server's GOMEMLIMIT (default 900MiB, what a 1 GiB container limit
-#                      gives with the Deployment's setting; "off" for none)
+#   BENCH_GOMEMLIMIT   the server's GOMEMLIMIT (default 900MiB: a soft heap limit under the
+#                      1 GiB RSS target, leaving room for stacks and mapped cache pages;
+#                      "off" for none, i.e. the Go GC's default of twice the live heap)
 #   BENCH_KEEP_UP=1    leave the control plane running afterwards
 #   OUT                report path without extension (default docs/benchmarks/e2e at
 #                      scale 1, $TMPDIR/e2e-<scale> otherwise, so quick runs never
