@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +17,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -135,7 +135,12 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	if err != nil {
 		return nil, err
 	}
-	return r.redactor.forRequest(ctx)(shallowCopy(obj)), nil
+	// A shallow copy (own TypeMeta and ObjectMeta, which the API machinery
+	// may set) rather than a deep one: nothing on the serving path writes the
+	// content below, and the Redactor deep-copies before it redacts. The same
+	// holds for watch events (watch.go), where a deep copy would cost one copy
+	// per event and per watcher.
+	return r.redactor.forRequest(ctx)(objcopy.Shallow(obj)), nil
 }
 
 // List implements rest.Lister. limit/continue are not supported: the whole
@@ -346,25 +351,4 @@ func key(obj runtime.Object) string {
 		return ""
 	}
 	return m.GetNamespace() + "/" + m.GetName()
-}
-
-// shallowCopy returns a copy of a stored object for the API machinery: its
-// own top-level struct (TypeMeta and ObjectMeta, whose fields the machinery
-// may set, e.g. the kind when it encodes), sharing the content below, which
-// nothing on the serving path writes (the Redactor deep-copies an object
-// before it redacts anything). Deep-copying instead would cost one copy of
-// every object per GET, per watch event and per watcher: an edit reaching a
-// thousand outputs, sent to every watcher. Objects of another shape are
-// deep-copied.
-func shallowCopy(obj runtime.Object) runtime.Object {
-	if _, ok := obj.(metav1.ObjectMetaAccessor); ok {
-		if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-			c := reflect.New(v.Elem().Type())
-			c.Elem().Set(v.Elem())
-			if o, ok := c.Interface().(runtime.Object); ok {
-				return o
-			}
-		}
-	}
-	return obj.DeepCopyObject()
 }

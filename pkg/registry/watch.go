@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 )
 
 // filterWatch sends the initial events of a watch, then forwards the
@@ -63,7 +65,7 @@ func (w *filterWatch) run(ctx context.Context) {
 	defer close(w.out)
 	defer w.Stop()
 	for _, o := range w.initial {
-		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(shallowCopy(o))}) {
+		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(objcopy.Shallow(o))}) {
 			return
 		}
 	}
@@ -118,7 +120,7 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, true // errors pass through
 	}
 	if w.p.empty() {
-		return watch.Event{Type: e.Type, Object: w.redact(shallowCopy(e.Object))}, true
+		return watch.Event{Type: e.Type, Object: w.redact(objcopy.Shallow(e.Object))}, true
 	}
 	k := key(e.Object)
 	held, known := w.visible[k]
@@ -142,7 +144,7 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, false
 	}
 	w.setVisible(k, typ != watch.Deleted)
-	return watch.Event{Type: typ, Object: w.redact(shallowCopy(e.Object))}, true
+	return watch.Event{Type: typ, Object: w.redact(objcopy.Shallow(e.Object))}, true
 }
 
 // setVisible records whether the client holds key k. A complete watch only

@@ -23,7 +23,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"sync"
@@ -39,6 +38,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
@@ -335,7 +335,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 			if !exists {
 				continue
 			}
-			last := shallowCopy(old)
+			last := objcopy.Shallow(old)
 			rv, rvs := next()
 			if m, err := meta.Accessor(last); err == nil {
 				m.SetResourceVersion(rvs)
@@ -349,7 +349,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 			applied = append(applied, last)
 			continue
 		}
-		obj := shallowCopy(c.Object)
+		obj := objcopy.Shallow(c.Object)
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			continue
@@ -413,25 +413,6 @@ func (s *Store) uid(namespace, name string, created metav1.Time) types.UID {
 	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16]))
 }
 
-// shallowCopy returns a copy of obj that shares everything but its top-level
-// struct: for the typed objects the store holds (a struct embedding
-// metav1.ObjectMeta by value), setting metadata strings on the copy leaves obj
-// untouched, without deep-copying the (large, read-only) content. Objects of
-// another shape (e.g. unstructured, whose metadata lives in a shared map) are
-// deep-copied.
-func shallowCopy(obj runtime.Object) runtime.Object {
-	if _, ok := obj.(metav1.ObjectMetaAccessor); ok {
-		if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-			c := reflect.New(v.Elem().Type())
-			c.Elem().Set(v.Elem())
-			if o, ok := c.Interface().(runtime.Object); ok {
-				return o
-			}
-		}
-	}
-	return obj.DeepCopyObject()
-}
-
 // contentEquality is apiequality.Semantic plus a rule for RawExtension: two
 // raw documents are equal when their bytes are, or when they are the same
 // JSON up to insignificant white space. So an object restored from its JSON
@@ -465,7 +446,7 @@ func rawEqual(a, b []byte) bool {
 // creationTimestamp, uid and TypeMeta. It works on shallow copies: nothing
 // big is copied.
 func sameContent(a, b runtime.Object) bool {
-	a, b = shallowCopy(a), shallowCopy(b)
+	a, b = objcopy.Shallow(a), objcopy.Shallow(b)
 	for _, o := range []runtime.Object{a, b} {
 		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 		if m, err := meta.Accessor(o); err == nil {
