@@ -285,17 +285,19 @@ func (s *Store) updateSortedLocked(added []string, removed map[string]bool) {
 	s.sorted = out
 }
 
-// Apply applies changes atomically under one new resourceVersion.
+// Apply applies changes atomically, each applied change under its own new
+// resourceVersion, in the order of changes.
 //
 // A put whose content (everything but metadata resourceVersion,
 // creationTimestamp and uid) equals the stored object is a no-op; so is the
-// delete of a missing key. Applied objects get metadata.resourceVersion = the
+// delete of a missing key. Applied objects get metadata.resourceVersion = their
 // new rv, a creationTimestamp (kept from the stored object, else now) and a
 // stable uid; watchers get ADDED / MODIFIED / DELETED. When a key appears
 // several times, the last change wins.
 //
-// Apply returns the new resourceVersion (unchanged if nothing applied) and the
-// objects as stored (for deletions, the last state with the new rv). The
+// Apply returns the store's new resourceVersion, that of its last applied
+// change (unchanged if nothing applied), and the objects as stored (for
+// deletions, the last state with its new rv). The
 // objects passed in are not modified; the store keeps a shallow copy of each
 // (its own metadata, everything else shared), so callers must not modify them
 // afterwards either.
@@ -389,18 +391,13 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 	return s.rv, applied
 }
 
-// trimLocked drops whole resourceVersions from the head of the history
-// until it fits HistorySize.
+// trimLocked drops the oldest events until the history fits HistorySize.
 func (s *Store) trimLocked() {
 	if len(s.history) <= s.opts.HistorySize {
 		return
 	}
 	cut := len(s.history) - s.opts.HistorySize
-	minRV := s.history[cut-1].rv
-	for cut < len(s.history) && s.history[cut].rv == minRV {
-		cut++
-	}
-	s.minRV = minRV
+	s.minRV = s.history[cut-1].rv // every event has its own rv (Apply)
 	s.history = append([]event(nil), s.history[cut:]...)
 }
 
