@@ -8,9 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
-
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/klog/v2"
 )
@@ -115,29 +112,16 @@ func (l *Live) retryCache(ctx context.Context) {
 	}
 }
 
-// cacheResources are the resources (bbolt buckets) of the cache file.
-var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}
-
 // adoptCache opens the cache and makes it hold the Stores' current history.
 // Objects in the file are not decoded: none is restored, Reset replaces them.
 func (l *Live) adoptCache() error {
-	db, _, discarded, err := cache.Open(l.cacheDir, cacheResources, nil)
-	if discarded != nil {
-		cacheDiscarded.Inc()
-		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
-	}
+	db, _, err := l.openCacheFile(nil)
 	if err != nil {
-		cacheWriteFailures.Inc()
-		l.setCacheErr(fmt.Errorf("output cache unavailable, serving from memory only: %w", err))
 		return err
 	}
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
-	batch := cache.Batch{}
-	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
-		objs, rv := store.Snapshot()
-		batch[resource] = entries(objs, nil, rv)
-	}
+	batch := l.snapshotBatch()
 	if err := db.Reset(l.namespaced.Epoch(), batch); err != nil {
 		_ = db.Close()
 		cacheWriteFailures.Inc()

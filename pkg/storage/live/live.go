@@ -216,14 +216,8 @@ func (l *Live) openCache() {
 		}
 		return nil
 	}
-	db, loaded, discarded, err := cache.Open(l.cacheDir, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, validate)
-	if discarded != nil {
-		cacheDiscarded.Inc()
-		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
-	}
+	db, loaded, err := l.openCacheFile(validate)
 	if err != nil {
-		cacheWriteFailures.Inc()
-		l.setCacheErr(fmt.Errorf("output cache unavailable, serving from memory only: %w", err))
 		klog.ErrorS(err, "Output cache unavailable; serving from memory only", "dir", l.cacheDir)
 		return
 	}
@@ -624,6 +618,38 @@ func parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
+// cacheResources are the resources (bbolt buckets) of the cache file.
+var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}
+
+// openCacheFile opens the cache file (validate as for cache.Open) and
+// accounts for the outcome: a discarded file in effectivepolicy_cache_discarded_total
+// and the log, an unusable one in the write-failure metric and the cache
+// check.
+func (l *Live) openCacheFile(validate func(resource string, e cache.Entry) error) (*cache.DB, map[string]cache.Resource, error) {
+	db, loaded, discarded, err := cache.Open(l.cacheDir, cacheResources, validate)
+	if discarded != nil {
+		cacheDiscarded.Inc()
+		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
+	}
+	if err != nil {
+		cacheWriteFailures.Inc()
+		l.setCacheErr(fmt.Errorf("output cache unavailable, serving from memory only: %w", err))
+		return nil, nil, err
+	}
+	return db, loaded, nil
+}
+
+// snapshotBatch is the whole content of both Stores as one cache batch (to
+// rewrite or adopt a file).
+func (l *Live) snapshotBatch() cache.Batch {
+	batch := cache.Batch{}
+	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+		objs, rv := store.Snapshot()
+		batch[resource] = entries(objs, nil, rv)
+	}
+	return batch
+}
+
 // persistLocked writes a batch; after a failed write, the next one rewrites
 // both resources whole, so the file never keeps a resourceVersion older than
 // one a client has seen together with content that contradicts it.
@@ -633,11 +659,7 @@ func (l *Live) persistLocked(batch cache.Batch) {
 	}
 	replace := l.rewrite
 	if replace {
-		batch = cache.Batch{}
-		for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
-			objs, rv := store.Snapshot()
-			batch[resource] = entries(objs, nil, rv)
-		}
+		batch = l.snapshotBatch()
 	}
 	if err := l.db.Write(batch, replace); err != nil {
 		cacheWriteFailures.Inc()
