@@ -1,13 +1,14 @@
 package compute
 
 import (
-	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
 )
 
 // Key names one output object. Namespace "" means a ClusterEffectivePolicy
@@ -109,8 +110,14 @@ func (e *Engine) Keys() []Key {
 func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	return e.computeWith(key, e.currentMemo())
+}
+
+// computeWith computes key with memo m and a pooled session. The caller
+// holds e.mu (read).
+func (e *Engine) computeWith(key Key, m *memo) (runtime.Object, bool) {
 	s := sessionPool.Get().(*session)
-	s.st, s.m = e.st, e.currentMemo()
+	s.st, s.m = e.st, m
 	defer func() {
 		s.st, s.m = nil, nil
 		sessionPool.Put(s)
@@ -178,25 +185,11 @@ func (e *Engine) computeAll() map[Key]runtime.Object {
 	keys := e.st.keys()
 	objs := make([]runtime.Object, len(keys))
 	m := e.currentMemo()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < goruntime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := newSession(e.st, m)
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(keys) {
-					return
-				}
-				if o, ok := e.st.compute(keys[i], s); ok {
-					objs[i] = o
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.For(len(keys), func(i int) {
+		if o, ok := e.computeWith(keys[i], m); ok {
+			objs[i] = o
+		}
+	})
 	out := make(map[Key]runtime.Object, len(keys))
 	for i, k := range keys {
 		if objs[i] != nil {

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	goruntime "runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -24,6 +23,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/klog/v2"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
@@ -482,7 +482,7 @@ type computed struct {
 // scheduling.
 func (l *Live) computeAll(keys []compute.Key) []computed {
 	out := make([]computed, len(keys))
-	parallel(len(keys), func(i int) {
+	parallel.For(len(keys), func(i int) {
 		out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
 	})
 	return out
@@ -580,7 +580,7 @@ func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) ca
 		}
 		all[i], valid[i] = e, true
 	}
-	parallel(len(applied), encode)
+	parallel.For(len(applied), encode)
 	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
 	for i, e := range all {
 		if valid[i] {
@@ -588,34 +588,6 @@ func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) ca
 		}
 	}
 	return res
-}
-
-// parallel calls f(0) ... f(n-1) on up to GOMAXPROCS goroutines and returns
-// when all are done. f must recover its own panics.
-func parallel(n int, f func(i int)) {
-	workers := min(goruntime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(workers)
-	for w := 0; w < workers; w++ {
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // cacheResources are the resources (bbolt buckets) of the cache file.
