@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -317,19 +316,7 @@ type accessEndpoints struct {
 
 func localEndpoints(t *testing.T) accessEndpoints {
 	t.Helper()
-	local := localDir()
-	env, err := os.ReadFile(filepath.Join(local, "ports.env"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := func(name string) string {
-		m := regexp.MustCompile(`(?m)^` + name + `=(\d+)$`).FindSubmatch(env)
-		if m == nil {
-			t.Fatalf("no %s in %s/ports.env:\n%s", name, local, env)
-		}
-		return string(m[1])
-	}
-	pki := filepath.Join(local, "pki")
+	pki := filepath.Join(localDir(), "pki")
 	caPEM, err := os.ReadFile(filepath.Join(pki, "ca.crt"))
 	if err != nil {
 		t.Fatal(err)
@@ -337,8 +324,8 @@ func localEndpoints(t *testing.T) accessEndpoints {
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(caPEM)
 	return accessEndpoints{
-		kubeURL:   "https://127.0.0.1:" + port("KUBE_PORT"),
-		serverURL: "https://127.0.0.1:" + port("SERVER_PORT"),
+		kubeURL:   "https://127.0.0.1:" + localPort(t, "KUBE_PORT"),
+		serverURL: "https://127.0.0.1:" + localPort(t, "SERVER_PORT"),
 		roots:     roots,
 		pki:       pki,
 	}

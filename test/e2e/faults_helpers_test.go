@@ -4,10 +4,7 @@ package e2e
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -166,42 +163,7 @@ func serverPort(t *testing.T, replica int) string {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	env, err := os.ReadFile(filepath.Join(localDir(), "ports.env"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^SERVER_PORT=(\d+)$`).FindSubmatch(env)
-	if m == nil {
-		t.Fatalf("no SERVER_PORT in ports.env:\n%s", env)
-	}
-	return string(m[1])
-}
-
-// serverHTTP GETs path straight from a server port as the local admin (system:masters), returning
-// the status code and body.
-func serverHTTP(t *testing.T, port, path string) (int, string, error) {
-	t.Helper()
-	pki := filepath.Join(localDir(), "pki")
-	cert, err := tls.LoadX509KeyPair(filepath.Join(pki, "admin.crt"), filepath.Join(pki, "admin.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	caPEM, err := os.ReadFile(filepath.Join(pki, "ca.crt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(caPEM)
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, ServerName: "127.0.0.1"},
-	}}
-	resp, err := client.Get("https://127.0.0.1:" + port + path)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body), err
+	return localPort(t, "SERVER_PORT")
 }
 
 // metricValue returns the value of an unlabelled sample (or of the first sample whose line starts

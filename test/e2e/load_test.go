@@ -733,14 +733,7 @@ func diffContent(got, want map[string]any) error {
 // serverPID reads the pid hack/local-up.sh recorded for the server.
 func serverPID(t *testing.T) int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(localDir(), "run", "effectivepolicy-apiserver.pid"))
-	if err != nil {
-		t.Fatalf("server pid: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatalf("server pid %q: %v", b, err)
-	}
+	pid := pidOf(t, "effectivepolicy-apiserver")
 	if _, err := readRSS(pid); err != nil {
 		t.Fatalf("server pid %d: %v", pid, err)
 	}

@@ -27,21 +27,25 @@ func localDir() string {
 	return filepath.Join(repoRoot, ".local")
 }
 
-// scrapeServerMetrics gets /metrics straight from our server's port (the aggregator only proxies
-// /apis/effectivepolicy.dev), as the local admin (client certificate; system:masters, so the
-// delegated authorization allows the non-resource URL).
-func scrapeServerMetrics(t *testing.T) string {
+// localPort returns a port recorded in the control plane's ports.env (KUBE_PORT, SERVER_PORT, ...).
+func localPort(t *testing.T, name string) string {
 	t.Helper()
-	local := localDir()
-	env, err := os.ReadFile(filepath.Join(local, "ports.env"))
+	env, err := os.ReadFile(filepath.Join(localDir(), "ports.env"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^SERVER_PORT=(\d+)$`).FindSubmatch(env)
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `=(\d+)$`).FindSubmatch(env)
 	if m == nil {
-		t.Fatalf("no SERVER_PORT in %s/ports.env:\n%s", local, env)
+		t.Fatalf("no %s in %s/ports.env:\n%s", name, localDir(), env)
 	}
-	pki := filepath.Join(local, "pki")
+	return string(m[1])
+}
+
+// serverHTTP GETs path straight from a server port as the local admin (system:masters), returning
+// the status code and body.
+func serverHTTP(t *testing.T, port, path string) (int, string, error) {
+	t.Helper()
+	pki := filepath.Join(localDir(), "pki")
 	cert, err := tls.LoadX509KeyPair(filepath.Join(pki, "admin.crt"), filepath.Join(pki, "admin.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -55,19 +59,28 @@ func scrapeServerMetrics(t *testing.T) string {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, ServerName: "127.0.0.1"},
 	}}
-	resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%s/metrics", m[1]))
+	resp, err := client.Get("https://127.0.0.1:" + port + path)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// scrapeServerMetrics gets /metrics straight from our server's port (the aggregator only proxies
+// /apis/effectivepolicy.dev), as the local admin (client certificate; system:masters, so the
+// delegated authorization allows the non-resource URL).
+func scrapeServerMetrics(t *testing.T) string {
+	t.Helper()
+	code, body, err := serverHTTP(t, localPort(t, "SERVER_PORT"), "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %s\n%s", resp.Status, body)
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics: %d\n%s", code, body)
 	}
-	return string(body)
+	return body
 }
 
 // TestMetrics: our server's /metrics carries the metrics docs/operations.md lists, with the
