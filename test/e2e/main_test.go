@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -125,10 +126,26 @@ func eventually(t *testing.T, timeout time.Duration, what string, f func() error
 	}
 }
 
-// createNamespace creates a fresh namespace and deletes it (without waiting) when the test ends.
+// createNamespace creates a fresh namespace and deletes it when the test ends. The cleanup waits
+// until the namespace is gone and the server lists no EffectivePolicy in it any more: a namespace
+// still draining, or outputs the server has not dropped yet, would otherwise show up in the next
+// test's cluster-wide lists (and vanish in the middle of that test).
 func createNamespace(t *testing.T, name string) {
 	t.Helper()
 	_, _, _ = kubectlRaw(nil, "delete", "namespace", name, "--ignore-not-found", "--wait=true", "--timeout=60s")
 	kubectl(t, "create", "namespace", name)
-	t.Cleanup(func() { _, _, _ = kubectlRaw(nil, "delete", "namespace", name, "--wait=false") })
+	t.Cleanup(func() {
+		_, _, _ = kubectlRaw(nil, "delete", "namespace", name, "--wait=true", "--timeout=120s")
+		cs := clientset(t, "")
+		eventually(t, time.Minute, "the EffectivePolicies of deleted namespace "+name+" gone", func() error {
+			l, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(name).List(context.Background(), metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			if len(l.Items) > 0 {
+				return fmt.Errorf("%d left", len(l.Items))
+			}
+			return nil
+		})
+	})
 }
