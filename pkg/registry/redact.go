@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // Redacted replaces the value of a sensitive field the caller may not see.
@@ -92,6 +93,18 @@ func (r *Redactor) forRequest(ctx context.Context) func(runtime.Object) runtime.
 func (r *Redactor) Redact(ctx context.Context, u user.Info, obj runtime.Object) runtime.Object {
 	var targets []v1alpha1.Target
 	switch o := obj.(type) {
+	case *encoded.Object:
+		// Most outputs name no policy kind with sensitive fields: those are
+		// served as they are, without decoding. The others are decoded
+		// (GetObject: should that fail, without targets, so nothing leaks).
+		if !r.mayHide(o.Summary) {
+			return obj
+		}
+		dec := o.GetObject()
+		if red := r.Redact(ctx, u, dec); red != dec {
+			return red
+		}
+		return obj
 	case *v1alpha1.EffectivePolicy:
 		targets = o.Targets
 	case *v1alpha1.ClusterEffectivePolicy:
@@ -131,6 +144,20 @@ func (r *Redactor) Redact(ctx context.Context, u user.Info, obj runtime.Object) 
 		return obj
 	}
 	return out
+}
+
+// mayHide reports whether an output with this summary names a policy kind
+// with sensitive fields (nil: unknown, so yes).
+func (r *Redactor) mayHide(s *encoded.Summary) bool {
+	if s == nil {
+		return true
+	}
+	for _, gk := range s.PolicyGroupKinds {
+		if sk, ok := r.fields.SensitiveKind(gk); ok && len(sk.Paths) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hidden returns the leaf pointers of fieldSources that are sensitive and

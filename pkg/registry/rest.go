@@ -19,6 +19,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // Category is the kubectl category both resources belong to
@@ -179,6 +180,10 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 			items = append(items, redact(o)) // a copy when something is redacted
 		}
 	}
+	if l, ok := encodedList(items, !r.namespaced); ok {
+		l.ResourceVersion = strconv.FormatUint(rv, 10)
+		return l, nil
+	}
 	list := r.newList()
 	if err := meta.SetList(list, items); err != nil {
 		return nil, err
@@ -264,6 +269,21 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 	w.src = src
 	go w.run(ctx)
 	return w, nil
+}
+
+// encodedList returns items as an encoded.List when every one of them is an
+// encoded.Object (the live layer's outputs, unless redacted): its JSON is
+// written from the stored bytes, not re-encoded.
+func encodedList(items []runtime.Object, cluster bool) (*encoded.List, bool) {
+	l := &encoded.List{Cluster: cluster, Items: make([]*encoded.Object, len(items))}
+	for i, it := range items {
+		o, ok := it.(*encoded.Object)
+		if !ok {
+			return nil, false
+		}
+		l.Items[i] = o
+	}
+	return l, true
 }
 
 // parseRV parses a resourceVersion parameter; set is false for "".

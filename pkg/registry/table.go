@@ -3,8 +3,6 @@ package registry
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 var swaggerMetadataDescriptions = metav1.ObjectMeta{}.SwaggerDoc()
@@ -39,11 +38,11 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 		if err != nil {
 			return err
 		}
-		targets, err := targetsOf(obj)
+		s, err := summaryOf(obj)
 		if err != nil {
 			return err
 		}
-		kinds, policies, policyKinds := summarize(targets)
+		kinds, policies, policyKinds := s.TargetKinds, s.Policies, s.PolicyKinds
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Cells:  []interface{}{m.GetName(), kinds, policies, policyKinds, age(m.GetCreationTimestamp())},
 			Object: runtime.RawExtension{Object: obj},
@@ -70,40 +69,22 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 	return table, nil
 }
 
-func targetsOf(obj runtime.Object) ([]v1alpha1.Target, error) {
+// summaryOf returns what the columns show: kept with an encoded output,
+// computed for a decoded one.
+func summaryOf(obj runtime.Object) (encoded.Summary, error) {
 	switch o := obj.(type) {
+	case *encoded.Object:
+		if o.Summary != nil {
+			return *o.Summary, nil
+		}
+		targets, err := o.Targets()
+		return encoded.Summarize(targets), err
 	case *v1alpha1.EffectivePolicy:
-		return o.Targets, nil
+		return encoded.Summarize(o.Targets), nil
 	case *v1alpha1.ClusterEffectivePolicy:
-		return o.Targets, nil
+		return encoded.Summarize(o.Targets), nil
 	}
-	return nil, fmt.Errorf("unexpected object %T", obj)
-}
-
-// summarize returns the target kinds, the number of distinct source policies
-// and the policy kinds (target kinds in order of appearance, policy kinds sorted).
-func summarize(targets []v1alpha1.Target) (string, int64, string) {
-	var kinds, policyKinds []string
-	seenKind := map[string]bool{}
-	seenPolicyKind := map[string]bool{}
-	policies := map[string]bool{}
-	for _, t := range targets {
-		if !seenKind[t.Kind] {
-			seenKind[t.Kind] = true
-			kinds = append(kinds, t.Kind)
-		}
-		for _, p := range t.Policies {
-			if !seenPolicyKind[p.Kind] {
-				seenPolicyKind[p.Kind] = true
-				policyKinds = append(policyKinds, p.Kind)
-			}
-			for _, s := range p.Sources {
-				policies[p.Group+"/"+p.Kind+"/"+s.Namespace+"/"+s.Name] = true
-			}
-		}
-	}
-	sort.Strings(policyKinds)
-	return strings.Join(kinds, ","), int64(len(policies)), strings.Join(policyKinds, ",")
+	return encoded.Summary{}, fmt.Errorf("unexpected object %T", obj)
 }
 
 func age(ts metav1.Time) string {

@@ -27,6 +27,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
 )
 
@@ -695,6 +696,10 @@ func served(t *testing.T, l *live.Live) map[compute.Key][]v1alpha1.Target {
 			t.Fatal(err)
 		}
 		for _, o := range objs {
+			o, err := encoded.Decoded(o) // the live layer serves encoded.Objects
+			if err != nil {
+				t.Fatal(err)
+			}
 			switch o := o.(type) {
 			case *v1alpha1.EffectivePolicy:
 				out[compute.Key{Namespace: o.Namespace, Name: o.Name}] = o.Targets

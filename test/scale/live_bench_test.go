@@ -23,6 +23,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
 )
 
@@ -218,7 +219,7 @@ func BenchmarkLiveList(b *testing.B) {
 	list, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
 	lat := make([]time.Duration, 0, len(list))
 	for _, o := range list {
-		p := o.(*v1alpha1.EffectivePolicy)
+		p := o.(*encoded.Object)
 		t0 := time.Now()
 		got, err := r.Get(genericapirequest.WithNamespace(context.Background(), p.Namespace), p.Name, &metav1.GetOptions{})
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // These tests run the live layer with the real engine on the reference
@@ -100,6 +101,10 @@ func served(t *testing.T, l *Live) map[compute.Key]string {
 			t.Fatal(err)
 		}
 		for _, o := range objs {
+			o, err := encoded.Decoded(o) // the live layer serves encoded.Objects
+			if err != nil {
+				t.Fatal(err)
+			}
 			switch o := o.(type) {
 			case *v1alpha1.EffectivePolicy:
 				out[compute.Key{Namespace: o.Namespace, Name: o.Name}] = targetsJSON(t, o)

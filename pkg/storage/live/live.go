@@ -7,7 +7,6 @@ package live
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -27,6 +26,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
@@ -165,20 +165,16 @@ func (l *Live) setCacheErr(err error) {
 	cacheDegraded.Set(1)
 }
 
-func decodeOutput(resource string, data []byte) (runtime.Object, error) {
-	var obj runtime.Object
-	switch resource {
-	case ResourceEffectivePolicies:
-		obj = &v1alpha1.EffectivePolicy{}
-	case ResourceClusterEffectivePolicies:
-		obj = &v1alpha1.ClusterEffectivePolicy{}
-	default:
-		return nil, fmt.Errorf("unknown resource %q", resource)
-	}
-	if err := json.Unmarshal(data, obj); err != nil {
+// decodeOutput decodes a cache entry of resource.
+func decodeOutput(resource string, data []byte) (*encoded.Object, error) {
+	o, err := encoded.FromCacheBytes(data)
+	if err != nil {
 		return nil, err
 	}
-	return obj, nil
+	if want := resource == ResourceClusterEffectivePolicies; o.Cluster != want {
+		return nil, fmt.Errorf("a %s stored as %s", o.GetObjectKind().GroupVersionKind().Kind, resource)
+	}
+	return o, nil
 }
 
 func cacheKey(namespace, name string) string { return namespace + "/" + name }
@@ -189,16 +185,14 @@ func (l *Live) openCache() {
 		klog.InfoS("Output cache disabled; serving from memory only")
 		return
 	}
-	// Objects are decoded (and interned) once, while the file is validated,
-	// and kept for the restore below.
-	in := newInterner() // share equal content between outputs, as computed ones do
+	// Objects are decoded once, while the file is validated, and kept for
+	// the restore below. Their content stays compressed (encoded.Object).
 	decoded := map[string]runtime.Object{}
 	validate := func(resource string, e cache.Entry) error {
 		obj, err := decodeOutput(resource, e.Data)
 		if err != nil {
 			return err
 		}
-		in.output(obj)
 		decoded[resource+"\x00"+e.Key] = obj
 		m, err := meta.Accessor(obj)
 		if err != nil {
@@ -529,14 +523,11 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 	}
 }
 
-// compute calls the engine. A panic of the engine is turned into an error
-// so that no input can crash the server.
-//
-// The output is used as is (no copy, no JSON round trip): it is read-only
-// and may share its Raw specs and FieldSources maps with other outputs. An
-// output restored from the cache compares equal to the same output computed
-// afresh because the engine's Raw is compact JSON (what the cache holds) and
-// the Stores compare Raw up to white space and nil maps as empty ones.
+// compute calls the engine and encodes its output (encoded.Object: compact
+// and served without re-encoding; docs/storage.md). A panic of the engine is
+// turned into an error so that no input can crash the server. Encoding runs
+// here, on computeAll's goroutines, and the engine's output is dropped
+// afterwards: the Stores keep only the encoded form.
 func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -550,42 +541,40 @@ func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 	if !ok || obj == nil {
 		return nil, false, nil
 	}
-	return obj, true, nil
+	enc, err := encoded.New(obj)
+	if err != nil {
+		klog.ErrorS(err, "Encoding an output failed; keeping the previous one", "key", k.String())
+		return nil, false, err
+	}
+	return enc, true, nil
 }
 
 // entries turns what a Store applied into cache entries, in the same order.
-// The objects are encoded on up to GOMAXPROCS goroutines: at start-up every
-// output is written once, and JSON encoding is most of that work.
+// An applied object is an encoded.Object, whose cache form is its own bytes.
 func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) cache.Resource {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
 	}
-	all := make([]cache.Entry, len(applied))
-	valid := make([]bool, len(applied))
-	encode := func(i int) {
-		m, err := meta.Accessor(applied[i])
+	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
+	for _, obj := range applied {
+		m, err := meta.Accessor(obj)
 		if err != nil {
-			return
+			continue
 		}
 		key := cacheKey(m.GetNamespace(), m.GetName())
 		e := cache.Entry{Key: key}
 		if !deleted[key] {
-			data, err := json.Marshal(applied[i])
+			o, err := encoded.New(obj)
+			if err == nil {
+				e.Data, err = o.CacheBytes()
+			}
 			if err != nil {
 				klog.ErrorS(err, "Cannot encode output for the cache", "key", key)
-				return
+				continue
 			}
-			e.Data = data
 		}
-		all[i], valid[i] = e, true
-	}
-	parallel.For(len(applied), encode)
-	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
-	for i, e := range all {
-		if valid[i] {
-			res.Entries = append(res.Entries, e)
-		}
+		res.Entries = append(res.Entries, e)
 	}
 	return res
 }

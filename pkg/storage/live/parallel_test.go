@@ -12,6 +12,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // panicEngine computes an output per key, panicking for keys named boom*
@@ -72,7 +73,7 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 	}
 	var last uint64
 	for i, obj := range objs {
-		p := obj.(*v1alpha1.EffectivePolicy)
+		p := obj.(*encoded.Object)
 		want := "2"
 		if strings.HasPrefix(p.Name, "boom") {
 			want = "1" // the previous output stays
@@ -83,8 +84,12 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 			}
 			last = rv
 		}
-		if p.Name != keys[i].Name || p.Targets[0].Name != p.Name+"@"+want {
-			t.Errorf("object %d: %s with target %s, want %s@%s", i, p.Name, p.Targets[0].Name, keys[i].Name, want)
+		targets, err := p.Targets()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Name != keys[i].Name || targets[0].Name != p.Name+"@"+want {
+			t.Errorf("object %d: %s with target %s, want %s@%s", i, p.Name, targets[0].Name, keys[i].Name, want)
 		}
 	}
 }

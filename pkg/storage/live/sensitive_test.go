@@ -14,6 +14,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // The live layer exposes the engine's sensitive-field index to the REST
@@ -87,7 +88,11 @@ func TestSensitiveFieldsRedactEngineOutput(t *testing.T) {
 	})
 	red := registry.NewRedactor(authz, l.SensitiveFields(), time.Minute)
 	spec := func(o runtime.Object) string {
-		return string(o.(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].Spec.Raw)
+		dec, err := encoded.Decoded(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(dec.(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].Spec.Raw)
 	}
 	if got := spec(red.Redact(context.Background(), &user.DefaultInfo{Name: "alice"}, obj)); got != `{"auth":{"token":"s3cr3t","user":"u"},"value":"3"}` {
 		t.Errorf("alice sees %s", got)

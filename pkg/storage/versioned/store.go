@@ -40,6 +40,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // DefaultHistorySize is the number of watch events kept when Options.HistorySize is 0.
@@ -443,6 +444,11 @@ func rawEqual(a, b []byte) bool {
 // creationTimestamp, uid and TypeMeta. It works on shallow copies: nothing
 // big is copied.
 func sameContent(a, b runtime.Object) bool {
+	if ea, ok := a.(*encoded.Object); ok {
+		if eb, ok := b.(*encoded.Object); ok {
+			return encoded.SameContent(ea, eb) // compressed bytes; nothing decoded
+		}
+	}
 	a, b = objcopy.Shallow(a), objcopy.Shallow(b)
 	for _, o := range []runtime.Object{a, b} {
 		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})

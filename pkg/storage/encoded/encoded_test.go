@@ -1,0 +1,273 @@
+package encoded
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+func codecs(t testing.TB) serializer.CodecFactory {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(scheme)
+}
+
+// encoders returns the API server's encoders for the media types it serves,
+// by name: the versioning codec to v1alpha1 over each serializer.
+func encoders(t testing.TB) map[string]runtime.Encoder {
+	t.Helper()
+	cf := codecs(t)
+	out := map[string]runtime.Encoder{}
+	for _, info := range cf.SupportedMediaTypes() {
+		switch info.MediaType {
+		case "application/json":
+			out["json"] = cf.EncoderForVersion(info.Serializer, v1alpha1.SchemeGroupVersion)
+			out["json-pretty"] = cf.EncoderForVersion(info.PrettySerializer, v1alpha1.SchemeGroupVersion)
+		case "application/yaml":
+			out["yaml"] = cf.EncoderForVersion(info.Serializer, v1alpha1.SchemeGroupVersion)
+		}
+	}
+	if len(out) != 3 {
+		t.Fatalf("encoders: got %v", out)
+	}
+	return out
+}
+
+func policy(name string, nTargets int) *v1alpha1.EffectivePolicy {
+	ep := &v1alpha1.EffectivePolicy{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Namespace: "ns", ResourceVersion: "42", UID: "u-1",
+		CreationTimestamp: metav1.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+	}}
+	for i := 0; i < nTargets; i++ {
+		ep.Targets = append(ep.Targets, v1alpha1.Target{
+			Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: name,
+			Policies: []v1alpha1.TargetPolicy{{
+				Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited,
+				Sources: []v1alpha1.PolicySource{{Namespace: "ns", Name: fmt.Sprintf("p-%d", i), Outcome: v1alpha1.OutcomeEnforced, Message: "<in effect> & \"quoted\""}},
+				Effective: []v1alpha1.EffectiveSpec{{
+					Via:          []v1alpha1.ObjectReference{{Kind: "Namespace", Name: "ns"}},
+					Spec:         runtime.RawExtension{Raw: []byte(fmt.Sprintf(`{"retries":%d,"html":"<&>"}`, i))},
+					FieldSources: map[string]string{"/retries": "ns/p", "/html": "ns/p"},
+				}},
+			}},
+		})
+	}
+	return ep
+}
+
+func mustNew(t testing.TB, obj runtime.Object) *Object {
+	t.Helper()
+	o, err := New(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestObjectEncodesLikeTheDecodedObject: through every encoder the API
+// server uses, an Object gives the bytes of its decoded object.
+func TestObjectEncodesLikeTheDecodedObject(t *testing.T) {
+	cluster := &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "gc", ResourceVersion: "7", Labels: map[string]string{"a": "b"}}}
+	cluster.Targets = policy("gc", 2).Targets
+	for name, enc := range encoders(t) {
+		for _, tc := range []struct {
+			name string
+			obj  runtime.Object
+		}{
+			{"no targets", policy("a", 0)},
+			{"one target", policy("b", 1)},
+			{"many targets", policy("c", 40)},
+			{"cluster-scoped", cluster},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				want, err := runtime.Encode(enc, tc.obj.DeepCopyObject())
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := mustNew(t, tc.obj)
+				got, err := runtime.Encode(enc, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("encoded differently:\n got %s\nwant %s", got, want)
+				}
+				if name == "json" && classify(enc.Identifier()) != plainJSON {
+					t.Errorf("the plain JSON encoder %s is not recognised", enc.Identifier())
+				}
+				if name != "json" && classify(enc.Identifier()) == plainJSON {
+					t.Errorf("encoder %s taken for plain JSON", enc.Identifier())
+				}
+				mj, err := o.MarshalJSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if name == "json" && !bytes.Equal(append(mj, '\n'), want) {
+					t.Errorf("MarshalJSON:\n got %s\nwant %s", mj, want)
+				}
+			})
+		}
+	}
+}
+
+// recorder records the size of every write.
+type recorder struct {
+	bytes.Buffer
+	writes []int
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.writes = append(r.writes, len(p))
+	return r.Buffer.Write(p)
+}
+
+func TestListEncodesLikeTheDecodedList(t *testing.T) {
+	for name, enc := range encoders(t) {
+		for _, n := range []int{0, 1, 3, chunkItems + 1, 3*chunkItems + 7} {
+			t.Run(fmt.Sprintf("%s/%d items", name, n), func(t *testing.T) {
+				l := &List{ListMeta: metav1.ListMeta{ResourceVersion: "99"}}
+				for i := 0; i < n; i++ {
+					l.Items = append(l.Items, mustNew(t, policy(fmt.Sprintf("p%04d", i), 1+i%3)))
+				}
+				want, err := runtime.Encode(enc, l.GetObject())
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec := &recorder{}
+				if err := enc.Encode(l, rec); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(rec.Bytes(), want) {
+					t.Fatalf("encoded differently (%d vs %d bytes):\n got %.300s\nwant %.300s", rec.Len(), len(want), rec.Bytes(), want)
+				}
+				// The API server gzips a response only when its first write
+				// is larger than 128 KiB.
+				if name == "json" && len(want) > gzipThreshold && rec.writes[0] <= gzipThreshold {
+					t.Errorf("first write %d bytes of %d: the response would not be gzipped", rec.writes[0], len(want))
+				}
+			})
+		}
+	}
+}
+
+func TestClusterList(t *testing.T) {
+	enc := encoders(t)["json"]
+	c := &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "gc"}, Targets: policy("gc", 1).Targets}
+	l := &List{Cluster: true, ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []*Object{mustNew(t, c)}}
+	want, err := runtime.Encode(enc, l.GetObject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := runtime.Encode(enc, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) || !strings.Contains(string(got), `"kind":"ClusterEffectivePolicyList"`) {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// TestWrappingEncoder: an encoder identified as the watch encoder gets the
+// Object itself, so that its embedded encoder takes the fast path; any other
+// unknown encoder gets the decoded object.
+func TestWrappingEncoder(t *testing.T) {
+	o := mustNew(t, policy("w", 2))
+	for _, tc := range []struct {
+		id      string
+		wantObj bool
+	}{
+		{`{"embeddedEncoder":"x","encoder":"y","eventType":"ADDED","name":"watch"}`, true},
+		{`{"name":"protobuf"}`, false},
+		{`not json`, false},
+	} {
+		var got runtime.Object
+		err := o.CacheEncode(runtime.Identifier(tc.id), func(obj runtime.Object, _ io.Writer) error { got = obj; return nil }, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, isObject := got.(*Object)
+		if isObject != tc.wantObj {
+			t.Errorf("%s: encode got %T", tc.id, got)
+		}
+	}
+}
+
+func TestCacheBytesRoundTrip(t *testing.T) {
+	for _, obj := range []runtime.Object{policy("a", 0), policy("b", 5), &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "c"}}} {
+		o := mustNew(t, obj)
+		data, err := o.CacheBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := FromCacheBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !SameContent(o, back) || back.ResourceVersion != o.ResourceVersion || back.UID != o.UID || fmt.Sprint(back.Summary) != fmt.Sprint(o.Summary) {
+			t.Errorf("round trip changed %s: %+v vs %+v", o.Name, back, o)
+		}
+	}
+}
+
+func TestFromCacheBytesRejectsDamage(t *testing.T) {
+	good, err := mustNew(t, policy("a", 3)).CacheBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)-10] ^= 0xff
+	for name, data := range map[string][]byte{
+		"empty":            nil,
+		"length too large": {0xff, 0x01, '{'},
+		"header not json":  append([]byte{3}, "abc"...),
+		"truncated":        good[:len(good)-5],
+		"bit flip":         flipped,
+		"garbage targets":  append(append([]byte(nil), good[:len(good)-40]...), bytes.Repeat([]byte{7}, 40)...),
+	} {
+		if _, err := FromCacheBytes(data); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestSameContent(t *testing.T) {
+	a := mustNew(t, policy("a", 2))
+	b := mustNew(t, policy("a", 2))
+	b.ResourceVersion, b.UID = "43", "other"
+	if !SameContent(a, b) {
+		t.Error("resourceVersion and uid count as content")
+	}
+	c := policy("a", 2)
+	c.Targets[1].Policies[0].Sources[0].Name = "changed"
+	if SameContent(a, mustNew(t, c)) {
+		t.Error("a changed source is not a change")
+	}
+	d := policy("a", 2)
+	d.Labels = map[string]string{"x": "y"}
+	if SameContent(a, mustNew(t, d)) {
+		t.Error("a label is not a change")
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	ep := policy("a", 3)
+	ep.Targets = append(ep.Targets, v1alpha1.Target{Kind: "Service", Name: "a", Policies: []v1alpha1.TargetPolicy{{Group: "b.example", Kind: "AuthPolicy", Sources: []v1alpha1.PolicySource{{Namespace: "ns", Name: "p-0"}}}}})
+	s := Summarize(ep.Targets)
+	if s.TargetKinds != "HTTPRoute,Service" || s.Policies != 4 || s.PolicyKinds != "AuthPolicy,RetryPolicy" || len(s.PolicyGroupKinds) != 2 || s.PolicyGroupKinds[0].Group != "b.example" {
+		t.Errorf("got %+v", s)
+	}
+}

@@ -1,0 +1,148 @@
+package encoded
+
+import (
+	"encoding/json"
+	"io"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// List is an EffectivePolicyList (or ClusterEffectivePolicyList) of Objects.
+type List struct {
+	metav1.ListMeta
+	// Cluster is set for a ClusterEffectivePolicyList.
+	Cluster bool
+	Items   []*Object
+}
+
+var _ runtime.CacheableObject = &List{}
+
+func listKindOf(cluster bool) string { return kindOf(cluster) + "List" }
+
+// GetObjectKind implements runtime.Object (a fresh TypeMeta, as for Object).
+func (l *List) GetObjectKind() schema.ObjectKind {
+	return &metav1.TypeMeta{Kind: listKindOf(l.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+}
+
+// DeepCopyObject implements runtime.Object; the items are shared (immutable
+// for everything but their metadata, which nothing on the serving path sets).
+func (l *List) DeepCopyObject() runtime.Object {
+	c := *l
+	l.ListMeta.DeepCopyInto(&c.ListMeta)
+	c.Items = append([]*Object(nil), l.Items...)
+	return &c
+}
+
+// GetObject implements runtime.CacheableObject: the typed list with every
+// item decoded (on GOMAXPROCS goroutines: a table of every EffectivePolicy
+// of a large cluster decodes tens of thousands).
+func (l *List) GetObject() runtime.Object {
+	decoded := make([]runtime.Object, len(l.Items))
+	parallel.For(len(l.Items), func(i int) { decoded[i] = l.Items[i].GetObject() })
+	tm := metav1.TypeMeta{Kind: listKindOf(l.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+	if l.Cluster {
+		out := &v1alpha1.ClusterEffectivePolicyList{TypeMeta: tm, ListMeta: *l.ListMeta.DeepCopy(), Items: make([]v1alpha1.ClusterEffectivePolicy, len(decoded))}
+		for i, o := range decoded {
+			out.Items[i] = *o.(*v1alpha1.ClusterEffectivePolicy)
+			out.Items[i].TypeMeta = metav1.TypeMeta{}
+		}
+		return out
+	}
+	out := &v1alpha1.EffectivePolicyList{TypeMeta: tm, ListMeta: *l.ListMeta.DeepCopy(), Items: make([]v1alpha1.EffectivePolicy, len(decoded))}
+	for i, o := range decoded {
+		out.Items[i] = *o.(*v1alpha1.EffectivePolicy)
+		out.Items[i].TypeMeta = metav1.TypeMeta{}
+	}
+	return out
+}
+
+// gzipThreshold is the size of the first write from which the API server
+// gzips a response (responsewriters.defaultGzipThresholdBytes): it decides
+// on the first write alone, so that write must be at least this large.
+const gzipThreshold = 128 * 1024
+
+// chunkItems is how many items are prepared at once for writing.
+const chunkItems = 256
+
+// CacheEncode implements runtime.CacheableObject (see the package comment).
+// The plain JSON is written in chunks, the next chunk decompressed on another
+// goroutine while the current one is written (and, by the API server,
+// gzipped).
+func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	if classify(id) != plainJSON {
+		return encode(l.GetObject(), w)
+	}
+	meta, err := json.Marshal(&l.ListMeta)
+	if err != nil {
+		return err
+	}
+	head := make([]byte, 0, gzipThreshold+64*1024)
+	head = append(head, `{"kind":"`...)
+	head = append(head, listKindOf(l.Cluster)...)
+	head = append(head, `","apiVersion":"`...)
+	head = append(head, v1alpha1.SchemeGroupVersion.String()...)
+	head = append(head, `","metadata":`...)
+	head = append(head, meta...)
+	head = append(head, `,"items":[`...)
+
+	type chunk struct {
+		data []byte
+		err  error
+	}
+	chunks := make(chan chunk, 2)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(chunks)
+		for start := 0; start < len(l.Items); start += chunkItems {
+			end := min(start+chunkItems, len(l.Items))
+			var buf []byte
+			var err error
+			for i := start; i < end && err == nil; i++ {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf, err = l.Items[i].appendJSON(buf, false)
+			}
+			select {
+			case chunks <- chunk{buf, err}:
+			case <-done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	pending := head
+	written := false
+	flush := func(force bool) error {
+		if !force && !written && len(pending) <= gzipThreshold {
+			return nil // keep the first write large enough to be gzipped
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		written = true
+		_, err := w.Write(pending)
+		pending = pending[:0]
+		return err
+	}
+	for c := range chunks {
+		if c.err != nil {
+			return c.err
+		}
+		pending = append(pending, c.data...)
+		if err := flush(false); err != nil {
+			return err
+		}
+	}
+	pending = append(pending, "]}\n"...)
+	return flush(true)
+}

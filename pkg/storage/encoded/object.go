@@ -1,0 +1,307 @@
+// Package encoded holds the form in which the server keeps its outputs: an
+// EffectivePolicy or ClusterEffectivePolicy as its metadata plus the
+// zstd-compressed JSON of its targets, and serves them without re-encoding.
+//
+// Why: at issue #7's large size the outputs are ~40,000 objects of 13 KB of
+// JSON on average. Held as Go objects they were a third of the heap, and
+// every GET, LIST, watch event and cache write encoded them again with
+// encoding/json (~120 MB/s: a LIST of all of them spent 4 s on it). Held
+// compressed they take ~56 MB, are encoded once when they change, and a LIST
+// costs a zstd decode (~1 GB/s) per object.
+//
+// *Object and *List implement runtime.CacheableObject: the API machinery's
+// JSON encoder hands them its identifier, and for the identifier of plain
+// (not pretty, not YAML) JSON of effectivepolicy.dev/v1alpha1 they write
+// their bytes directly; for every other encoder they hand over the decoded
+// Go object (GetObject), so every other path works as before, only slower.
+// The bytes are those encoding/json writes for the decoded object (tests
+// compare them).
+package encoded
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// One encoder and one decoder for the process: EncodeAll and DecodeAll are
+// safe for concurrent use and allocate nothing per call beyond the result.
+// Single-threaded encoding is deterministic, so equal targets compress to
+// equal bytes (SameContent relies on it).
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20))
+)
+
+// Summary is what the table printer and the redactor need without decoding
+// the targets.
+type Summary struct {
+	// TargetKinds are the target kinds, in order of appearance, joined by ",".
+	TargetKinds string `json:"targetKinds,omitempty"`
+	// Policies is the number of distinct source policies.
+	Policies int64 `json:"policies,omitempty"`
+	// PolicyKinds are the policy kinds, sorted, joined by ",".
+	PolicyKinds string `json:"policyKinds,omitempty"`
+	// PolicyGroupKinds are the policy kinds with their groups, sorted.
+	PolicyGroupKinds []schema.GroupKind `json:"policyGroupKinds,omitempty"`
+}
+
+// Summarize computes the Summary of targets.
+func Summarize(targets []v1alpha1.Target) Summary {
+	var kinds, policyKinds []string
+	seenKind := map[string]bool{}
+	seenPolicyKind := map[string]bool{}
+	seenGK := map[schema.GroupKind]bool{}
+	var gks []schema.GroupKind
+	policies := map[string]bool{}
+	for _, t := range targets {
+		if !seenKind[t.Kind] {
+			seenKind[t.Kind] = true
+			kinds = append(kinds, t.Kind)
+		}
+		for _, p := range t.Policies {
+			if !seenPolicyKind[p.Kind] {
+				seenPolicyKind[p.Kind] = true
+				policyKinds = append(policyKinds, p.Kind)
+			}
+			if gk := (schema.GroupKind{Group: p.Group, Kind: p.Kind}); !seenGK[gk] {
+				seenGK[gk] = true
+				gks = append(gks, gk)
+			}
+			for _, s := range p.Sources {
+				policies[p.Group+"/"+p.Kind+"/"+s.Namespace+"/"+s.Name] = true
+			}
+		}
+	}
+	sort.Strings(policyKinds)
+	sort.Slice(gks, func(i, j int) bool {
+		if gks[i].Group != gks[j].Group {
+			return gks[i].Group < gks[j].Group
+		}
+		return gks[i].Kind < gks[j].Kind
+	})
+	return Summary{
+		TargetKinds:      strings.Join(kinds, ","),
+		Policies:         int64(len(policies)),
+		PolicyKinds:      strings.Join(policyKinds, ","),
+		PolicyGroupKinds: gks,
+	}
+}
+
+// Object is an EffectivePolicy (or, with Cluster set, a
+// ClusterEffectivePolicy) held as its metadata and its compressed targets.
+// The targets and Summary are immutable and shared between copies; the
+// metadata is the object's own (the versioned store sets resourceVersion,
+// uid and creationTimestamp on a shallow copy).
+type Object struct {
+	metav1.ObjectMeta
+	// Cluster is set for a ClusterEffectivePolicy.
+	Cluster bool
+	// Summary of the targets.
+	Summary *Summary
+
+	// targets is the zstd-compressed JSON of the targets list; nil when the
+	// object has no targets.
+	targets []byte
+}
+
+var (
+	_ runtime.CacheableObject = &Object{}
+	_ metav1.Object           = &Object{}
+)
+
+func kindOf(cluster bool) string {
+	if cluster {
+		return "ClusterEffectivePolicy"
+	}
+	return "EffectivePolicy"
+}
+
+// New encodes an EffectivePolicy or ClusterEffectivePolicy; an *Object is
+// returned as is.
+func New(obj runtime.Object) (*Object, error) {
+	var (
+		om      metav1.ObjectMeta
+		targets []v1alpha1.Target
+		cluster bool
+	)
+	switch o := obj.(type) {
+	case *Object:
+		return o, nil
+	case *v1alpha1.EffectivePolicy:
+		om, targets = o.ObjectMeta, o.Targets
+	case *v1alpha1.ClusterEffectivePolicy:
+		om, targets, cluster = o.ObjectMeta, o.Targets, true
+	default:
+		return nil, fmt.Errorf("encoded: unexpected object %T", obj)
+	}
+	out := &Object{ObjectMeta: om, Cluster: cluster}
+	s := Summarize(targets)
+	out.Summary = &s
+	if len(targets) > 0 {
+		data, err := json.Marshal(targets)
+		if err != nil {
+			return nil, err
+		}
+		out.targets = zenc.EncodeAll(data, make([]byte, 0, len(data)/6))
+	}
+	return out, nil
+}
+
+// GetObjectKind implements runtime.Object. It returns a fresh TypeMeta: an
+// Object is shared between requests, so nothing may set its kind.
+func (o *Object) GetObjectKind() schema.ObjectKind {
+	return &metav1.TypeMeta{Kind: kindOf(o.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+}
+
+// DeepCopyObject implements runtime.Object; the immutable content is shared.
+func (o *Object) DeepCopyObject() runtime.Object {
+	c := *o
+	o.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
+	return &c
+}
+
+// TargetsJSON returns the JSON of the targets list (nil when there are none).
+func (o *Object) TargetsJSON() ([]byte, error) {
+	if o.targets == nil {
+		return nil, nil
+	}
+	data, err := zdec.DecodeAll(o.targets, nil)
+	if err != nil {
+		return nil, fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+	}
+	return data, nil
+}
+
+// Targets decodes the targets.
+func (o *Object) Targets() ([]v1alpha1.Target, error) {
+	data, err := o.TargetsJSON()
+	if err != nil || data == nil {
+		return nil, err
+	}
+	var targets []v1alpha1.Target
+	if err := json.Unmarshal(data, &targets); err != nil {
+		return nil, fmt.Errorf("encoded: decoding %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+	}
+	return targets, nil
+}
+
+// Decode returns the object as an *v1alpha1.EffectivePolicy or
+// *v1alpha1.ClusterEffectivePolicy (TypeMeta set), owned by the caller.
+func (o *Object) Decode() (runtime.Object, error) {
+	targets, err := o.Targets()
+	if err != nil {
+		return nil, err
+	}
+	tm := metav1.TypeMeta{Kind: kindOf(o.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+	om := *o.ObjectMeta.DeepCopy()
+	if o.Cluster {
+		return &v1alpha1.ClusterEffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}, nil
+	}
+	return &v1alpha1.EffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}, nil
+}
+
+// Decoded returns obj decoded when it is an *Object, obj otherwise.
+func Decoded(obj runtime.Object) (runtime.Object, error) {
+	if o, ok := obj.(*Object); ok {
+		return o.Decode()
+	}
+	return obj, nil
+}
+
+// GetObject implements runtime.CacheableObject: the decoded object, owned by
+// the caller. It cannot fail for an Object this package built; should the
+// bytes be unreadable all the same, the result has metadata and no targets
+// (and the failure is in the log of whoever encodes it next).
+func (o *Object) GetObject() runtime.Object {
+	obj, err := o.Decode()
+	if err != nil {
+		tm := metav1.TypeMeta{Kind: kindOf(o.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+		if o.Cluster {
+			return &v1alpha1.ClusterEffectivePolicy{TypeMeta: tm, ObjectMeta: *o.ObjectMeta.DeepCopy()}
+		}
+		return &v1alpha1.EffectivePolicy{TypeMeta: tm, ObjectMeta: *o.ObjectMeta.DeepCopy()}
+	}
+	return obj
+}
+
+// appendJSON appends the object's JSON as encoding/json writes it: with
+// kind and apiVersion when typed (a top-level object), without them as an
+// item of a typed list (whose items carry no TypeMeta).
+func (o *Object) appendJSON(dst []byte, typed bool) ([]byte, error) {
+	meta, err := json.Marshal(&o.ObjectMeta)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, '{')
+	if typed {
+		dst = append(dst, `"kind":"`...)
+		dst = append(dst, kindOf(o.Cluster)...)
+		dst = append(dst, `","apiVersion":"`...)
+		dst = append(dst, v1alpha1.SchemeGroupVersion.String()...)
+		dst = append(dst, `",`...)
+	}
+	dst = append(dst, `"metadata":`...)
+	dst = append(dst, meta...)
+	if o.targets != nil {
+		dst = append(dst, `,"targets":`...)
+		n := len(dst)
+		dst, err = zdec.DecodeAll(o.targets, dst)
+		if err != nil {
+			return dst[:n], fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// MarshalJSON writes the object with its kind and apiVersion (as the API
+// does for a single object); it lets an Object be embedded where JSON is
+// expected, e.g. the row objects of a Table.
+func (o *Object) MarshalJSON() ([]byte, error) { return o.appendJSON(nil, true) }
+
+// CacheEncode implements runtime.CacheableObject (see the package comment).
+func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	switch classify(id) {
+	case plainJSON:
+		buf, err := o.appendJSON(make([]byte, 0, 1024), true)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(buf, '\n')) // json.Encoder ends every value with one
+		return err
+	case wrapping:
+		// The watch encoder: hand it the Object, so that its embedded
+		// encoder reaches the plainJSON case above.
+		return encode(o, w)
+	}
+	return encode(o.GetObject(), w)
+}
+
+// SameContent reports whether a and b hold the same content, ignoring
+// resourceVersion, uid and creationTimestamp (set by the versioned store).
+func SameContent(a, b *Object) bool {
+	if a.Cluster != b.Cluster || !bytes.Equal(a.targets, b.targets) {
+		return false
+	}
+	am, bm := a.ObjectMeta, b.ObjectMeta
+	for _, m := range []*metav1.ObjectMeta{&am, &bm} {
+		m.ResourceVersion, m.UID, m.CreationTimestamp = "", "", metav1.Time{}
+	}
+	return equalMeta(&am, &bm)
+}
+
+func equalMeta(a, b *metav1.ObjectMeta) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
