@@ -94,20 +94,37 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 		data []byte
 		err  error
 	}
-	chunks := make(chan chunk, 2)
+	// Three buffers circulate: one being filled, one being written, one
+	// spare; a written buffer comes back through free (an io.Writer keeps
+	// nothing of what it is given).
+	chunks := make(chan chunk, 1)
+	free := make(chan []byte, 3)
+	for range 3 {
+		free <- nil
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		defer close(chunks)
+		var scratch []byte
 		for start := 0; start < len(l.Items); start += chunkItems {
 			end := min(start+chunkItems, len(l.Items))
 			var buf []byte
+			select {
+			case buf = <-free:
+			case <-done:
+				return
+			}
+			if buf == nil {
+				buf = make([]byte, 0, 4<<20) // ~chunkItems outputs of 13 KB
+			}
+			buf = buf[:0]
 			var err error
 			for i := start; i < end && err == nil; i++ {
 				if i > 0 {
 					buf = append(buf, ',')
 				}
-				buf, err = l.Items[i].appendJSON(buf, false)
+				buf, err = l.Items[i].appendJSONScratch(buf, false, &scratch)
 			}
 			select {
 			case chunks <- chunk{buf, err}:
@@ -120,29 +137,28 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 		}
 	}()
 
-	pending := head
-	written := false
-	flush := func(force bool) error {
-		if !force && !written && len(pending) <= gzipThreshold {
-			return nil // keep the first write large enough to be gzipped
-		}
-		if len(pending) == 0 {
-			return nil
-		}
-		written = true
-		_, err := w.Write(pending)
-		pending = pending[:0]
-		return err
-	}
+	pending := head // until the first write
 	for c := range chunks {
 		if c.err != nil {
 			return c.err
 		}
-		pending = append(pending, c.data...)
-		if err := flush(false); err != nil {
+		if pending != nil {
+			pending = append(pending, c.data...)
+			if len(pending) > gzipThreshold {
+				if _, err := w.Write(pending); err != nil {
+					return err
+				}
+				pending = nil
+			}
+		} else if _, err := w.Write(c.data); err != nil {
 			return err
 		}
+		free <- c.data
 	}
-	pending = append(pending, "]}\n"...)
-	return flush(true)
+	if pending == nil {
+		_, err = w.Write([]byte("]}\n"))
+		return err
+	}
+	_, err = w.Write(append(pending, "]}\n"...))
+	return err
 }
