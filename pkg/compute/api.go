@@ -45,6 +45,8 @@ type Engine struct {
 	// replacing it (memo.refresh after a mutation).
 	memoMu sync.Mutex
 	memo   atomic.Pointer[memo]
+	// memoDropped is set by DropMemo: the memo is rebuilt for edits only.
+	memoDropped atomic.Bool
 }
 
 // NewEngine returns an empty engine.
@@ -137,7 +139,7 @@ func (e *Engine) currentMemo() *memo {
 	}
 	e.memoMu.Lock()
 	defer e.memoMu.Unlock()
-	m := e.memo.Load().refresh(e.st)
+	m := e.memo.Load().refresh(e.st, !e.memoDropped.Load())
 	e.memo.Store(m)
 	return m
 }
@@ -150,6 +152,7 @@ func (e *Engine) DropMemo() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.memo.Store(nil)
+	e.memoDropped.Store(true) // from now on, memos start small
 }
 
 // RecoveredPanics returns how many panics Upsert and Delete have recovered

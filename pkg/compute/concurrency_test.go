@@ -3,6 +3,7 @@ package compute
 import (
 	"encoding/json"
 	"math/rand"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -103,5 +104,34 @@ func TestConcurrentComputeSharesMemo(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMemoAfterDropStartsSmall: the memo an edit rebuilds after DropMemo is
+// not sized for a computation of every key (it held ~100 MB of empty
+// buckets at issue #7's large size).
+func TestMemoAfterDropStartsSmall(t *testing.T) {
+	topo, pols := genTopology(genSpec{namespaces: 20, gatewaysPerNS: 2, routesPerGW: 20, servicesPerNS: 10, policies: 200})
+	e, _ := NewEngine(Options{})
+	for _, o := range append(topo, pols...) {
+		e.Upsert(o)
+	}
+	keys := e.Keys()
+	allocs := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	full := allocs(func() { e.Compute(keys[0]) }) // builds a memo sized for every key
+	e.DropMemo()
+	afterDrop := allocs(func() { e.Compute(keys[0]) })
+	if afterDrop*4 > full {
+		t.Errorf("first Compute after DropMemo allocated %d bytes, the first one ever %d: the memo is still sized for every key", afterDrop, full)
+	}
+	if _, ok := e.Compute(keys[0]); !ok {
+		t.Error("no output after DropMemo")
 	}
 }

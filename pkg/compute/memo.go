@@ -89,9 +89,15 @@ type orderedAt struct {
 	l   []*policy
 }
 
-// newMemo returns an empty memo sized for a computation of every key.
-func newMemo(st *state) *memo {
+// newMemo returns an empty memo, sized for a computation of every key when
+// full is set. Sizing matters both ways: a full computation into small maps
+// spends its time growing them, while an edit after DropMemo into maps sized
+// for everything holds ~100 MB of empty buckets at issue #7's large size.
+func newMemo(st *state, full bool) *memo {
 	nodes := (len(st.objects) + len(st.virt)) * len(st.kinds)
+	if !full {
+		nodes = 0
+	}
 	return &memo{
 		vias:     newShardMap[memoKey, []via](nodes*3, hashMemoKey), // sections too
 		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
@@ -112,9 +118,9 @@ func (m *memo) validFor(st *state) bool { return m.kgen == st.kindsGen && m.sgen
 
 // refresh makes the memo valid for the current state. It runs with the
 // engine's read lock and the memo lock held (no mutation in between).
-func (m *memo) refresh(st *state) *memo {
+func (m *memo) refresh(st *state, full bool) *memo {
 	if m == nil || m.kgen != st.kindsGen {
-		return newMemo(st) // policy kinds (or their schemas) changed
+		return newMemo(st, full) // policy kinds (or their schemas) changed
 	}
 	if m.sgen != st.structGen {
 		// Graph edges or attachment points changed: contexts must be
