@@ -2,6 +2,7 @@ package encoded
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -106,10 +107,10 @@ func TestObjectEncodesLikeTheDecodedObject(t *testing.T) {
 				if !bytes.Equal(got, want) {
 					t.Errorf("encoded differently:\n got %s\nwant %s", got, want)
 				}
-				if name == "json" && classify(enc.Identifier()) != plainJSON {
+				if name == "json" && classify(enc.Identifier()).kind != plainJSON {
 					t.Errorf("the plain JSON encoder %s is not recognised", enc.Identifier())
 				}
-				if name != "json" && classify(enc.Identifier()) == plainJSON {
+				if name != "json" && classify(enc.Identifier()).kind == plainJSON {
 					t.Errorf("encoder %s taken for plain JSON", enc.Identifier())
 				}
 				mj, err := o.MarshalJSON()
@@ -296,3 +297,40 @@ func BenchmarkListEncode(b *testing.B) {
 type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// TestWatchEventEncodesLikeTheAPIServer: for the API server's watch encoder
+// over plain JSON, an Object writes the event bytes the server would write
+// for its decoded object (a metav1.WatchEvent around the embedded encoding).
+func TestWatchEventEncodesLikeTheAPIServer(t *testing.T) {
+	enc := encoders(t)["json"]
+	// The shape of the API server's watchEncoderIdentifier (handlers/response.go).
+	type watchID struct {
+		Name            string `json:"name,omitempty"`
+		EmbeddedEncoder string `json:"embeddedEncoder,omitempty"`
+		Encoder         string `json:"encoder,omitempty"`
+		EventType       string `json:"eventType,omitempty"`
+	}
+	for _, typ := range []string{"ADDED", "MODIFIED", "DELETED"} {
+		id, err := json.Marshal(watchID{Name: "watch", EmbeddedEncoder: string(enc.Identifier()), Encoder: string(enc.Identifier()), EventType: typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := mustNew(t, policy("w", 3))
+		embedded, err := runtime.Encode(enc, o.GetObject())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := runtime.Encode(enc, &metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: embedded}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		called := false
+		if err := o.CacheEncode(runtime.Identifier(id), func(runtime.Object, io.Writer) error { called = true; return nil }, &got); err != nil {
+			t.Fatal(err)
+		}
+		if called || !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s (fallback called: %v):\n got %s\nwant %s", typ, called, got.Bytes(), want)
+		}
+	}
+}

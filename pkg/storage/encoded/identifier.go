@@ -10,17 +10,26 @@ import (
 )
 
 // encoderClass says what CacheEncode does for an encoder.
-type encoderClass int
+type encoderClass struct {
+	kind classKind
+	// eventType is the watch event type of a watchJSON encoder.
+	eventType string
+}
+
+type classKind int
 
 const (
 	// other: hand the decoded object to the encoder.
-	other encoderClass = iota
+	other classKind = iota
 	// plainJSON: the versioning codec to effectivepolicy.dev/v1alpha1 over
 	// the JSON serializer, neither pretty nor YAML: write the bytes.
 	plainJSON
-	// wrapping: an encoder that encodes the object with an embedded encoder
-	// and wraps the result (the API server's watch event encoder): hand it
-	// the Object itself.
+	// watchJSON: the API server's watch event encoder with plainJSON both
+	// for the object and for the event: write the event's bytes,
+	// {"type":T,"object":...} and a newline, as metav1.WatchEvent encodes.
+	watchJSON
+	// wrapping: another watch event encoder (e.g. a table watch): hand it
+	// the Object itself, so that its embedded encoder may take a fast path.
 	wrapping
 )
 
@@ -45,19 +54,27 @@ func classifyUncached(id runtime.Identifier) encoderClass {
 		Name     string `json:"name"`
 		EncodeGV string `json:"encodeGV"`
 		Encoder  string `json:"encoder"`
+		// watch encoders
+		EmbeddedEncoder string `json:"embeddedEncoder"`
+		EventType       string `json:"eventType"`
 	}
 	if json.Unmarshal([]byte(id), &outer) != nil {
-		return other
+		return encoderClass{kind: other}
 	}
 	switch outer.Name {
 	case "watch":
-		return wrapping
+		if outer.EventType != "" &&
+			classify(runtime.Identifier(outer.EmbeddedEncoder)).kind == plainJSON &&
+			classify(runtime.Identifier(outer.Encoder)).kind == plainJSON {
+			return encoderClass{kind: watchJSON, eventType: outer.EventType}
+		}
+		return encoderClass{kind: wrapping}
 	case "versioning":
 	default:
-		return other
+		return encoderClass{kind: other}
 	}
 	if outer.EncodeGV != v1alpha1.SchemeGroupVersion.String() {
-		return other
+		return encoderClass{kind: other}
 	}
 	var inner struct {
 		Name   string `json:"name"`
@@ -65,10 +82,10 @@ func classifyUncached(id runtime.Identifier) encoderClass {
 		YAML   string `json:"yaml"`
 	}
 	if json.Unmarshal([]byte(outer.Encoder), &inner) != nil {
-		return other
+		return encoderClass{kind: other}
 	}
 	if inner.Name == "json" && inner.Pretty == "false" && inner.YAML == "false" {
-		return plainJSON
+		return encoderClass{kind: plainJSON}
 	}
-	return other
+	return encoderClass{kind: other}
 }

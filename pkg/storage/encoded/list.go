@@ -74,7 +74,7 @@ const chunkItems = 256
 // goroutine while the current one is written (and, by the API server,
 // gzipped).
 func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
-	if classify(id) != plainJSON {
+	if classify(id).kind != plainJSON {
 		return encode(l.GetObject(), w)
 	}
 	meta, err := json.Marshal(&l.ListMeta)

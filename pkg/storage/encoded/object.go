@@ -286,13 +286,26 @@ func (o *Object) MarshalJSON() ([]byte, error) { return o.appendJSON(nil, true) 
 
 // CacheEncode implements runtime.CacheableObject (see the package comment).
 func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
-	switch classify(id) {
+	switch c := classify(id); c.kind {
 	case plainJSON:
 		buf, err := o.appendJSON(make([]byte, 0, 1024), true)
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(buf, '\n')) // json.Encoder ends every value with one
+		return err
+	case watchJSON:
+		t, err := json.Marshal(c.eventType)
+		if err != nil {
+			return err
+		}
+		buf := append(make([]byte, 0, 1024), `{"type":`...)
+		buf = append(buf, t...)
+		buf = append(buf, `,"object":`...)
+		if buf, err = o.appendJSON(buf, true); err != nil {
+			return err
+		}
+		_, err = w.Write(append(buf, "}\n"...))
 		return err
 	case wrapping:
 		// The watch encoder: hand it the Object, so that its embedded
