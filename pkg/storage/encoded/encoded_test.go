@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -331,6 +332,94 @@ func TestWatchEventEncodesLikeTheAPIServer(t *testing.T) {
 		}
 		if called || !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("%s (fallback called: %v):\n got %s\nwant %s", typ, called, got.Bytes(), want)
+		}
+	}
+}
+
+// TestAppendTargetsMatchesJSONMarshal: the hand-written encoder writes what
+// json.Marshal writes, on ordinary and on awkward content.
+func TestAppendTargetsMatchesJSONMarshal(t *testing.T) {
+	awkward := []string{"", "plain", `quo"te`, `back\slash`, "<html> & more", "tab\tnew\nline", "ünïcödé", "line\u2028sep", "\x01ctl", "bad\xffutf8"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func() string { return awkward[rng.IntN(len(awkward))] }
+	raws := [][]byte{
+		[]byte(`{"a":1}`), []byte(`{"a": 1}`), []byte(`{"h":"<&>"}`), []byte("{\"u\":\"\u2028\"}"), []byte(`[1,2]`),
+		[]byte(`{}`), []byte(` {"lead":true}`), []byte("{\"n\":\"é\"}"),
+	}
+	cases := [][]v1alpha1.Target{nil, {}, policy("a", 3).Targets}
+	for n := 0; n < 300; n++ {
+		var ts []v1alpha1.Target
+		for i := rng.IntN(3); i >= 0; i-- {
+			tg := v1alpha1.Target{Group: pick(), Kind: pick(), Name: pick()}
+			for j := rng.IntN(3); j > 0; j-- {
+				tp := v1alpha1.TargetPolicy{Group: pick(), Kind: pick(), Class: v1alpha1.PolicyClass(pick())}
+				for k := rng.IntN(3); k > 0; k-- {
+					tp.Sources = append(tp.Sources, v1alpha1.PolicySource{Namespace: pick(), Name: pick(), Message: pick(),
+						AttachedTo: v1alpha1.ObjectReference{Group: pick(), Kind: pick(), Name: pick(), Namespace: pick(), SectionName: pick()}})
+				}
+				for k := rng.IntN(3); k > 0; k-- {
+					e := v1alpha1.EffectiveSpec{SectionName: pick()}
+					switch rng.IntN(4) {
+					case 0: // nil via
+					case 1:
+						e.Via = []v1alpha1.ObjectReference{}
+					default:
+						e.Via = []v1alpha1.ObjectReference{{Kind: pick(), Name: pick()}, {Kind: pick(), Name: pick(), SectionName: pick()}}
+					}
+					switch rng.IntN(5) {
+					case 0: // no spec at all: "null"
+					case 1:
+						e.Spec.Object = &v1alpha1.EffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: pick()}}
+					default:
+						e.Spec.Raw = raws[rng.IntN(len(raws))]
+					}
+					if rng.IntN(2) == 0 {
+						e.FieldSources = map[string]string{}
+						for l := rng.IntN(4); l > 0; l-- {
+							e.FieldSources[pick()+"/"+pick()] = pick()
+						}
+					}
+					tp.Effective = append(tp.Effective, e)
+				}
+				if rng.IntN(4) == 0 {
+					tp.Sources, tp.Effective = []v1alpha1.PolicySource{}, nil
+				}
+				tg.Policies = append(tg.Policies, tp)
+			}
+			ts = append(ts, tg)
+		}
+		cases = append(cases, ts)
+	}
+	for i, ts := range cases {
+		want, wantErr := json.Marshal(ts)
+		got, err := appendTargets(nil, ts)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("case %d: error %v, json.Marshal's %v", i, err, wantErr)
+		}
+		if ts == nil {
+			continue // New never encodes nil targets; json.Marshal writes null
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("case %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+// BenchmarkNew: encoding one output of 40 targets (JSON and compression),
+// as the live layer does for every changed output.
+func BenchmarkNew(b *testing.B) {
+	ep := policy("p", 40)
+	for i := range ep.Targets { // plain content, as the engine's usually is
+		tp := &ep.Targets[i].Policies[0]
+		tp.Sources[0].Message = "established policy; in effect"
+		tp.Effective[0].Spec.Raw = []byte(fmt.Sprintf(`{"retries":%d,"backoff":"1s"}`, i))
+	}
+	data, _ := json.Marshal(ep.Targets)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := New(ep); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,9 @@ var (
 	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20))
 )
+
+// encodeBufs recycles New's JSON buffer (only the compressed form is kept).
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 // Summary is what the table printer and the redactor need without decoding
 // the targets.
@@ -149,11 +153,15 @@ func New(obj runtime.Object) (*Object, error) {
 	s := Summarize(targets)
 	out.Summary = &s
 	if len(targets) > 0 {
-		data, err := json.Marshal(targets)
+		buf := encodeBufs.Get().(*[]byte)
+		data, err := appendTargets((*buf)[:0], targets)
 		if err != nil {
+			encodeBufs.Put(buf)
 			return nil, err
 		}
 		out.targets = zenc.EncodeAll(data, make([]byte, 0, len(data)/6))
+		*buf = data
+		encodeBufs.Put(buf)
 	}
 	return out, nil
 }
