@@ -370,6 +370,20 @@ func (m *Manager) deleteLocked(h *handle, obj interface{}) bool {
 }
 
 func (m *Manager) replaceAllLocked(h *handle, objs []interface{}) bool {
+	changed := false
+	// The initial list (nothing stored yet) has nothing to delete.
+	if h.objs.len() > 0 {
+		changed = m.deleteUnlistedLocked(h, objs)
+	}
+	for _, obj := range objs {
+		changed = m.upsertLocked(h, obj) || changed
+	}
+	return changed
+}
+
+// deleteUnlistedLocked deletes the stored objects a relist lacks, as a
+// shared informer's DeletedFinalStateUnknown tombstones would.
+func (m *Manager) deleteUnlistedLocked(h *handle, objs []interface{}) bool {
 	listed := make(map[string]struct{}, len(objs))
 	for _, obj := range objs {
 		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
@@ -386,9 +400,6 @@ func (m *Manager) replaceAllLocked(h *handle, objs []interface{}) bool {
 			m.sink.Delete(gk, ns, name)
 			changed = true
 		}
-	}
-	for _, obj := range objs {
-		changed = m.upsertLocked(h, obj) || changed
 	}
 	return changed
 }
