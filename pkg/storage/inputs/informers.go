@@ -2,17 +2,20 @@ package inputs
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -68,15 +71,20 @@ type Manager struct {
 	ctx     context.Context // set by Run
 	static  map[schema.GroupResource]*handle
 	dynamic map[schema.GroupResource]*handle
-	crds    cache.SharedIndexInformer
+	crds    *objectStore
 }
 
-// handle is one running informer.
+// handle is one running informer: a client-go reflector feeding a RealFIFO
+// (as a shared informer's, in order, with the same transform) whose deltas
+// process hands to the sink, recording in objs what it delivered. Unlike a
+// shared informer's indexer, objs does not keep the objects (see
+// objectStore).
 type handle struct {
-	gvr    schema.GroupVersionResource
-	kind   string
-	inf    cache.SharedIndexInformer
-	reg    cache.ResourceEventHandlerRegistration
+	gvr  schema.GroupVersionResource
+	kind string
+	objs *objectStore
+	// synced is closed once the initial list has been delivered to the sink.
+	synced <-chan struct{}
 	ctx    context.Context
 	cancel context.CancelFunc
 	start  time.Time
@@ -117,7 +125,7 @@ func (m *Manager) Run(ctx context.Context) {
 		h := m.startLocked(gvr, staticKinds[gvr], gvr == CRDResource)
 		m.static[gvr.GroupResource()] = h
 		if gvr == CRDResource {
-			m.crds = h.inf
+			m.crds = h.objs
 		}
 	}
 	m.mu.Unlock()
@@ -142,16 +150,28 @@ func (m *Manager) HasSynced() bool {
 		return false
 	}
 	for _, h := range m.static {
-		if !h.reg.HasSynced() {
+		if !h.hasSynced() {
 			return false
 		}
 	}
 	for _, h := range m.dynamic {
-		if !h.reg.HasSynced() && !h.givenUp(m.syncTimeout) {
+		if !h.hasSynced() && !h.givenUp(m.syncTimeout) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasSynced reports whether the informer delivered its initial list. It
+// does not wait for the FIFO's lock, which may be held while an event is
+// processed (reconcile, called there, takes m.mu, held by the callers).
+func (h *handle) hasSynced() bool {
+	select {
+	case <-h.synced:
+		return true
+	default:
+		return false
+	}
 }
 
 func (h *handle) givenUp(timeout time.Duration) bool {
@@ -168,7 +188,7 @@ func (m *Manager) Failing() map[string]string {
 	out := map[string]string{}
 	for _, hs := range []map[schema.GroupResource]*handle{m.static, m.dynamic} {
 		for _, h := range hs {
-			if h.reg.HasSynced() {
+			if h.hasSynced() {
 				continue
 			}
 			msg := "not synced yet"
@@ -205,7 +225,7 @@ func (m *Manager) Pending() []string {
 	var out []string
 	for _, hs := range []map[schema.GroupResource]*handle{m.static, m.dynamic} {
 		for _, h := range hs {
-			if !h.reg.HasSynced() {
+			if !h.hasSynced() {
 				out = append(out, h.gvr.String())
 			}
 		}
@@ -229,68 +249,159 @@ func (m *Manager) Running() []schema.GroupVersionResource {
 
 func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCRD bool) *handle {
 	ctx, cancel := context.WithCancel(m.ctx)
-	inf := dynamicinformer.NewFilteredDynamicInformer(m.client, gvr, "", 0, cache.Indexers{}, nil).Informer()
-	gvk := gvr.GroupVersion().WithKind(kind)
-	if err := inf.SetTransform(TransformFor(gvk)); err != nil {
-		klog.ErrorS(err, "Cannot set informer transform", "resource", gvr)
-	}
-	h := &handle{gvr: gvr, kind: kind, inf: inf, ctx: ctx, cancel: cancel, start: time.Now()}
-	if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		h.lastErr.Store(&err)
-		cache.DefaultWatchErrorHandler(ctx, r, err)
-	}); err != nil {
-		klog.ErrorS(err, "Cannot set informer watch error handler", "resource", gvr)
-	}
-	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj interface{}) { m.onUpsert(h, obj, isCRD) },
-		UpdateFunc: func(_, obj interface{}) { m.onUpsert(h, obj, isCRD) },
-		DeleteFunc: func(obj interface{}) { m.onDelete(h, obj, isCRD) },
+	h := &handle{gvr: gvr, kind: kind, objs: newObjectStore(isCRD), ctx: ctx, cancel: cancel, start: time.Now()}
+	// The queue a shared informer uses (client-go 1.36 defaults: events in
+	// order, a relist as one ReplacedAll delta), with the transform applied
+	// as objects enter it.
+	fifo := cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
+		Name:                  "RealFIFO " + gvr.String(),
+		KeyFunction:           cache.MetaNamespaceKeyFunc,
+		Transformer:           TransformFor(gvr.GroupVersion().WithKind(kind)),
+		AtomicEvents:          true,
+		UnlockWhileProcessing: true,
 	})
-	if err != nil {
-		// Only possible on a stopped informer; this one is new.
-		klog.ErrorS(err, "Cannot add informer event handler", "resource", gvr)
-	}
-	h.reg = reg
+	client := m.client.Resource(gvr)
+	ctl := cache.New(&cache.Config{
+		Queue: fifo,
+		// As dynamicinformer builds it.
+		ListerWatcher: cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return client.List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return client.Watch(ctx, o)
+			},
+		}, m.client),
+		ObjectType:        &unstructured.Unstructured{},
+		ObjectDescription: gvr.String(),
+		Process: func(obj interface{}, _ bool) error {
+			return m.process(h, obj, isCRD)
+		},
+		WatchErrorHandlerWithContext: func(ctx context.Context, r *cache.Reflector, err error) {
+			h.lastErr.Store(&err)
+			cache.DefaultWatchErrorHandler(ctx, r, err)
+		},
+	})
+	h.synced = ctl.HasSyncedChecker().Done()
 	klog.V(2).InfoS("Starting informer", "resource", gvr)
-	go inf.RunWithContext(ctx)
+	go ctl.RunWithContext(ctx)
 	return h
 }
 
-func (m *Manager) onUpsert(h *handle, obj interface{}, isCRD bool) {
-	u, ok := obj.(*unstructured.Unstructured)
+// process hands the deltas the FIFO popped to the sink, in order, and records
+// in h.objs what it delivered. For a relist (ReplacedAll), it deletes the
+// objects the list lacks, then upserts the listed ones, as a shared informer
+// notifies its handlers. A periodic resync (SyncAll) cannot happen: the
+// resync period is 0.
+func (m *Manager) process(h *handle, obj interface{}, isCRD bool) error {
+	deltas, ok := obj.(cache.Deltas)
 	if !ok {
-		return
+		return fmt.Errorf("informer %s: popped %T, not Deltas", h.gvr, obj)
 	}
+	changed := false
 	h.mu.Lock()
 	if h.stopped {
 		h.mu.Unlock()
-		return
+		return nil
 	}
-	m.sink.Upsert(u)
+	for _, d := range deltas {
+		switch d.Type {
+		case cache.Added, cache.Updated, cache.Replaced, cache.Sync:
+			changed = m.upsertLocked(h, d.Object) || changed
+		case cache.Deleted:
+			changed = m.deleteLocked(h, d.Object) || changed
+		case cache.ReplacedAll:
+			info, ok := d.Object.(cache.ReplacedAllInfo)
+			if !ok {
+				continue
+			}
+			changed = m.replaceAllLocked(h, info.Objects) || changed
+		}
+	}
 	h.mu.Unlock()
-	if isCRD {
+	if isCRD && changed {
 		m.reconcile()
 	}
+	return nil
 }
 
-func (m *Manager) onDelete(h *handle, obj interface{}, isCRD bool) {
-	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
+func (m *Manager) upsertLocked(h *handle, obj interface{}) bool {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return
+		return false
 	}
-	h.mu.Lock()
-	if h.stopped {
-		h.mu.Unlock()
-		return
+	key, err := cache.MetaNamespaceKeyFunc(u)
+	if err != nil {
+		return false
 	}
-	m.sink.Delete(h.groupKind(u), u.GetNamespace(), u.GetName())
-	h.mu.Unlock()
-	if isCRD {
-		m.reconcile()
+	h.objs.put(key, h.groupKind(u), u)
+	m.sink.Upsert(u)
+	return true
+}
+
+func (m *Manager) deleteLocked(h *handle, obj interface{}) bool {
+	var key string
+	var gk schema.GroupKind
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		k, err := cache.MetaNamespaceKeyFunc(o)
+		if err != nil {
+			return false
+		}
+		key, gk = k, h.groupKind(o)
+	case cache.DeletedFinalStateUnknown:
+		// Not produced with AtomicEvents (relists come as ReplacedAll), but
+		// a tombstone is a delete all the same.
+		key = o.Key
+		if u, ok := o.Obj.(*unstructured.Unstructured); ok {
+			gk = h.groupKind(u)
+		} else {
+			gk = schema.GroupKind{Group: h.gvr.Group, Kind: h.kind}
+		}
+	default:
+		return false
 	}
+	if stored, ok := h.objs.remove(key); ok {
+		gk = stored
+	}
+	ns, name := splitKey(key)
+	m.sink.Delete(gk, ns, name)
+	return true
+}
+
+func (m *Manager) replaceAllLocked(h *handle, objs []interface{}) bool {
+	changed := false
+	// The initial list (nothing stored yet) has nothing to delete.
+	if h.objs.len() > 0 {
+		changed = m.deleteUnlistedLocked(h, objs)
+	}
+	for _, obj := range objs {
+		changed = m.upsertLocked(h, obj) || changed
+	}
+	return changed
+}
+
+// deleteUnlistedLocked deletes the stored objects a relist lacks, as a
+// shared informer's DeletedFinalStateUnknown tombstones would.
+func (m *Manager) deleteUnlistedLocked(h *handle, objs []interface{}) bool {
+	listed := make(map[string]struct{}, len(objs))
+	for _, obj := range objs {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+			listed[key] = struct{}{}
+		}
+	}
+	changed := false
+	for _, key := range h.objs.keys() {
+		if _, ok := listed[key]; ok {
+			continue
+		}
+		if gk, ok := h.objs.remove(key); ok {
+			ns, name := splitKey(key)
+			m.sink.Delete(gk, ns, name)
+			changed = true
+		}
+	}
+	return changed
 }
 
 func (h *handle) groupKind(u *unstructured.Unstructured) schema.GroupKind {
@@ -311,10 +422,8 @@ func (m *Manager) stop(h *handle, deleteObjects bool) {
 	if !deleteObjects {
 		return
 	}
-	for _, obj := range h.inf.GetStore().List() {
-		if u, ok := obj.(*unstructured.Unstructured); ok {
-			m.sink.Delete(h.groupKind(u), u.GetNamespace(), u.GetName())
-		}
+	for _, r := range h.objs.refs() {
+		m.sink.Delete(r.GroupKind, r.Namespace, r.Name)
 	}
 	klog.V(2).InfoS("Stopped informer", "resource", h.gvr)
 }
@@ -338,11 +447,7 @@ func (m *Manager) reconcile() {
 	for _, k := range GatewayAPIKinds {
 		gatewayKinds[k] = true
 	}
-	for _, obj := range m.crds.GetStore().List() {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			continue
-		}
+	for _, u := range m.crds.objects() {
 		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
 		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
 		plural, _, _ := unstructured.NestedString(u.Object, "spec", "names", "plural")
@@ -399,7 +504,9 @@ func (m *Manager) reconcile() {
 // replaced deletes, once the new informer h has synced, the objects the
 // stopped informer old had delivered and h did not list.
 func (m *Manager) replaced(old, h *handle) {
-	if !cache.WaitForCacheSync(h.ctx.Done(), h.reg.HasSynced) {
+	select {
+	case <-h.synced:
+	case <-h.ctx.Done():
 		return
 	}
 	h.mu.Lock()
@@ -407,13 +514,9 @@ func (m *Manager) replaced(old, h *handle) {
 	if h.stopped {
 		return
 	}
-	for _, obj := range old.inf.GetStore().List() {
-		u, ok := obj.(*unstructured.Unstructured)
-		if !ok {
-			continue
-		}
-		if _, exists, _ := h.inf.GetStore().Get(u); !exists {
-			m.sink.Delete(old.groupKind(u), u.GetNamespace(), u.GetName())
+	for _, r := range old.objs.refs() {
+		if !h.objs.has(cache.ObjectName{Namespace: r.Namespace, Name: r.Name}.String()) {
+			m.sink.Delete(r.GroupKind, r.Namespace, r.Name)
 		}
 	}
 }
