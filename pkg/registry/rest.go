@@ -42,6 +42,8 @@ type REST struct {
 	newList    func() runtime.Object
 	// redactor hides sensitive fields (nil: none are hidden).
 	redactor *Redactor
+	// pages holds the snapshots of paged lists (paging.go).
+	pages *pager
 	tableConvertor
 }
 
@@ -91,6 +93,7 @@ func NewClusterEffectivePolicyREST(b Backend, opts ...Option) *REST {
 }
 
 func apply(r *REST, opts []Option) *REST {
+	r.pages = newPager()
 	for _, o := range opts {
 		o(r)
 	}
@@ -144,18 +147,31 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	return r.redactor.forRequest(ctx)(objcopy.Shallow(obj)), nil
 }
 
-// List implements rest.Lister. limit/continue are not supported: the whole
-// list is returned (which API clients accept).
+// List implements rest.Lister. With a limit it pages: see paging.go.
 func (r *REST) List(ctx context.Context, options *metainternalversion.ListOptions) (runtime.Object, error) {
 	p, err := r.predicate(options)
 	if err != nil {
 		return nil, err
 	}
-	objs, rv, err := r.backend.List(ctx, r.namespace(ctx))
-	if err != nil {
-		return nil, err
+	if options == nil {
+		options = &metainternalversion.ListOptions{}
 	}
-	if options != nil {
+	ns := r.namespace(ctx)
+	var (
+		objs   []runtime.Object
+		rv     uint64
+		start  int
+		snapID string
+	)
+	if options.Continue != "" {
+		// The resourceVersion of a continued list is the first page's.
+		if snapID, objs, rv, start, err = r.pages.resume(options.Continue, ns); err != nil {
+			return nil, err
+		}
+	} else {
+		if objs, rv, err = r.backend.List(ctx, ns); err != nil {
+			return nil, err
+		}
 		want, set, err := parseRV(options.ResourceVersion)
 		if err != nil {
 			return nil, err
@@ -174,14 +190,36 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 		}
 	}
 	redact := r.redactor.forRequest(ctx)
-	items := make([]runtime.Object, 0, len(objs))
-	for _, o := range objs {
-		if p.matches(o) {
-			items = append(items, redact(o)) // a copy when something is redacted
+	capacity := len(objs) - start
+	if options.Limit > 0 && int64(capacity) > options.Limit {
+		capacity = int(options.Limit)
+	}
+	items := make([]runtime.Object, 0, capacity)
+	next := len(objs)
+	for i := start; i < len(objs); i++ {
+		o := objs[i]
+		if !p.matches(o) {
+			continue
+		}
+		if options.Limit > 0 && int64(len(items)) == options.Limit {
+			next = i
+			break
+		}
+		items = append(items, redact(o)) // a copy when something is redacted
+	}
+	var token string
+	var remaining *int64
+	if next < len(objs) {
+		snapID = r.pages.save(snapID, ns, objs, rv)
+		token = encodeToken(snapID, next, rv)
+		if p.empty() {
+			n := int64(len(objs) - next)
+			remaining = &n
 		}
 	}
 	if l, ok := encodedList(items, !r.namespaced); ok {
 		l.ResourceVersion = strconv.FormatUint(rv, 10)
+		l.Continue, l.RemainingItemCount = token, remaining
 		return l, nil
 	}
 	list := r.newList()
@@ -193,6 +231,8 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 		return nil, err
 	}
 	la.SetResourceVersion(strconv.FormatUint(rv, 10))
+	la.SetContinue(token)
+	la.SetRemainingItemCount(remaining)
 	return list, nil
 }
 
