@@ -264,7 +264,7 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 	w := &filterWatch{
 		r:         r,
 		p:         p,
-		out:       make(chan watch.Event),
+		out:       make(chan watch.Event, watchBuffer),
 		done:      make(chan struct{}),
 		visible:   map[string]bool{},
 		bookmarks: options.AllowWatchBookmarks,
@@ -325,6 +325,13 @@ func encodedList(items []runtime.Object, cluster bool) (*encoded.List, bool) {
 	}
 	return l, true
 }
+
+// watchBuffer is how many events a watch may hold ready for the API
+// server's watch handler. The handler flushes the response after an event
+// only when no other one is waiting (len of this channel): unbuffered, every
+// event of an edit reaching hundreds of outputs was its own HTTP/2 frame and
+// flush, here and again in kube-apiserver's proxy.
+const watchBuffer = 128
 
 // parseRV parses a resourceVersion parameter; set is false for "".
 func parseRV(s string) (rv uint64, set bool, err error) {
