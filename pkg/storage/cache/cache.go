@@ -42,8 +42,8 @@ const (
 	Magic = "effectivepolicy.dev/output-cache"
 	// FormatVersion is bumped on every incompatible change of the layout or
 	// of the stored objects. 2: header epoch, epoch-encoded resourceVersions.
-	// 3: values in encoded.Object's cache form (compressed targets).
-	FormatVersion = "3"
+	// 3: values in encoded.Object's cache form (zstd targets); 4: S2 targets with a CRC.
+	FormatVersion = "4"
 	// EpochShift is where the epoch starts in a resourceVersion
 	// (versioned.CounterBits).
 	EpochShift = 40

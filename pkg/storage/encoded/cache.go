@@ -4,17 +4,23 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
+
+	"github.com/klauspost/compress/s2"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The cache form of an Object (the bbolt value) is
 //
-//	uvarint(len(header)) header compressed-targets
+//	uvarint(len(header)) header crc32c(compressed-targets) compressed-targets
 //
-// where header is the JSON of cacheHeader. The compressed targets are the
-// Object's own bytes, so writing the cache encodes nothing and restoring it
-// decodes nothing but the small header.
+// where header is the JSON of cacheHeader and the CRC (Castagnoli, 4 bytes,
+// big-endian) is present when there are targets. The compressed targets are
+// the Object's own bytes, so writing the cache encodes nothing and restoring
+// it decodes nothing but the small header; the CRC (S2 blocks carry none)
+// detects a damaged file when it is opened, not when a client first asks
+// for the object.
 type cacheHeader struct {
 	Metadata metav1.ObjectMeta `json:"metadata"`
 	Cluster  bool              `json:"cluster,omitempty"`
@@ -27,15 +33,18 @@ func (o *Object) CacheBytes() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, binary.MaxVarintLen64+len(h)+len(o.targets))
+	out := make([]byte, 0, binary.MaxVarintLen64+len(h)+4+len(o.targets))
 	out = binary.AppendUvarint(out, uint64(len(h)))
 	out = append(out, h...)
+	if o.targets == nil {
+		return out, nil
+	}
+	out = binary.BigEndian.AppendUint32(out, crc32.Checksum(o.targets, castagnoli))
 	return append(out, o.targets...), nil
 }
 
-// FromCacheBytes decodes the cache form. The compressed targets are checked
-// (zstd's frame checksum) so that a damaged file is detected when it is
-// opened, not when a client first asks for the object.
+// FromCacheBytes decodes the cache form, checking the targets' CRC and
+// their decoded length.
 func FromCacheBytes(data []byte) (*Object, error) {
 	n, k := binary.Uvarint(data)
 	if k <= 0 || n > uint64(len(data)-k) {
@@ -50,10 +59,19 @@ func FromCacheBytes(data []byte) (*Object, error) {
 	}
 	o := &Object{ObjectMeta: h.Metadata, Cluster: h.Cluster, Summary: h.Summary}
 	if rest := data[k+int(n):]; len(rest) > 0 {
-		o.targets = append([]byte(nil), rest...) // data may be bbolt's mmapped page
-		if _, err := o.TargetsJSON(); err != nil {
-			return nil, err
+		if len(rest) < 5 {
+			return nil, fmt.Errorf("encoded: cache entry: truncated targets")
 		}
+		sum, targets := binary.BigEndian.Uint32(rest), rest[4:]
+		if crc32.Checksum(targets, castagnoli) != sum {
+			return nil, fmt.Errorf("encoded: cache entry: targets checksum mismatch")
+		}
+		if n, err := s2.DecodedLen(targets); err != nil || n > maxTargetsJSON {
+			return nil, fmt.Errorf("encoded: cache entry: bad targets length (%d, %v)", n, err)
+		}
+		o.targets = append([]byte(nil), targets...) // data may be bbolt's mmapped page
 	}
 	return o, nil
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -106,7 +106,6 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 	defer close(done)
 	go func() {
 		defer close(chunks)
-		var scratch []byte
 		for start := 0; start < len(l.Items); start += chunkItems {
 			end := min(start+chunkItems, len(l.Items))
 			var buf []byte
@@ -124,7 +123,7 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 				if i > 0 {
 					buf = append(buf, ',')
 				}
-				buf, err = l.Items[i].appendJSONScratch(buf, false, &scratch)
+				buf, err = l.Items[i].appendJSON(buf, false)
 			}
 			select {
 			case chunks <- chunk{buf, err}:
