@@ -114,6 +114,9 @@ func TestObjectEncodesLikeTheDecodedObject(t *testing.T) {
 				if name != "json" && classify(enc.Identifier()).kind == plainJSON {
 					t.Errorf("encoder %s taken for plain JSON", enc.Identifier())
 				}
+				if name == "json-pretty" && classify(enc.Identifier()).kind != prettyJSON {
+					t.Errorf("the pretty JSON encoder %s is not recognised", enc.Identifier())
+				}
 				mj, err := o.MarshalJSON()
 				if err != nil {
 					t.Fatal(err)
@@ -420,6 +423,42 @@ func BenchmarkNew(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := New(ep); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestIndenterMatchesJSONIndent: fed in pieces of any size, the indenter
+// writes what json.Indent(dst, src, "", "  ") writes.
+func TestIndenterMatchesJSONIndent(t *testing.T) {
+	docs := []string{
+		`{}`, `[]`, `{"a":[]}`, `{"a":{},"b":[{},[]]}`, `[1,2,{"x":null}]`,
+		`{"s":"a,b:{c}[d]\"e\\"}`, `{"u":"\u003c\u2028","n":-1.5e3,"t":true}`,
+	}
+	for _, n := range []int{1, 7, 500} {
+		l := &List{ListMeta: metav1.ListMeta{ResourceVersion: "3"}}
+		for i := 0; i < n%50; i++ {
+			l.Items = append(l.Items, mustNew(t, policy(fmt.Sprintf("p%d", i), i%4)))
+		}
+		b, err := json.Marshal(l.GetObject())
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(b))
+	}
+	for _, doc := range docs {
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(doc), "", "  "); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		for _, piece := range []int{1, 2, 3, 16, len(doc)} {
+			in := &indenter{}
+			var got []byte
+			for i := 0; i < len(doc); i += piece {
+				got = in.write(got, []byte(doc[i:min(i+piece, len(doc))]))
+			}
+			if string(got) != want.String() {
+				t.Fatalf("pieces of %d:\n got %s\nwant %s", piece, got, want.String())
+			}
 		}
 	}
 }

@@ -24,6 +24,9 @@ const (
 	// plainJSON: the versioning codec to effectivepolicy.dev/v1alpha1 over
 	// the JSON serializer, neither pretty nor YAML: write the bytes.
 	plainJSON
+	// prettyJSON: the same with pretty set (what curl gets): the plain
+	// bytes re-indented as json.MarshalIndent(obj, "", "  ") writes them.
+	prettyJSON
 	// watchJSON: the API server's watch event encoder with plainJSON both
 	// for the object and for the event: write the event's bytes,
 	// {"type":T,"object":...} and a newline, as metav1.WatchEvent encodes.
@@ -84,8 +87,13 @@ func classifyUncached(id runtime.Identifier) encoderClass {
 	if json.Unmarshal([]byte(outer.Encoder), &inner) != nil {
 		return encoderClass{kind: other}
 	}
-	if inner.Name == "json" && inner.Pretty == "false" && inner.YAML == "false" {
-		return encoderClass{kind: plainJSON}
+	if inner.Name == "json" && inner.YAML == "false" {
+		switch inner.Pretty {
+		case "false":
+			return encoderClass{kind: plainJSON}
+		case "true":
+			return encoderClass{kind: prettyJSON}
+		}
 	}
 	return encoderClass{kind: other}
 }

@@ -74,8 +74,22 @@ const chunkItems = 256
 // goroutine while the current one is written (and, by the API server,
 // gzipped).
 func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
-	if classify(id).kind != plainJSON {
+	kind := classify(id).kind
+	if kind != plainJSON && kind != prettyJSON {
 		return encode(l.GetObject(), w)
+	}
+	// Pretty JSON is the plain JSON re-indented on the way out (indent.go).
+	var ind *indenter
+	var pretty []byte
+	out := func(b []byte) []byte {
+		if ind == nil {
+			return b
+		}
+		pretty = ind.write(pretty[:0], b)
+		return pretty
+	}
+	if kind == prettyJSON {
+		ind = &indenter{}
 	}
 	meta, err := json.Marshal(&l.ListMeta)
 	if err != nil {
@@ -136,28 +150,29 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 		}
 	}()
 
-	pending := head // until the first write
+	end := "]}\n" // json.Encoder ends a value with a newline
+	if ind != nil {
+		end = "]}" // json.MarshalIndent does not
+	}
+	pending := append([]byte(nil), out(head)...) // until the first write
 	for c := range chunks {
 		if c.err != nil {
 			return c.err
 		}
+		data := out(c.data)
 		if pending != nil {
-			pending = append(pending, c.data...)
+			pending = append(pending, data...)
 			if len(pending) > gzipThreshold {
 				if _, err := w.Write(pending); err != nil {
 					return err
 				}
 				pending = nil
 			}
-		} else if _, err := w.Write(c.data); err != nil {
+		} else if _, err := w.Write(data); err != nil {
 			return err
 		}
 		free <- c.data
 	}
-	if pending == nil {
-		_, err = w.Write([]byte("]}\n"))
-		return err
-	}
-	_, err = w.Write(append(pending, "]}\n"...))
+	_, err = w.Write(append(pending, out([]byte(end))...))
 	return err
 }

@@ -305,6 +305,13 @@ func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, 
 		}
 		_, err = w.Write(append(buf, '\n')) // json.Encoder ends every value with one
 		return err
+	case prettyJSON:
+		buf, err := o.appendJSON(make([]byte, 0, 1024), true)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write((&indenter{}).write(make([]byte, 0, len(buf)*2), buf))
+		return err
 	case watchJSON:
 		t, err := json.Marshal(c.eventType)
 		if err != nil {
