@@ -462,3 +462,15 @@ func TestIndenterMatchesJSONIndent(t *testing.T) {
 		}
 	}
 }
+
+// TestNewKeepsOnlyTheCompressedBytes: an Object holds no more memory than
+// its compressed targets (s2.Encode returns a slice of a buffer larger than
+// the input; keeping that buffer held ~600 MB at issue #7's large size).
+func TestNewKeepsOnlyTheCompressedBytes(t *testing.T) {
+	for _, n := range []int{1, 10, 100} {
+		o := mustNew(t, policy("p", n))
+		if cap(o.targets) != len(o.targets) {
+			t.Errorf("%d targets: %d compressed bytes held in a buffer of %d", n, len(o.targets), cap(o.targets))
+		}
+	}
+}

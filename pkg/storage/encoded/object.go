@@ -162,7 +162,14 @@ func New(obj runtime.Object) (*Object, error) {
 			encodeBufs.Put(buf)
 			return nil, err
 		}
-		out.targets = s2.Encode(nil, data)
+		// s2.Encode writes into a buffer of the worst-case size (larger than
+		// the input) and returns a slice of it: keep an exact copy, not that
+		// buffer (it held ~600 MB at issue #7's large size).
+		comp := encodeBufs.Get().(*[]byte)
+		enc := s2.Encode((*comp)[:cap(*comp)], data)
+		out.targets = append(make([]byte, 0, len(enc)), enc...)
+		*comp = enc[:0]
+		encodeBufs.Put(comp)
 		*buf = data
 		encodeBufs.Put(buf)
 	}
