@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,9 @@ type Report struct {
 	LoadAvg      map[string]string `json:"loadAverage"`
 	Targets      []target          `json:"targets"`
 	Decisions    []string          `json:"notes"`
+	// SettleSeconds is how long the measurement waited for the server and
+	// kube-apiserver to be quiet (waitQuiet).
+	SettleSeconds float64 `json:"settleSeconds"`
 }
 
 type startUp struct {
@@ -204,6 +208,18 @@ func runMeasure(args []string) error {
 		return err
 	}
 	ctx := context.Background()
+
+	// Settle: right after the server turns ready, kube-apiserver fetches and
+	// merges its OpenAPI and discovery documents and the server returns its
+	// start-up garbage; on 2 shared cores the first LISTs after start took
+	// 2-3 times as long as those a minute later. Measure once both
+	// processes are quiet.
+	settled, err := waitQuiet([]int{rd.PID, pidFromFile(filepath.Join(*local, "run", "kube-apiserver.pid"))}, 0.25, 5*time.Second, 3*time.Minute)
+	if err != nil {
+		return err
+	}
+	rep.SettleSeconds = settled.Seconds()
+	logf("settled: the server and kube-apiserver used < 0.25 core over 5 s, %.0f s after measuring began", settled.Seconds())
 
 	// LIST, alternating the two resources so that both see the same load.
 	logf("LIST: %d repetitions each of every EffectivePolicy and every HTTPRoute, after one unmeasured LIST of each", *listReps)
@@ -848,4 +864,44 @@ func describeMachine(m map[string]string) {
 		set("kernel", strings.TrimSpace(string(data)))
 	}
 	set("Go", runtime.Version())
+}
+
+// pidFromFile reads a pid file (0 when it cannot).
+func pidFromFile(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
+}
+
+// waitQuiet waits until every process of pids (0s are skipped) used less
+// than maxCores of CPU over window, and returns how long that took; after
+// timeout it gives up waiting and measures anyway.
+func waitQuiet(pids []int, maxCores float64, window, timeout time.Duration) (time.Duration, error) {
+	start := time.Now()
+	cpu := func() []float64 {
+		out := make([]float64, len(pids))
+		for i, pid := range pids {
+			if pid > 0 {
+				out[i], _ = procCPUSeconds(pid)
+			}
+		}
+		return out
+	}
+	for {
+		before := cpu()
+		time.Sleep(window)
+		after := cpu()
+		quiet := true
+		for i := range pids {
+			if (after[i]-before[i])/window.Seconds() >= maxCores {
+				quiet = false
+			}
+		}
+		if quiet || time.Since(start) > timeout {
+			return time.Since(start), nil
+		}
+	}
 }
