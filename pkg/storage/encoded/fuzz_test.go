@@ -34,7 +34,7 @@ func FuzzFromCacheBytes(f *testing.F) {
 			t.Fatal(err)
 		}
 		again, err := FromCacheBytes(back)
-		if err != nil || !SameContent(o, again) {
+		if err != nil || !Equal(o, again) {
 			t.Fatalf("round trip: %v", err)
 		}
 		if _, err := o.MarshalJSON(); err != nil && !bytes.Contains([]byte(err.Error()), []byte("decompressing")) {

@@ -33,6 +33,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/s2"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -41,7 +42,9 @@ import (
 )
 
 // S2 block encoding is deterministic, so equal targets compress to equal
-// bytes (SameContent relies on it).
+// bytes: the versioned store compares outputs by their fields (metadata,
+// summary, compressed targets) and finds a restored output equal to the same
+// output computed afresh.
 
 // maxTargetsJSON bounds the decoded size of one output's targets (a damaged
 // length must not make the server allocate without bound).
@@ -194,18 +197,26 @@ func (o *Object) TargetsJSON() ([]byte, error) {
 	if o.targets == nil {
 		return nil, nil
 	}
+	return o.appendTargets(nil)
+}
+
+// appendTargets appends the decompressed targets to dst.
+func (o *Object) appendTargets(dst []byte) ([]byte, error) {
 	n, err := s2.DecodedLen(o.targets)
 	if err == nil && n > maxTargetsJSON {
 		err = fmt.Errorf("%d bytes", n)
 	}
-	var data []byte
 	if err == nil {
-		data, err = s2.Decode(make([]byte, n), o.targets)
+		at := len(dst)
+		dst = slices.Grow(dst, n)[:at+n]
+		if _, err = s2.Decode(dst[at:], o.targets); err != nil {
+			dst = dst[:at]
+		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+		return dst, fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
 	}
-	return data, nil
+	return dst, nil
 }
 
 // Targets decodes the targets.
@@ -280,18 +291,9 @@ func (o *Object) appendJSON(dst []byte, typed bool) ([]byte, error) {
 	dst = append(dst, `"metadata":`...)
 	dst = append(dst, meta...)
 	if o.targets != nil {
-		n, err := s2.DecodedLen(o.targets)
-		if err == nil && n > maxTargetsJSON {
-			err = fmt.Errorf("%d bytes", n)
-		}
-		if err != nil {
-			return dst, fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
-		}
 		dst = append(dst, `,"targets":`...)
-		at := len(dst)
-		dst = slices.Grow(dst, n)[:at+n]
-		if _, err := s2.Decode(dst[at:], o.targets); err != nil {
-			return dst[:at], fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+		if dst, err = o.appendTargets(dst); err != nil {
+			return dst, err
 		}
 	}
 	return append(dst, '}'), nil
@@ -340,21 +342,12 @@ func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, 
 	return encode(o.GetObject(), w)
 }
 
-// SameContent reports whether a and b hold the same content, ignoring
-// resourceVersion, uid and creationTimestamp (set by the versioned store).
-func SameContent(a, b *Object) bool {
-	if a.Cluster != b.Cluster || !bytes.Equal(a.targets, b.targets) {
-		return false
-	}
-	am, bm := a.ObjectMeta, b.ObjectMeta
-	for _, m := range []*metav1.ObjectMeta{&am, &bm} {
-		m.ResourceVersion, m.UID, m.CreationTimestamp = "", "", metav1.Time{}
-	}
-	return equalMeta(&am, &bm)
-}
-
-func equalMeta(a, b *metav1.ObjectMeta) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+// Equal reports whether a and b are the same object: metadata (semantically,
+// as apiequality compares it), scope, summary and compressed targets. The
+// versioned store registers it in its content comparison (the targets are an
+// unexported field, which reflection-based comparison refuses).
+func Equal(a, b *Object) bool {
+	return a.Cluster == b.Cluster && bytes.Equal(a.targets, b.targets) &&
+		apiequality.Semantic.DeepEqual(a.ObjectMeta, b.ObjectMeta) &&
+		apiequality.Semantic.DeepEqual(a.Summary, b.Summary)
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // withSpec is an object with one effective entry holding raw and fieldSources fs.
@@ -137,5 +138,55 @@ func TestSortedIndex(t *testing.T) {
 			r.Restore(objs, testEpoch, rv)
 			check(r, "after Restore")
 		}
+	}
+}
+
+// TestSameContentEncoded: the same comparison on encoded outputs (what the
+// live layer stores): metadata set by the store does not count, an output
+// read back from its cache form equals the one computed afresh, and a real
+// difference counts.
+func TestSameContentEncoded(t *testing.T) {
+	enc := func(o *v1alpha1.EffectivePolicy) *encoded.Object {
+		t.Helper()
+		e, err := encoded.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	base := enc(withSpec("a", "x", `{"a":1}`, map[string]string{"/a": "a/p"}))
+	restored := func() runtime.Object {
+		o := enc(withSpec("a", "x", `{"a":1}`, map[string]string{"/a": "a/p"}))
+		o.ResourceVersion, o.UID, o.CreationTimestamp = "9", "u", metav1.Now()
+		data, err := o.CacheBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := encoded.FromCacheBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return back
+	}()
+	for _, tc := range []struct {
+		name string
+		b    runtime.Object
+		want bool
+	}{
+		{"identical", enc(withSpec("a", "x", `{"a":1}`, map[string]string{"/a": "a/p"})), true},
+		{"restored from the cache, with its own metadata", restored, true},
+		{"other value", enc(withSpec("a", "x", `{"a":2}`, map[string]string{"/a": "a/p"})), false},
+		{"other field source", enc(withSpec("a", "x", `{"a":1}`, map[string]string{"/a": "a/q"})), false},
+		{"other label", func() runtime.Object {
+			o := withSpec("a", "x", `{"a":1}`, map[string]string{"/a": "a/p"})
+			o.Labels = map[string]string{"l": "v"}
+			return enc(o)
+		}(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sameContent(base, tc.b); got != tc.want {
+				t.Errorf("sameContent = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -426,6 +426,11 @@ var contentEquality = func() conversion.Equalities {
 	for t, f := range apiequality.Semantic.Equalities {
 		e.Equalities[t] = f
 	}
+	// Encoded outputs (what the live layer stores) compare by their fields,
+	// the compressed targets as bytes (encoded.Equal).
+	if err := e.AddFunc(func(a, b encoded.Object) bool { return encoded.Equal(&a, &b) }); err != nil {
+		panic(err)
+	}
 	return e
 }()
 
@@ -444,11 +449,6 @@ func rawEqual(a, b []byte) bool {
 // creationTimestamp, uid and TypeMeta. It works on shallow copies: nothing
 // big is copied.
 func sameContent(a, b runtime.Object) bool {
-	if ea, ok := a.(*encoded.Object); ok {
-		if eb, ok := b.(*encoded.Object); ok {
-			return encoded.SameContent(ea, eb) // compressed bytes; nothing decoded
-		}
-	}
 	a, b = objcopy.Shallow(a), objcopy.Shallow(b)
 	for _, o := range []runtime.Object{a, b} {
 		o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
