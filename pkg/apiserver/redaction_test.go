@@ -28,6 +28,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	clientset "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -151,6 +152,16 @@ func asUser(cfg *rest.Config, name string) *rest.Config {
 	return c
 }
 
+// stored is an output as the live layer stores it.
+func stored(t *testing.T, o *v1alpha1.EffectivePolicy) runtime.Object {
+	t.Helper()
+	e, err := encoded.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 func policyObject(name, secretNS string) *v1alpha1.EffectivePolicy {
 	return &v1alpha1.EffectivePolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "app", Name: name},
@@ -193,8 +204,8 @@ func secretOf(t *testing.T, p *v1alpha1.EffectivePolicy) string {
 func TestServerRedactsSensitiveFields(t *testing.T) {
 	store, cfg := startRedactingServer(t)
 	store.Apply([]versioned.Change{
-		{Namespace: "app", Name: "from-secure", Object: policyObject("from-secure", "secure")},
-		{Namespace: "app", Name: "from-other", Object: policyObject("from-other", "other")},
+		{Namespace: "app", Name: "from-secure", Object: stored(t, policyObject("from-secure", "secure"))},
+		{Namespace: "app", Name: "from-other", Object: stored(t, policyObject("from-other", "other"))},
 	})
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -229,6 +240,26 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 		}
 	}
 
+	// One list with an item redacted and one not: encoded and decoded
+	// objects in one response.
+	cs, err := clientset.NewForConfig(asUser(cfg, "alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("app").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("alice lists every output: %v", err)
+	}
+	want := map[string]string{"from-secure": "visible", "from-other": "redacted"}
+	if len(all.Items) != len(want) {
+		t.Fatalf("alice lists %d items, want %d", len(all.Items), len(want))
+	}
+	for i := range all.Items {
+		if s := secretOf(t, &all.Items[i]); s != want[all.Items[i].Name] {
+			t.Errorf("alice list of all: %s is %s, want %s", all.Items[i].Name, s, want[all.Items[i].Name])
+		}
+	}
+
 	// Two watchers, each with its own access, see the same change.
 	watch := func(name string) <-chan string {
 		cs, err := clientset.NewForConfig(asUser(cfg, name))
@@ -255,7 +286,7 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 	}
 	wa, wb := watch("alice"), watch("bob")
 	// Both watches resume from the resourceVersion before the change.
-	store.Apply([]versioned.Change{{Namespace: "app", Name: "new", Object: policyObject("new", "secure")}})
+	store.Apply([]versioned.Change{{Namespace: "app", Name: "new", Object: stored(t, policyObject("new", "secure"))}})
 	for _, w := range []struct {
 		user string
 		ch   <-chan string

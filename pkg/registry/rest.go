@@ -222,6 +222,12 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 		l.Continue, l.RemainingItemCount = token, remaining
 		return l, nil
 	}
+	// A typed list: some items were redacted (decoded), so decode the rest.
+	for i, it := range items {
+		if items[i], err = encoded.Decoded(it); err != nil {
+			return nil, err
+		}
+	}
 	list := r.newList()
 	if err := meta.SetList(list, items); err != nil {
 		return nil, err
