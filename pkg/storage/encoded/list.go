@@ -95,7 +95,7 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 	if err != nil {
 		return err
 	}
-	head := make([]byte, 0, gzipThreshold+64*1024)
+	head := make([]byte, 0, 256)
 	head = append(head, `{"kind":"`...)
 	head = append(head, listKindOf(l.Cluster)...)
 	head = append(head, `","apiVersion":"`...)
@@ -154,7 +154,7 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 	if ind != nil {
 		end = "]}" // json.MarshalIndent does not
 	}
-	pending := append([]byte(nil), out(head)...) // until the first write
+	pending := append(make([]byte, 0, gzipThreshold+64*1024), out(head)...) // until the first write
 	for c := range chunks {
 		if c.err != nil {
 			return c.err
