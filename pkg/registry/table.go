@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
@@ -72,19 +70,11 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 // summaryOf returns what the columns show: kept with an encoded output,
 // computed for a decoded one.
 func summaryOf(obj runtime.Object) (encoded.Summary, error) {
-	switch o := obj.(type) {
-	case *encoded.Object:
-		if o.Summary != nil {
-			return *o.Summary, nil
-		}
-		targets, err := o.Targets()
-		return encoded.Summarize(targets), err
-	case *v1alpha1.EffectivePolicy:
-		return encoded.Summarize(o.Targets), nil
-	case *v1alpha1.ClusterEffectivePolicy:
-		return encoded.Summarize(o.Targets), nil
+	if o, ok := obj.(*encoded.Object); ok && o.Summary != nil {
+		return *o.Summary, nil
 	}
-	return encoded.Summary{}, fmt.Errorf("unexpected object %T", obj)
+	targets, err := encoded.TargetsOf(obj)
+	return encoded.Summarize(targets), err
 }
 
 func age(ts metav1.Time) string {

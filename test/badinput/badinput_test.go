@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -696,16 +697,15 @@ func served(t *testing.T, l *live.Live) map[compute.Key][]v1alpha1.Target {
 			t.Fatal(err)
 		}
 		for _, o := range objs {
-			o, err := encoded.Decoded(o) // the live layer serves encoded.Objects
+			m, err := meta.Accessor(o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch o := o.(type) {
-			case *v1alpha1.EffectivePolicy:
-				out[compute.Key{Namespace: o.Namespace, Name: o.Name}] = o.Targets
-			case *v1alpha1.ClusterEffectivePolicy:
-				out[compute.Key{Name: o.Name}] = o.Targets
+			targets, err := encoded.TargetsOf(o) // the live layer serves encoded.Objects
+			if err != nil {
+				t.Fatal(err)
 			}
+			out[compute.Key{Namespace: m.GetNamespace(), Name: m.GetName()}] = targets
 		}
 	}
 	return out

@@ -247,6 +247,20 @@ func (o *Object) Decode() (runtime.Object, error) {
 	return &v1alpha1.EffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}, nil
 }
 
+// TargetsOf returns the targets of an EffectivePolicy or
+// ClusterEffectivePolicy, decoded or encoded.
+func TargetsOf(obj runtime.Object) ([]v1alpha1.Target, error) {
+	switch o := obj.(type) {
+	case *Object:
+		return o.Targets()
+	case *v1alpha1.EffectivePolicy:
+		return o.Targets, nil
+	case *v1alpha1.ClusterEffectivePolicy:
+		return o.Targets, nil
+	}
+	return nil, fmt.Errorf("encoded: unexpected object %T", obj)
+}
+
 // Decoded returns obj decoded when it is an *Object, obj otherwise.
 func Decoded(obj runtime.Object) (runtime.Object, error) {
 	if o, ok := obj.(*Object); ok {

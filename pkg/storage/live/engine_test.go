@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,7 +17,6 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
@@ -71,14 +71,9 @@ var plurals = map[string]string{
 
 func targetsJSON(t *testing.T, obj runtime.Object) string {
 	t.Helper()
-	var targets []v1alpha1.Target
-	switch o := obj.(type) {
-	case *v1alpha1.EffectivePolicy:
-		targets = o.Targets
-	case *v1alpha1.ClusterEffectivePolicy:
-		targets = o.Targets
-	default:
-		t.Fatalf("unexpected %T", obj)
+	targets, err := encoded.TargetsOf(obj)
+	if err != nil {
+		t.Fatal(err)
 	}
 	data, err := json.Marshal(targets)
 	if err != nil {
@@ -101,16 +96,11 @@ func served(t *testing.T, l *Live) map[compute.Key]string {
 			t.Fatal(err)
 		}
 		for _, o := range objs {
-			o, err := encoded.Decoded(o) // the live layer serves encoded.Objects
+			m, err := meta.Accessor(o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch o := o.(type) {
-			case *v1alpha1.EffectivePolicy:
-				out[compute.Key{Namespace: o.Namespace, Name: o.Name}] = targetsJSON(t, o)
-			case *v1alpha1.ClusterEffectivePolicy:
-				out[compute.Key{Name: o.Name}] = targetsJSON(t, o)
-			}
+			out[compute.Key{Namespace: m.GetNamespace(), Name: m.GetName()}] = targetsJSON(t, o)
 		}
 	}
 	return out
