@@ -6,7 +6,14 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 MODULE=$(go list -m)
+# `go list -m -f {{.Dir}}` prints nothing for a module that is not in the module cache yet (a
+# fresh machine): download it first (a no-op once it is cached).
+go mod download k8s.io/code-generator
 CODEGEN_PKG=$(go list -m -f '{{.Dir}}' k8s.io/code-generator)
+if [[ -z "${CODEGEN_PKG}" || ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+  echo "update-codegen: k8s.io/code-generator is not in the module cache after go mod download" >&2
+  exit 1
+fi
 # shellcheck source=/dev/null
 source "${CODEGEN_PKG}/kube_codegen.sh"
 
