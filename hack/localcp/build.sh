@@ -40,11 +40,17 @@ if [[ $ok == 1 ]]; then echo "$dir"; exit 0; fi
 tmp="$cache_root/.$key.tmp.$$"
 rm -rf "$tmp"; mkdir -p "$tmp"
 start=$(date +%s)
-echo "localcp: building etcd, kube-apiserver, kube-controller-manager ($K8S_VERSION) into $dir (cold: ~10 min on 2 cores)" >&2
+# shellcheck source=../lib/progress.sh
+source "$here/../lib/progress.sh"
+cmds=(./cmd/etcd ./cmd/kube-apiserver ./cmd/kube-controller-manager)
+echo "localcp: building etcd, kube-apiserver, kube-controller-manager ($K8S_VERSION) into $dir" >&2
+echo "localcp: first time only: downloading their modules (~1-3 min), then compiling (~10 min on 2 cores)" >&2
+total=$(cd "$here" && "$GO" list -deps "${cmds[@]}" | wc -l)
+echo "localcp: modules ready after $(( $(date +%s) - start ))s; compiling up to $total packages" >&2
 (
   cd "$here"
-  CGO_ENABLED=0 "$GO" build -trimpath -ldflags "$ldflags" -o "$tmp/" ./cmd/etcd ./cmd/kube-apiserver ./cmd/kube-controller-manager
-) >&2
+  CGO_ENABLED=0 "$GO" build -v -trimpath -ldflags "$ldflags" -o "$tmp/" "${cmds[@]}" 2>&1
+) | progress::count "$total" localcp
 rm -rf "$dir"
 mv "$tmp" "$dir"
 echo "localcp: built in $(( $(date +%s) - start ))s" >&2
