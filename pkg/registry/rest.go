@@ -19,7 +19,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // Category is the kubectl category both resources belong to

@@ -39,8 +39,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // DefaultHistorySize is the number of watch events kept when Options.HistorySize is 0.

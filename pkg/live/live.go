@@ -1,8 +1,3 @@
-// Package live connects the computation engine (pkg/compute) to a live
-// cluster and to the API: informers feed the engine, a background worker
-// recomputes the outputs the engine reports as possibly changed, applies them
-// to the two versioned Stores (which serve Get, List and Watch) and persists
-// them in a bbolt cache.
 package live
 
 import (
@@ -26,9 +21,9 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
