@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 // cacheCheckAt runs CacheCheck as the healthz handler does for path.
@@ -49,7 +50,7 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			}
 			if err := other.Write(cache.Batch{ResourceEffectivePolicies: {
 				Entries:         []cache.Entry{{Key: "stale/x", Data: []byte(`{"metadata":{"name":"x","namespace":"stale","resourceVersion":"1"}}`)}},
-				ResourceVersion: uint64(other.Epoch())<<cache.EpochShift | 1,
+				ResourceVersion: resourceversion.Make(other.Epoch(), 1),
 			}}, false); err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -106,7 +107,7 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		return nil, fmt.Errorf("invalid options: %v", errs)
 	}
 	registerMetrics()
-	epoch := versioned.NewEpoch() // memory only; the cache's replaces it
+	epoch := resourceversion.NewEpoch() // memory only; the cache's replaces it
 	l := &Live{
 		engine:   engine,
 		debounce: o.RecomputeDebounce,

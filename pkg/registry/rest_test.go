@@ -3,7 +3,6 @@ package registry_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -42,7 +42,7 @@ func recv(t *testing.T, w watch.Interface) watch.Event {
 
 // at is the resourceVersion of counter n of s's epoch.
 func at(s *versioned.Store, n uint64) string {
-	return strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch(), n), 10)
+	return resourceversion.Format(resourceversion.Make(s.Epoch(), n))
 }
 
 func describe(e watch.Event) string {
@@ -131,8 +131,8 @@ func TestListErrors(t *testing.T) {
 		}},
 		{"exact current rv", metainternalversion.ListOptions{ResourceVersion: at(s, 2), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, func(err error) bool { return err == nil }},
 		{"not older than", metainternalversion.ListOptions{ResourceVersion: at(s, 1), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, func(err error) bool { return err == nil }},
-		{"exact rv of another epoch", metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch()%versioned.MaxEpoch+1, 2), 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
-		{"future rv of another epoch", metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch()%versioned.MaxEpoch+1, 9), 10)}, func(err error) bool { return err == nil }},
+		{"exact rv of another epoch", metainternalversion.ListOptions{ResourceVersion: resourceversion.Format(resourceversion.Make(s.Epoch()%resourceversion.MaxEpoch+1, 2)), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
+		{"future rv of another epoch", metainternalversion.ListOptions{ResourceVersion: resourceversion.Format(resourceversion.Make(s.Epoch()%resourceversion.MaxEpoch+1, 9))}, func(err error) bool { return err == nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.List(ctx, &tc.opts)

@@ -5,7 +5,8 @@
 // Layout of the file:
 //
 //	bucket "header":   "magic" = Magic, "format" = FormatVersion,
-//	                   "epoch" = the epoch of the file's history (decimal, 1..MaxEpoch)
+//	                   "epoch" = the epoch of the file's history (decimal, see
+//	                   pkg/storage/resourceversion)
 //	bucket "rv":       <resource> = resourceVersion of that resource's store (decimal)
 //	bucket <resource>: "<namespace>/<name>" = the object as JSON
 //
@@ -14,25 +15,24 @@
 // <file>.corrupt) and replaced by a fresh one: it is never served.
 //
 // Every new file gets a new random epoch; resourceVersions of the stores
-// restored from it are epoch<<EpochShift | counter (see pkg/storage/versioned),
-// so resourceVersions of another replica or of a discarded file are told
-// apart from this file's. A stored resourceVersion of another epoch makes the
-// file corrupt.
+// restored from it are of that epoch (pkg/storage/resourceversion), so
+// resourceVersions of another replica or of a discarded file are told apart
+// from this file's. A stored resourceVersion of another epoch makes the file
+// corrupt.
 package cache
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 const (
@@ -44,25 +44,7 @@ const (
 	// of the stored objects. 2: header epoch, epoch-encoded resourceVersions.
 	// 3: values in encoded.Object's cache form (zstd targets); 4: S2 targets with a CRC.
 	FormatVersion = "4"
-	// EpochShift is where the epoch starts in a resourceVersion
-	// (versioned.CounterBits).
-	EpochShift = 40
-	// MaxEpoch is the largest epoch (versioned.MaxEpoch).
-	MaxEpoch = 1<<23 - 1
 )
-
-// newEpoch returns a random epoch in [1, MaxEpoch].
-func newEpoch() (uint32, error) {
-	for {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return 0, err
-		}
-		if e := binary.BigEndian.Uint32(b[:]) & MaxEpoch; e != 0 {
-			return e, nil
-		}
-	}
-}
 
 var (
 	headerBucket = []byte("header")
@@ -202,20 +184,17 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 		if f := string(h.Get([]byte("format"))); f != FormatVersion {
 			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, FormatVersion)}
 		}
-		e, err := strconv.ParseUint(string(h.Get([]byte("epoch"))), 10, 32)
-		if err != nil || e == 0 || e > MaxEpoch {
-			return corruptError{fmt.Errorf("invalid epoch %q", h.Get([]byte("epoch")))}
+		e, err := resourceversion.ParseEpoch(string(h.Get([]byte("epoch"))))
+		if err != nil {
+			return corruptError{err}
 		}
-		d.epoch = uint32(e)
+		d.epoch = e
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	if empty {
-		epoch, err := newEpoch()
-		if err != nil {
-			return nil, fmt.Errorf("choosing an epoch: %w", err)
-		}
+		epoch := resourceversion.NewEpoch()
 		if err := d.db.Update(func(tx *bolt.Tx) error {
 			h, err := tx.CreateBucketIfNotExists(headerBucket)
 			if err != nil {
@@ -227,7 +206,7 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 			if err := h.Put([]byte("format"), []byte(FormatVersion)); err != nil {
 				return err
 			}
-			if err := h.Put([]byte("epoch"), []byte(strconv.FormatUint(uint64(epoch), 10))); err != nil {
+			if err := h.Put([]byte("epoch"), []byte(resourceversion.FormatEpoch(epoch))); err != nil {
 				return err
 			}
 			if _, err := tx.CreateBucketIfNotExists(rvBucket); err != nil {
@@ -257,11 +236,11 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 			}
 			var res Resource
 			if raw := rvs.Get([]byte(r)); raw != nil {
-				rv, err := strconv.ParseUint(string(raw), 10, 64)
+				rv, err := resourceversion.Parse(string(raw))
 				if err != nil {
 					return corruptError{fmt.Errorf("resourceVersion of %s: %w", r, err)}
 				}
-				if rv>>EpochShift != uint64(d.epoch) {
+				if resourceversion.EpochOf(rv) != d.epoch {
 					return corruptError{fmt.Errorf("resourceVersion %d of %s is not of the file's epoch %d", rv, r, d.epoch)}
 				}
 				res.ResourceVersion = rv
@@ -324,7 +303,7 @@ func writeTx(tx *bolt.Tx, b Batch, replace bool) error {
 				return err
 			}
 		}
-		if err := rvs.Put([]byte(r), []byte(strconv.FormatUint(res.ResourceVersion, 10))); err != nil {
+		if err := rvs.Put([]byte(r), []byte(resourceversion.Format(res.ResourceVersion))); err != nil {
 			return err
 		}
 	}
@@ -338,16 +317,16 @@ func writeTx(tx *bolt.Tx, b Batch, replace bool) error {
 // start and became usable later): whatever the file held is not that history
 // and must not be restored from it.
 func (d *DB) Reset(epoch uint32, b Batch) error {
-	if epoch == 0 || epoch > MaxEpoch {
+	if !resourceversion.ValidEpoch(uint64(epoch)) {
 		return fmt.Errorf("invalid epoch %d", epoch)
 	}
 	for r, res := range b {
-		if res.ResourceVersion>>EpochShift != uint64(epoch) {
+		if resourceversion.EpochOf(res.ResourceVersion) != epoch {
 			return fmt.Errorf("resourceVersion %d of %s is not of epoch %d", res.ResourceVersion, r, epoch)
 		}
 	}
 	err := d.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(headerBucket).Put([]byte("epoch"), []byte(strconv.FormatUint(uint64(epoch), 10))); err != nil {
+		if err := tx.Bucket(headerBucket).Put([]byte("epoch"), []byte(resourceversion.FormatEpoch(epoch))); err != nil {
 			return err
 		}
 		rvs := tx.Bucket(rvBucket)

@@ -13,20 +13,21 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 func TestEpochEncoding(t *testing.T) {
 	for i := 0; i < 100; i++ {
-		e := NewEpoch()
-		if e == 0 || e > MaxEpoch {
+		e := resourceversion.NewEpoch()
+		if e == 0 || e > resourceversion.MaxEpoch {
 			t.Fatalf("epoch %d", e)
 		}
 	}
-	rv := MakeResourceVersion(MaxEpoch, 1<<CounterBits-1)
-	if rv >= 1<<63 || EpochOf(rv) != MaxEpoch {
-		t.Errorf("rv %d (epoch %d)", rv, EpochOf(rv))
+	rv := resourceversion.Make(resourceversion.MaxEpoch, 1<<resourceversion.CounterBits-1)
+	if rv >= 1<<63 || resourceversion.EpochOf(rv) != resourceversion.MaxEpoch {
+		t.Errorf("rv %d (epoch %d)", rv, resourceversion.EpochOf(rv))
 	}
-	if s := New(Options{}); s.Epoch() == 0 || EpochOf(s.ResourceVersion()) != s.Epoch() {
+	if s := New(Options{}); s.Epoch() == 0 || resourceversion.EpochOf(s.ResourceVersion()) != s.Epoch() {
 		t.Errorf("new store: epoch %d rv %d", s.Epoch(), s.ResourceVersion())
 	}
 }
@@ -55,7 +56,7 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	// not miss it silently: B answers 410 so that the client relists.
 	a.Apply([]Change{del("ns", "y")})
 	b.Apply([]Change{del("ns", "y")})
-	for _, rv := range []uint64{fromA, MakeResourceVersion(a.Epoch(), 0), MakeResourceVersion(a.Epoch(), 1<<CounterBits-1)} {
+	for _, rv := range []uint64{fromA, resourceversion.Make(a.Epoch(), 0), resourceversion.Make(a.Epoch(), 1<<resourceversion.CounterBits-1)} {
 		_, err := b.Watch(ctx, "", rv)
 		if !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "another server instance") {
 			t.Errorf("watch on B from A's rv %d: %v", rv, err)

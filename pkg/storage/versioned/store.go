@@ -3,9 +3,9 @@
 // bounded history of watch events, and serves Get, List and Watch for the REST
 // layer (it implements registry.Backend).
 //
-// A resourceVersion is epoch<<CounterBits | counter. The epoch (non-zero, at
-// most MaxEpoch, so that resourceVersions stay below 2^63) names one history:
-// it is chosen at random for a new history and restored with a cached one.
+// A resourceVersion is epoch<<CounterBits | counter (pkg/storage/resourceversion).
+// The epoch names one history: it is chosen at random for a new history and
+// restored with a cached one.
 // Replicas number their histories independently; a resourceVersion of another
 // epoch is not a point of this store's history, and a watch from it answers
 // 410 Gone (so that the client relists) instead of resuming from an unrelated
@@ -18,13 +18,10 @@ package versioned
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha1"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -41,6 +38,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 // DefaultHistorySize is the number of watch events kept when Options.HistorySize is 0.
@@ -49,35 +47,6 @@ const DefaultHistorySize = 10000
 // DefaultBookmarkInterval is how often an idle watch gets a BOOKMARK when
 // Options.BookmarkInterval is 0.
 const DefaultBookmarkInterval = time.Minute
-
-// CounterBits is the number of low bits of a resourceVersion that count the
-// changes of one epoch; the bits above hold the epoch.
-const CounterBits = 40
-
-// MaxEpoch is the largest epoch: epochs have 23 bits, so a resourceVersion is
-// below 2^63 and prints as a plain decimal in every client.
-const MaxEpoch = 1<<23 - 1
-
-// NewEpoch returns a random epoch in [1, MaxEpoch].
-func NewEpoch() uint32 {
-	for {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			panic(fmt.Sprintf("reading random bytes: %v", err))
-		}
-		if e := binary.BigEndian.Uint32(b[:]) & MaxEpoch; e != 0 {
-			return e
-		}
-	}
-}
-
-// MakeResourceVersion returns the resourceVersion of counter in epoch.
-func MakeResourceVersion(epoch uint32, counter uint64) uint64 {
-	return uint64(epoch)<<CounterBits | counter&(1<<CounterBits-1)
-}
-
-// EpochOf returns the epoch a resourceVersion belongs to.
-func EpochOf(rv uint64) uint32 { return uint32(rv >> CounterBits) }
 
 // Change is one put or delete in an Apply. Object nil means delete.
 type Change struct {
@@ -106,8 +75,9 @@ type Options struct {
 	// resourceVersion; the REST layer turns them into objects of its kind and
 	// drops them for clients that did not ask for bookmarks.
 	BookmarkInterval time.Duration
-	// Epoch of the store's history (NewEpoch() when 0; values above MaxEpoch
-	// are truncated). Restore replaces it.
+	// Epoch of the store's history (resourceversion.NewEpoch() when 0;
+	// values above resourceversion.MaxEpoch are truncated). Restore replaces
+	// it.
 	Epoch uint32
 }
 
@@ -149,11 +119,11 @@ func New(opts Options) *Store {
 	if opts.BookmarkInterval == 0 {
 		opts.BookmarkInterval = DefaultBookmarkInterval
 	}
-	epoch := opts.Epoch & MaxEpoch
+	epoch := opts.Epoch & resourceversion.MaxEpoch
 	if epoch == 0 {
-		epoch = NewEpoch()
+		epoch = resourceversion.NewEpoch()
 	}
-	start := MakeResourceVersion(epoch, 0)
+	start := resourceversion.Make(epoch, 0)
 	return &Store{
 		opts:     opts,
 		epoch:    epoch,
@@ -177,7 +147,7 @@ func (s *Store) Epoch() uint32 {
 func (s *Store) ForeignResourceVersion(rv uint64) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return rv != 0 && EpochOf(rv) != s.epoch
+	return rv != 0 && resourceversion.EpochOf(rv) != s.epoch
 }
 
 func (s *Store) key(namespace, name string) (string, string) {
@@ -197,11 +167,11 @@ func (s *Store) key(namespace, name string) (string, string) {
 func (s *Store) Restore(objs []runtime.Object, epoch uint32, rv uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if epoch &= MaxEpoch; epoch != 0 {
+	if epoch &= resourceversion.MaxEpoch; epoch != 0 {
 		s.epoch = epoch
 	}
-	if EpochOf(rv) != s.epoch {
-		rv = MakeResourceVersion(s.epoch, 0)
+	if resourceversion.EpochOf(rv) != s.epoch {
+		rv = resourceversion.Make(s.epoch, 0)
 	}
 	s.objects = make(map[string]runtime.Object, len(objs))
 	for _, o := range objs {
@@ -209,7 +179,7 @@ func (s *Store) Restore(objs []runtime.Object, epoch uint32, rv uint64) {
 		if err != nil {
 			continue
 		}
-		if orv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && orv > rv && EpochOf(orv) == s.epoch {
+		if orv, err := resourceversion.Parse(m.GetResourceVersion()); err == nil && orv > rv && resourceversion.EpochOf(orv) == s.epoch {
 			rv = orv
 		}
 		k, _ := s.key(m.GetNamespace(), m.GetName())
@@ -325,7 +295,7 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 	newRV := s.rv
 	next := func() (uint64, string) {
 		newRV++
-		return newRV, strconv.FormatUint(newRV, 10)
+		return newRV, resourceversion.Format(newRV)
 	}
 	var events []event
 	var applied []runtime.Object
@@ -493,10 +463,10 @@ func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.I
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rv == 0 {
-		rv = MakeResourceVersion(s.epoch, 0)
+		rv = resourceversion.Make(s.epoch, 0)
 	}
-	if EpochOf(rv) != s.epoch {
-		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resource version %d is from another server instance or an older cache (epoch %d, this server's is %d); relist", rv, EpochOf(rv), s.epoch))
+	if resourceversion.EpochOf(rv) != s.epoch {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resource version %d is from another server instance or an older cache (epoch %d, this server's is %d); relist", rv, resourceversion.EpochOf(rv), s.epoch))
 	}
 	if rv < s.minRV {
 		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, s.minRV))
@@ -618,7 +588,7 @@ func (w *watcher) run(ctx context.Context) {
 		case <-tick:
 			if offered > sent {
 				bm := &metav1.PartialObjectMetadata{}
-				bm.ResourceVersion = strconv.FormatUint(offered, 10)
+				bm.ResourceVersion = resourceversion.Format(offered)
 				if !send(watch.Event{Type: watch.Bookmark, Object: bm}) {
 					return
 				}

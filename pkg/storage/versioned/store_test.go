@@ -3,7 +3,6 @@ package versioned
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -33,16 +33,16 @@ func newStore(namespaced bool, history int) *Store {
 const testEpoch = 1
 
 // at is the resourceVersion of counter n of testEpoch; ats the same as a string.
-func at(n uint64) uint64  { return MakeResourceVersion(testEpoch, n) }
-func ats(n uint64) string { return strconv.FormatUint(at(n), 10) }
+func at(n uint64) uint64  { return resourceversion.Make(testEpoch, n) }
+func ats(n uint64) string { return resourceversion.Format(at(n)) }
 
 // counter strips the epoch from a resourceVersion string.
 func counter(rv string) string {
-	n, err := strconv.ParseUint(rv, 10, 64)
+	n, err := resourceversion.Parse(rv)
 	if err != nil {
 		return rv
 	}
-	return strconv.FormatUint(n&(1<<CounterBits-1), 10)
+	return resourceversion.Format(resourceversion.CounterOf(n))
 }
 
 func obj(ns, name, kind string) *v1alpha1.EffectivePolicy {
@@ -452,7 +452,7 @@ func TestBookmarks(t *testing.T) {
 		if e.Type != watch.Bookmark {
 			t.Fatalf("unexpected %s", e.Type)
 		}
-		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == strconv.FormatUint(MakeResourceVersion(s.Epoch(), 2), 10) {
+		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == resourceversion.Format(resourceversion.Make(s.Epoch(), 2)) {
 			break
 		}
 	}
@@ -512,7 +512,7 @@ func TestSlowWatcherIsEnded(t *testing.T) {
 	}
 closed:
 	s.Apply([]Change{put("other", "y", "K")})
-	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(s.ResourceVersion()&(1<<CounterBits-1)) {
+	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(resourceversion.CounterOf(s.ResourceVersion())) {
 		t.Errorf("other watcher: %s", got)
 	}
 }
