@@ -24,7 +24,7 @@
 // It is a package of its own, directly under pkg/, because it is the form
 // the layers share rather than a kind of storage: pkg/live builds Objects,
 // pkg/storage keeps and compares them (Equal) and writes their cache form
-// (CacheBytes), pkg/registry serves them. It
+// (CacheBytes, versioned by CacheFormat), pkg/registry serves them. It
 // depends only on the API types and internal helpers, so every one of those
 // may import it.
 package encoded

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
@@ -44,7 +45,7 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			}
 		}},
 		{"the file locked by another process, holding another history", func(t *testing.T, dir string) func() {
-			other, _, _, err := cache.Open(dir, cacheResources, nil)
+			other, _, _, err := cache.Open(dir, encoded.CacheFormat, cacheResources, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -613,7 +613,7 @@ var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectiv
 // and the log, an unusable one in the write-failure metric and the cache
 // check.
 func (l *Live) openCacheFile(validate func(resource string, e cache.Entry) error) (*cache.DB, map[string]cache.Resource, error) {
-	db, loaded, discarded, err := cache.Open(l.cacheDir, cacheResources, validate)
+	db, loaded, discarded, err := cache.Open(l.cacheDir, encoded.CacheFormat, cacheResources, validate)
 	if discarded != nil {
 		cacheDiscarded.Inc()
 		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)

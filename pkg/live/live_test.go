@@ -22,6 +22,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
@@ -467,7 +468,7 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 			_ = db.Close()
 		}},
 		{"undecodable object", func(t *testing.T, path string) {
-			db, _, _, err := cache.Open(filepath.Dir(path), []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
+			db, _, _, err := cache.Open(filepath.Dir(path), encoded.CacheFormat, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -475,7 +476,7 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 			_ = db.Close()
 		}},
 		{"object under the wrong key", func(t *testing.T, path string) {
-			db, _, _, _ := cache.Open(filepath.Dir(path), []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
+			db, _, _, _ := cache.Open(filepath.Dir(path), encoded.CacheFormat, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
 			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/zzz", Data: []byte(`{"metadata":{"name":"r","namespace":"default","resourceVersion":"1"}}`)}}, ResourceVersion: resourceversion.Make(db.Epoch(), 99)}}, false)
 			_ = db.Close()
 		}},

@@ -4,11 +4,17 @@
 //
 // Layout of the file:
 //
-//	bucket "header":   "magic" = Magic, "format" = FormatVersion,
+//	bucket "header":   "magic" = Magic, "format" = the caller's format,
 //	                   "epoch" = the epoch of the file's history (decimal, see
 //	                   pkg/storage/resourceversion)
 //	bucket "rv":       <resource> = resourceVersion of that resource's store (decimal)
-//	bucket <resource>: "<namespace>/<name>" = the object as JSON
+//	bucket <resource>: "<namespace>/<name>" = the object, in the caller's format
+//
+// The values are opaque here: their format, and its version, belong to the
+// package that writes them (for the server, encoded.CacheFormat, next to the
+// code of the format and pinned by its golden test). The version names the
+// file as a whole: a change of the layout above must bump it too, so that
+// older files are rebuilt rather than misread.
 //
 // A file that bbolt cannot open, that lacks the header, carries another magic
 // or format, or holds an object the caller cannot decode is moved aside (to
@@ -40,10 +46,6 @@ const (
 	FileName = "effectivepolicy.db"
 	// Magic identifies a file written by this server.
 	Magic = "effectivepolicy.dev/output-cache"
-	// FormatVersion is bumped on every incompatible change of the layout or
-	// of the stored objects. 2: header epoch, epoch-encoded resourceVersions.
-	// 3: values in encoded.Object's cache form (zstd targets); 4: S2 targets with a CRC.
-	FormatVersion = "4"
 )
 
 var (
@@ -72,6 +74,7 @@ type DecodeFunc func(resource string, e Entry) error
 // DB is an open, validated cache file.
 type DB struct {
 	db        *bolt.DB
+	format    string
 	resources []string
 	epoch     uint32
 }
@@ -80,18 +83,19 @@ type DB struct {
 // file was created, the same on every later Open.
 func (d *DB) Epoch() uint32 { return d.epoch }
 
-// Open opens (creating if needed) dir/FileName for the given resources,
-// validating it: every stored object is handed to decode. A file that fails
+// Open opens (creating if needed) dir/FileName for the given resources and
+// values of the given format, validating it: a file of another format is
+// discarded, every stored object is handed to decode. A file that fails
 // validation is moved aside and replaced by an empty one; discarded then says
 // why. An error is returned only when no usable file can be had at all (the
 // directory cannot be created or written, the file is locked by another
 // process, ...): the caller should then run without persistence.
-func Open(dir string, resources []string, decode DecodeFunc) (db *DB, loaded map[string]Resource, discarded error, err error) {
+func Open(dir, format string, resources []string, decode DecodeFunc) (db *DB, loaded map[string]Resource, discarded error, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, nil, fmt.Errorf("creating cache directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, loaded, discarded, err = openValidated(path, resources, decode)
+	db, loaded, discarded, err = openValidated(path, format, resources, decode)
 	if err == nil {
 		return db, loaded, nil, nil
 	}
@@ -104,7 +108,7 @@ func Open(dir string, resources []string, decode DecodeFunc) (db *DB, loaded map
 			return nil, nil, discarded, fmt.Errorf("removing corrupt cache file: %w", rmErr)
 		}
 	}
-	db, loaded, _, err = openValidated(path, resources, decode)
+	db, loaded, _, err = openValidated(path, format, resources, decode)
 	if err != nil {
 		return nil, nil, discarded, err
 	}
@@ -123,7 +127,7 @@ func isCorrupt(err error) bool {
 	return errors.As(err, &c)
 }
 
-func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _ map[string]Resource, _ error, err error) {
+func openValidated(path, format string, resources []string, decode DecodeFunc) (_ *DB, _ map[string]Resource, _ error, err error) {
 	_, statErr := os.Stat(path)
 	existed := statErr == nil
 	var bdb *bolt.DB
@@ -148,7 +152,7 @@ func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _
 		}
 		return nil, nil, nil, corruptError{err}
 	}
-	db := &DB{db: bdb, resources: resources}
+	db := &DB{db: bdb, format: format, resources: resources}
 	loaded, err := db.validate(decode)
 	if err != nil {
 		return nil, nil, nil, err
@@ -181,8 +185,8 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 		if m := string(h.Get([]byte("magic"))); m != Magic {
 			return corruptError{fmt.Errorf("unknown magic %q", m)}
 		}
-		if f := string(h.Get([]byte("format"))); f != FormatVersion {
-			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, FormatVersion)}
+		if f := string(h.Get([]byte("format"))); f != d.format {
+			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, d.format)}
 		}
 		e, err := resourceversion.ParseEpoch(string(h.Get([]byte("epoch"))))
 		if err != nil {
@@ -203,7 +207,7 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 			if err := h.Put([]byte("magic"), []byte(Magic)); err != nil {
 				return err
 			}
-			if err := h.Put([]byte("format"), []byte(FormatVersion)); err != nil {
+			if err := h.Put([]byte("format"), []byte(d.format)); err != nil {
 				return err
 			}
 			if err := h.Put([]byte("epoch"), []byte(resourceversion.FormatEpoch(epoch))); err != nil {

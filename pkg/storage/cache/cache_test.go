@@ -13,9 +13,12 @@ import (
 
 var resources = []string{"effectivepolicies", "clustereffectivepolicies"}
 
+// format is the values' format of the files of these tests.
+const format = "4"
+
 func mustOpen(t *testing.T, dir string, decode DecodeFunc) (*DB, map[string]Resource, error) {
 	t.Helper()
-	db, loaded, discarded, err := Open(dir, resources, decode)
+	db, loaded, discarded, err := Open(dir, format, resources, decode)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -69,7 +72,7 @@ func TestReplace(t *testing.T) {
 
 func writeValid(t *testing.T, dir string) {
 	t.Helper()
-	db, _, _, err := Open(dir, resources, nil)
+	db, _, _, err := Open(dir, format, resources, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +177,7 @@ func TestCorruptFilesAreDiscarded(t *testing.T) {
 func TestUnwritableDir(t *testing.T) {
 	// A directory under procfs cannot be created, not even by root (CI runs
 	// as root, where a chmod'ed directory would still be writable).
-	if _, _, _, err := Open(filepath.Join("/proc/self", "effectivepolicy-cache-test", "sub"), resources, nil); err == nil {
+	if _, _, _, err := Open(filepath.Join("/proc/self", "effectivepolicy-cache-test", "sub"), format, resources, nil); err == nil {
 		t.Fatal("expected an error")
 	}
 }
@@ -182,7 +185,7 @@ func TestUnwritableDir(t *testing.T) {
 func TestNotADirectory(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	_ = os.WriteFile(f, nil, 0o600)
-	if _, _, _, err := Open(f, resources, nil); err == nil {
+	if _, _, _, err := Open(f, format, resources, nil); err == nil {
 		t.Fatal("expected an error")
 	}
 }
