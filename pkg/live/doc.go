@@ -10,4 +10,9 @@
 // the pure computation and pkg/storage keeps what it is given. The docs call
 // it "the live layer". It is not called "controller": it writes nothing to
 // the cluster, and a Kubernetes controller is something that does.
+//
+// It is wiring, above both the storage and the REST layer (docs/storage.md,
+// "Layering"): its Backends wrap versioned Stores for pkg/registry, and this
+// is where that they fit registry.Backend is checked at compile time; the
+// storage packages themselves do not import the registry.
 package live

@@ -1,15 +1,17 @@
 // Package versioned is an in-memory, versioned object store for one
 // resource. It hands out monotonically increasing resourceVersions, keeps a
 // bounded history of watch events, and serves Get, List and Watch for the REST
-// layer (it implements registry.Backend).
+// layer: its methods are those of registry.Backend and registry.EpochBackend.
+// It does not import pkg/registry (storage sits below the REST layer, see
+// docs/storage.md, "Layering"); the packages that hand a Store to the REST
+// layer check that it fits.
 //
-// A resourceVersion is epoch<<CounterBits | counter (pkg/storage/resourceversion).
-// The epoch names one history: it is chosen at random for a new history and
-// restored with a cached one.
-// Replicas number their histories independently; a resourceVersion of another
-// epoch is not a point of this store's history, and a watch from it answers
-// 410 Gone (so that the client relists) instead of resuming from an unrelated
-// state.
+// A resourceVersion is epoch<<CounterBits | counter
+// (pkg/storage/resourceversion). The epoch names one history: it is chosen
+// at random for a new history and restored with a cached one. Replicas number
+// their histories independently; a resourceVersion of another epoch is not a
+// point of this store's history, and a watch from it answers 410 Gone (so
+// that the client relists) instead of resuming from an unrelated state.
 //
 // Objects held by the store are shared: everything it returns (from Get, List,
 // Snapshot, Apply and watch events) must be treated as read-only.
@@ -37,7 +39,6 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
@@ -104,8 +105,6 @@ type Store struct {
 	minRV    uint64
 	watchers map[*watcher]struct{}
 }
-
-var _ registry.Backend = (*Store)(nil)
 
 // New returns an empty Store at counter 0 of its epoch.
 func New(opts Options) *Store {
@@ -431,7 +430,7 @@ func sameContent(a, b runtime.Object) bool {
 	return contentEquality.DeepEqual(a, b)
 }
 
-// Get implements registry.Backend.
+// Get returns the object, or a NotFound error (registry.Backend).
 func (s *Store) Get(_ context.Context, namespace, name string) (runtime.Object, error) {
 	k, _ := s.key(namespace, name)
 	s.mu.RLock()
@@ -443,7 +442,8 @@ func (s *Store) Get(_ context.Context, namespace, name string) (runtime.Object, 
 	return o, nil
 }
 
-// List implements registry.Backend.
+// List returns the objects of one namespace ("" = all), sorted, and the
+// current resourceVersion (registry.Backend).
 func (s *Store) List(_ context.Context, namespace string) ([]runtime.Object, uint64, error) {
 	if !s.opts.Namespaced {
 		namespace = ""
@@ -453,7 +453,7 @@ func (s *Store) List(_ context.Context, namespace string) ([]runtime.Object, uin
 	return s.sortedLocked(namespace), s.rv, nil
 }
 
-// Watch implements registry.Backend. rv 0 stands for counter 0 of the
+// Watch streams the changes after rv (registry.Backend). rv 0 stands for counter 0 of the
 // store's epoch (the start of its history); a resourceVersion of another epoch
 // answers 410 Gone.
 func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error) {
