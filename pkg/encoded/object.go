@@ -133,6 +133,27 @@ func New(obj runtime.Object) (*Object, error) {
 	default:
 		return nil, fmt.Errorf("encoded: unexpected object %T", obj)
 	}
+	return withTargets(om, cluster, targets)
+}
+
+// MustNew is New for objects known to encode (fixed objects of tests and
+// examples); it panics on an error.
+func MustNew(obj runtime.Object) *Object {
+	o, err := New(obj)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// WithTargets returns an Object with o's metadata (its own copy) and scope
+// holding targets instead of o's: the redactor's way back to this form after
+// it edited decoded targets. o is not modified.
+func (o *Object) WithTargets(targets []v1alpha1.Target) (*Object, error) {
+	return withTargets(*o.ObjectMeta.DeepCopy(), o.Cluster, targets)
+}
+
+func withTargets(om metav1.ObjectMeta, cluster bool, targets []v1alpha1.Target) (*Object, error) {
 	out := &Object{ObjectMeta: om, Cluster: cluster}
 	s := Summarize(targets)
 	out.Summary = &s
@@ -145,7 +166,7 @@ func New(obj runtime.Object) (*Object, error) {
 		}
 		// s2.Encode writes into a buffer of the worst-case size (larger than
 		// the input) and returns a slice of it: keep an exact copy, not that
-		// buffer (it held ~600 MB at issue #7's large size).
+		// buffer (it held ~600 MB at the large benchmark size).
 		comp := encodeBufs.Get().(*[]byte)
 		enc := s2.Encode((*comp)[:cap(*comp)], data)
 		out.targets = append(make([]byte, 0, len(enc)), enc...)
@@ -237,6 +258,19 @@ func TargetsOf(obj runtime.Object) ([]v1alpha1.Target, error) {
 		return o.Targets, nil
 	}
 	return nil, fmt.Errorf("encoded: unexpected object %T", obj)
+}
+
+// SummaryOf returns the Summary of an EffectivePolicy or
+// ClusterEffectivePolicy in either form: kept with an Object, computed for a
+// decoded one. The REST layer's table needs both: the API machinery hands
+// its table convertor the Objects the REST layer returned, except in table
+// watches, where it converts the decoded object (GetObject).
+func SummaryOf(obj runtime.Object) (Summary, error) {
+	if o, ok := obj.(*Object); ok && o.Summary != nil {
+		return *o.Summary, nil
+	}
+	targets, err := TargetsOf(obj)
+	return Summarize(targets), err
 }
 
 // Decoded returns obj decoded when it is an *Object, obj otherwise.

@@ -12,7 +12,7 @@
 // the cluster, and a Kubernetes controller is something that does.
 //
 // It is wiring, above both the storage and the REST layer (docs/storage.md,
-// "Layering"): its Backends wrap versioned Stores for pkg/registry, and this
-// is where that they fit registry.Backend is checked at compile time; the
-// storage packages themselves do not import the registry.
+// "Layering"): its Backends wrap versioned Stores for pkg/registry, and the
+// compiler checks here that both fit registry.Backend; the storage packages
+// themselves do not import the registry.
 package live

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
@@ -20,23 +20,23 @@ import (
 // not import the registry, so that it fits is checked here, where both are
 // visible.
 var (
-	_ registry.Backend      = (*versioned.Store)(nil)
-	_ registry.EpochBackend = (*versioned.Store)(nil)
+	_ registry.Backend      = (*store)(nil)
+	_ registry.EpochBackend = (*store)(nil)
 )
 
 // replicas returns two stores with the same content but different epochs,
 // as two replicas computing the same outputs have.
-func replicas(t *testing.T) (a, b *versioned.Store) {
+func replicas(t *testing.T) (a, b *store) {
 	t.Helper()
-	a, b = versioned.New(versioned.Options{Namespaced: true, Epoch: 7}), versioned.New(versioned.Options{Namespaced: true, Epoch: 8})
-	for _, s := range []*versioned.Store{a, b} {
-		s.Apply([]versioned.Change{put("ns", "x", nil), put("ns", "y", nil)})
+	a, b = newStore(versioned.Options{Namespaced: true, Epoch: 7}), newStore(versioned.Options{Namespaced: true, Epoch: 8})
+	for _, s := range []*store{a, b} {
+		s.Apply([]change{put("ns", "x", nil), put("ns", "y", nil)})
 	}
 	// B has a longer history: its counter is ahead of A's.
 	for i := 0; i < 5; i++ {
-		b.Apply([]versioned.Change{put("ns", "x", map[string]string{"i": strconv.Itoa(i)})})
+		b.Apply([]change{put("ns", "x", map[string]string{"i": strconv.Itoa(i)})})
 	}
-	b.Apply([]versioned.Change{put("ns", "x", nil)})
+	b.Apply([]change{put("ns", "x", nil)})
 	return a, b
 }
 
@@ -69,7 +69,7 @@ func TestListForeignEpoch(t *testing.T) {
 			t.Errorf("list rv=%s match=%q: %v", tc.rv, tc.match, err)
 			continue
 		}
-		l := out.(*v1alpha1.EffectivePolicyList)
+		l := out.(*encoded.List)
 		if l.ResourceVersion != latest || len(l.Items) != 2 {
 			t.Errorf("list rv=%s match=%q: rv %s, %d items; want the latest (%s, 2)", tc.rv, tc.match, l.ResourceVersion, len(l.Items), latest)
 		}

@@ -25,7 +25,10 @@ var columns = []metav1.TableColumnDefinition{
 // tableConvertor prints NAME, TARGETS, POLICIES, KINDS, AGE.
 type tableConvertor struct{}
 
-// ConvertToTable implements rest.TableConvertor.
+// ConvertToTable implements rest.TableConvertor. It gets what Get and List
+// returned (encoded), or, in table watches, the decoded object: the API
+// machinery converts a CacheableObject's GetObject there. encoded.SummaryOf
+// reads either.
 func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	table := &metav1.Table{}
 	if opt, ok := tableOptions.(*metav1.TableOptions); !ok || !opt.NoHeaders {
@@ -36,7 +39,7 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 		if err != nil {
 			return err
 		}
-		s, err := summaryOf(obj)
+		s, err := encoded.SummaryOf(obj)
 		if err != nil {
 			return err
 		}
@@ -65,16 +68,6 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 		}
 	}
 	return table, nil
-}
-
-// summaryOf returns what the columns show: kept with an encoded output,
-// computed for a decoded one.
-func summaryOf(obj runtime.Object) (encoded.Summary, error) {
-	if o, ok := obj.(*encoded.Object); ok && o.Summary != nil {
-		return *o.Summary, nil
-	}
-	targets, err := encoded.TargetsOf(obj)
-	return encoded.Summarize(targets), err
 }
 
 func age(ts metav1.Time) string {

@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
@@ -22,23 +23,23 @@ func TestEpochEncoding(t *testing.T) {
 	if rv >= 1<<63 || resourceversion.EpochOf(rv) != resourceversion.MaxEpoch {
 		t.Errorf("rv %d (epoch %d)", rv, resourceversion.EpochOf(rv))
 	}
-	if s := New(Options{}); s.Epoch() == 0 || resourceversion.EpochOf(s.ResourceVersion()) != s.Epoch() {
+	if s := New[*v1alpha1.EffectivePolicy](Options{}); s.Epoch() == 0 || resourceversion.EpochOf(s.ResourceVersion()) != s.Epoch() {
 		t.Errorf("new store: epoch %d rv %d", s.Epoch(), s.ResourceVersion())
 	}
 }
 
 // replicas returns two stores with the same content but different epochs,
 // as two replicas computing the same outputs have.
-func replicas(t *testing.T) (a, b *Store) {
-	a, b = New(Options{Namespaced: true, Epoch: 7}), New(Options{Namespaced: true, Epoch: 8})
-	for _, s := range []*Store{a, b} {
-		s.Apply([]Change{put("ns", "x", "K"), put("ns", "y", "K")})
+func replicas(t *testing.T) (a, b *testStore) {
+	a, b = New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, Epoch: 7}), New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, Epoch: 8})
+	for _, s := range []*testStore{a, b} {
+		s.Apply([]change{put("ns", "x", "K"), put("ns", "y", "K")})
 	}
 	// B has a longer history: its counter is ahead of A's.
 	for i := 0; i < 5; i++ {
-		b.Apply([]Change{put("ns", "x", strconv.Itoa(i))})
+		b.Apply([]change{put("ns", "x", strconv.Itoa(i))})
 	}
-	b.Apply([]Change{put("ns", "x", "K")})
+	b.Apply([]change{put("ns", "x", "K")})
 	return a, b
 }
 
@@ -49,8 +50,8 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	fromA := a.ResourceVersion()
 	// A deletes y; a client that listed A, then watches B from A's rv must
 	// not miss it silently: B answers 410 so that the client relists.
-	a.Apply([]Change{del("ns", "y")})
-	b.Apply([]Change{del("ns", "y")})
+	a.Apply([]change{del("ns", "y")})
+	b.Apply([]change{del("ns", "y")})
 	for _, rv := range []uint64{fromA, resourceversion.Make(a.Epoch(), 0), resourceversion.Make(a.Epoch(), 1<<resourceversion.CounterBits-1)} {
 		_, err := b.Watch(ctx, "", rv)
 		if !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "another server instance") {
@@ -71,7 +72,7 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	}
 	// A restored store of the same epoch (a restarted replica) resumes too.
 	objs, rv := a.Snapshot()
-	r := New(Options{Namespaced: true})
+	r := New[*v1alpha1.EffectivePolicy](Options{Namespaced: true})
 	r.Restore(objs, a.Epoch(), rv)
 	if r.Epoch() != a.Epoch() || r.ResourceVersion() != rv {
 		t.Fatalf("restored epoch %d rv %d", r.Epoch(), r.ResourceVersion())
@@ -79,7 +80,7 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	if _, err := r.Watch(ctx, "", rv); err != nil {
 		t.Errorf("watch on the restored store: %v", err)
 	}
-	if rv2, _ := r.Apply([]Change{put("ns", "z", "K")}); rv2 != rv+1 {
+	if rv2, _ := r.Apply([]change{put("ns", "z", "K")}); rv2 != rv+1 {
 		t.Errorf("rv after restore %d, want %d", rv2, rv+1)
 	}
 }
