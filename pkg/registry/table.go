@@ -31,9 +31,15 @@ type tableConvertor struct{}
 // reads either.
 func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	table := &metav1.Table{}
-	if opt, ok := tableOptions.(*metav1.TableOptions); !ok || !opt.NoHeaders {
+	opt, _ := tableOptions.(*metav1.TableOptions)
+	if opt == nil || !opt.NoHeaders {
 		table.ColumnDefinitions = columns
 	}
+	// With includeObject=Object (kubectl get --sort-by) the API machinery
+	// converts each row's object to the API version with the scheme, which
+	// knows the typed objects only: hand it those (decoding costs only
+	// then; by default rows carry metadata only).
+	withObject := opt != nil && opt.IncludeObject == metav1.IncludeObject
 	row := func(obj runtime.Object) error {
 		m, err := meta.Accessor(obj)
 		if err != nil {
@@ -44,6 +50,9 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 			return err
 		}
 		kinds, policies, policyKinds := s.TargetKinds, s.Policies, s.PolicyKinds
+		if co, ok := obj.(runtime.CacheableObject); ok && withObject {
+			obj = co.GetObject()
+		}
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Cells:  []interface{}{m.GetName(), kinds, policies, policyKinds, age(m.GetCreationTimestamp())},
 			Object: runtime.RawExtension{Object: obj},

@@ -438,17 +438,27 @@ func TestTable(t *testing.T) {
 		target("HTTPRoute", "baker", policyKind("RetryPolicy", "table/r1")),
 	)})
 	for _, tc := range []struct {
-		name string
-		get  func() ([]byte, error)
+		name       string
+		get        func() ([]byte, error)
+		withObject bool
 	}{
 		{"list", func() ([]byte, error) {
 			return rc.Get().Namespace("table").Resource("effectivepolicies").
 				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
-		}},
+		}, false},
 		{"get", func() ([]byte, error) {
 			return rc.Get().Namespace("table").Resource("effectivepolicies").Name("baker").
 				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
-		}},
+		}, false},
+		// kubectl get --sort-by asks for the whole objects in the rows.
+		{"list with objects", func() ([]byte, error) {
+			return rc.Get().Namespace("table").Resource("effectivepolicies").Param("includeObject", "Object").
+				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+		}, true},
+		{"get with object", func() ([]byte, error) {
+			return rc.Get().Namespace("table").Resource("effectivepolicies").Name("baker").Param("includeObject", "Object").
+				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := tc.get()
@@ -475,6 +485,12 @@ func TestTable(t *testing.T) {
 			cells := fmt.Sprint(table.Rows[0].Cells[:4])
 			if cells != "[baker Gateway,HTTPRoute 3 ColorPolicy,RetryPolicy]" {
 				t.Errorf("cells %s", cells)
+			}
+			if tc.withObject {
+				var p v1alpha1.EffectivePolicy
+				if err := json.Unmarshal(table.Rows[0].Object.Raw, &p); err != nil || p.Kind != "EffectivePolicy" || p.Name != "baker" || len(p.Targets) != 2 {
+					t.Errorf("row object %s (%v)", table.Rows[0].Object.Raw, err)
+				}
 			}
 		})
 	}
