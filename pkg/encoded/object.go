@@ -273,14 +273,6 @@ func SummaryOf(obj runtime.Object) (Summary, error) {
 	return Summarize(targets), err
 }
 
-// Decoded returns obj decoded when it is an *Object, obj otherwise.
-func Decoded(obj runtime.Object) (runtime.Object, error) {
-	if o, ok := obj.(*Object); ok {
-		return o.Decode()
-	}
-	return obj, nil
-}
-
 // GetObject implements runtime.CacheableObject: the decoded object, owned by
 // the caller. It cannot fail for an Object this package built; should the
 // bytes be unreadable all the same, the result has metadata and no targets

@@ -89,7 +89,7 @@ func TestSensitiveFieldsRedactEngineOutput(t *testing.T) {
 	})
 	red := registry.NewRedactor(authz, l.SensitiveFields(), time.Minute)
 	spec := func(o *encoded.Object) string {
-		dec, err := encoded.Decoded(o)
+		dec, err := o.Decode()
 		if err != nil {
 			t.Fatal(err)
 		}
