@@ -26,9 +26,9 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/cmd/effectivepolicy-apiserver/app"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	clientset "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -66,7 +66,7 @@ var authn = authenticator.RequestFunc(func(req *http.Request) (*authenticator.Re
 	return &authenticator.Response{User: &user.DefaultInfo{Name: name, Groups: []string{user.AllAuthenticated}}}, true, nil
 })
 
-func startRedactingServer(t *testing.T) (*versioned.Store, *rest.Config) {
+func startRedactingServer(t *testing.T) (*versioned.Store[*encoded.Object], *rest.Config) {
 	t.Helper()
 	certDir := t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -92,9 +92,9 @@ func startRedactingServer(t *testing.T) (*versioned.Store, *rest.Config) {
 	// The fakes stand in for the delegated TokenReview / SubjectAccessReview.
 	c.GenericConfig.Authentication.Authenticator = authn
 	c.GenericConfig.Authorization.Authorizer = authz
-	store := versioned.New(versioned.Options{Namespaced: true, Resource: v1alpha1.Resource("effectivepolicies")})
+	store := versioned.New[*encoded.Object](versioned.Options{Namespaced: true, Resource: v1alpha1.Resource("effectivepolicies")})
 	c.EffectivePolicies = store
-	c.ClusterEffectivePolicies = versioned.New(versioned.Options{Resource: v1alpha1.Resource("clustereffectivepolicies")})
+	c.ClusterEffectivePolicies = versioned.New[*encoded.Object](versioned.Options{Resource: v1alpha1.Resource("clustereffectivepolicies")})
 	c.SensitiveFields = sensitiveAuth{}
 	cfg := rest.CopyConfig(c.GenericConfig.LoopbackClientConfig)
 	cfg.BearerToken = ""
@@ -153,7 +153,7 @@ func asUser(cfg *rest.Config, name string) *rest.Config {
 }
 
 // stored is an output as the live layer stores it.
-func stored(t *testing.T, o *v1alpha1.EffectivePolicy) runtime.Object {
+func stored(t *testing.T, o *v1alpha1.EffectivePolicy) *encoded.Object {
 	t.Helper()
 	e, err := encoded.New(o)
 	if err != nil {
@@ -203,7 +203,7 @@ func secretOf(t *testing.T, p *v1alpha1.EffectivePolicy) string {
 
 func TestServerRedactsSensitiveFields(t *testing.T) {
 	store, cfg := startRedactingServer(t)
-	store.Apply([]versioned.Change{
+	store.Apply([]versioned.Change[*encoded.Object]{
 		{Namespace: "app", Name: "from-secure", Object: stored(t, policyObject("from-secure", "secure"))},
 		{Namespace: "app", Name: "from-other", Object: stored(t, policyObject("from-other", "other"))},
 	})
@@ -286,7 +286,7 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 	}
 	wa, wb := watch("alice"), watch("bob")
 	// Both watches resume from the resourceVersion before the change.
-	store.Apply([]versioned.Change{{Namespace: "app", Name: "new", Object: stored(t, policyObject("new", "secure"))}})
+	store.Apply([]versioned.Change[*encoded.Object]{{Namespace: "app", Name: "new", Object: stored(t, policyObject("new", "secure"))}})
 	for _, w := range []struct {
 		user string
 		ch   <-chan string

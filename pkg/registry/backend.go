@@ -1,29 +1,42 @@
 // Package registry holds the REST storage of the effectivepolicy.dev API
 // group: read-only (get, list, watch) endpoints backed by a Backend.
+//
+// The interfaces it serves from (Backend, EpochBackend, SensitiveFields) are
+// defined here, by their consumer, with methods that use only types of lower
+// packages: the storage that implements them does not import this package
+// (docs/storage.md, "Layering"). Whoever hands a backend to the REST layer
+// (pkg/live, tests) checks that it fits.
 package registry
 
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
-// Backend is what the REST storage of one resource serves from. The objects
-// it returns are shared and must be treated as read-only; the REST layer
-// hands shallow copies (own TypeMeta and ObjectMeta) to the API machinery.
+// Backend is what the REST storage of one resource serves from. It holds
+// the outputs in one form, *encoded.Object, which the REST layer serves
+// without re-encoding (and re-encodes after redaction); nothing in the REST
+// layer deals with the decoded types but the table (encoded.SummaryOf: the
+// API machinery hands it decoded objects in table watches). The objects a
+// Backend returns are shared and must be treated as read-only; the REST
+// layer hands shallow copies (own ObjectMeta) to the API machinery.
 //
-// A versioned.Store implements Backend; the live layer wraps one to bring
-// dirty objects up to date before Get and List.
+// A versioned.Store of *encoded.Object implements Backend; the live layer
+// wraps one to bring dirty objects up to date before Get and List.
 type Backend interface {
 	// Get returns the object, or an apierrors NotFound error when it is absent.
 	// namespace is "" for cluster-scoped resources.
-	Get(ctx context.Context, namespace, name string) (runtime.Object, error)
+	Get(ctx context.Context, namespace, name string) (*encoded.Object, error)
 	// List returns the objects of one namespace ("" = all namespaces), sorted
 	// by namespace and name, and the resourceVersion they are current at.
-	List(ctx context.Context, namespace string) (objs []runtime.Object, rv uint64, err error)
+	List(ctx context.Context, namespace string) (objs []*encoded.Object, rv uint64, err error)
 	// Watch streams the ADDED / MODIFIED / DELETED events of one namespace
-	// ("" = all) that happen strictly after rv. It returns a 410 Gone error
+	// ("" = all) that happen strictly after rv, each with an *encoded.Object
+	// (a watch.Interface carries runtime.Objects; the REST layer takes them
+	// back at one point, watch.go's output). It returns a 410 Gone error
 	// (apierrors.NewResourceExpired) when rv is older than the retained history,
 	// newer than the current resourceVersion, or of another history (see
 	// EpochBackend). The watch ends when ctx is done

@@ -8,9 +8,11 @@ import (
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
@@ -18,13 +20,14 @@ import (
 // TestServedObjectsAreCopies: what Get, List and Watch hand to the API
 // machinery has its own TypeMeta and ObjectMeta (which the machinery sets
 // while encoding), so that writing them leaves the stored object alone, for
-// every way an object is served.
+// every way an object is served. (An encoded.Object has no TypeMeta of its
+// own: GetObjectKind returns a fresh one.)
 func TestServedObjectsAreCopies(t *testing.T) {
-	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
 	r := registry.NewEffectivePolicyREST(s)
 	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
 	obj := &v1alpha1.EffectivePolicy{Targets: []v1alpha1.Target{{Kind: "HTTPRoute", Name: "a"}}}
-	s.Apply([]versioned.Change{{Namespace: "ns", Name: "a", Object: obj}})
+	s.Apply([]change{{Namespace: "ns", Name: "a", Object: encoded.MustNew(obj)}})
 
 	watchFrom := func(rv string) runtime.Object {
 		w, err := r.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: rv})
@@ -33,7 +36,7 @@ func TestServedObjectsAreCopies(t *testing.T) {
 		}
 		defer w.Stop()
 		if rv != "" {
-			s.Apply([]versioned.Change{{Namespace: "ns", Name: "b", Object: &v1alpha1.EffectivePolicy{}}})
+			s.Apply([]change{{Namespace: "ns", Name: "b", Object: encoded.MustNew(&v1alpha1.EffectivePolicy{})}})
 		}
 		return recv(t, w).Object
 	}
@@ -53,20 +56,19 @@ func TestServedObjectsAreCopies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &l.(*v1alpha1.EffectivePolicyList).Items[0]
+			return l.(*encoded.List).Items[0]
 		}},
 		{"initial watch event", func() runtime.Object { return watchFrom("") }},
 		{"watch event", func() runtime.Object { return watchFrom(strconv.FormatUint(s.ResourceVersion(), 10)) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := tc.serve().(*v1alpha1.EffectivePolicy)
-			o.Kind, o.APIVersion = "EffectivePolicy", "effectivepolicy.dev/v1alpha1"
+			o := tc.serve().(*encoded.Object)
+			o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{Group: "x", Version: "v9", Kind: "Other"})
 			o.ResourceVersion = "12345"
 			o.Labels = map[string]string{"x": "y"}
-			st, _ := s.Get(ctx, o.Namespace, o.Name)
-			sm := st.(*v1alpha1.EffectivePolicy)
-			if sm.Kind != "" || sm.Labels != nil || sm.ResourceVersion == "12345" {
-				t.Errorf("writing the served object's metadata changed the stored one: %+v %+v", sm.TypeMeta, sm.ObjectMeta)
+			sm, _ := s.Get(ctx, o.Namespace, o.Name)
+			if sm.GetObjectKind().GroupVersionKind() != v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicy") || sm.Labels != nil || sm.ResourceVersion == "12345" {
+				t.Errorf("writing the served object's metadata changed the stored one: %+v %+v", sm.GetObjectKind(), sm.ObjectMeta)
 			}
 		})
 	}

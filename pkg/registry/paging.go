@@ -10,7 +10,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // Paging (limit/continue). A LIST with a limit answers the first page and,
@@ -39,7 +40,7 @@ type snapshot struct {
 	// (or cluster-wide list) it was issued for, or it would let a caller
 	// allowed in one namespace page through another's objects.
 	namespace string
-	objs      []runtime.Object
+	objs      []*encoded.Object
 	rv        uint64
 	expires   time.Time
 }
@@ -65,7 +66,7 @@ type continueToken struct {
 }
 
 // save keeps objs (at rv) under a new snapshot id, or refreshes id.
-func (p *pager) save(id, namespace string, objs []runtime.Object, rv uint64) string {
+func (p *pager) save(id, namespace string, objs []*encoded.Object, rv uint64) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -95,7 +96,7 @@ func (p *pager) save(id, namespace string, objs []runtime.Object, rv uint64) str
 }
 
 // resume returns the snapshot and position a token names.
-func (p *pager) resume(token, namespace string) (id string, objs []runtime.Object, rv uint64, next int, err error) {
+func (p *pager) resume(token, namespace string) (id string, objs []*encoded.Object, rv uint64, next int, err error) {
 	data, derr := base64.RawURLEncoding.DecodeString(token)
 	var t continueToken
 	if derr != nil || json.Unmarshal(data, &t) != nil || t.ID == "" || t.Next < 0 {

@@ -49,9 +49,9 @@ func page(t *testing.T, r *registry.REST, ctx context.Context, opts *metainterna
 
 func TestListPaging(t *testing.T) {
 	// Each case gets its own store: the case changes it between pages.
-	setup := func() (*versioned.Store, *registry.REST) {
-		s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
-		var changes []versioned.Change
+	setup := func() (*store, *registry.REST) {
+		s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+		var changes []change
 		for i := 0; i < 7; i++ {
 			lbl := map[string]string{}
 			if i%2 == 0 {
@@ -104,7 +104,7 @@ func TestListPaging(t *testing.T) {
 				if i == 0 {
 					// A change between pages is not seen: the list is
 					// consistent at the first page's resourceVersion.
-					s.Apply([]versioned.Change{put("ns", "p1", map[string]string{"changed": "yes"}), put("ns", "zz", nil)})
+					s.Apply([]change{put("ns", "p1", map[string]string{"changed": "yes"}), put("ns", "zz", nil)})
 				}
 				opts = &metainternalversion.ListOptions{Limit: tc.limit, LabelSelector: tc.selector, Continue: token}
 			}
@@ -116,9 +116,9 @@ func TestListPaging(t *testing.T) {
 }
 
 func TestListContinueErrors(t *testing.T) {
-	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
 	r := registry.NewEffectivePolicyREST(s)
-	s.Apply([]versioned.Change{put("ns", "a", nil), put("ns", "b", nil), put("ns2", "c", nil)})
+	s.Apply([]change{put("ns", "a", nil), put("ns", "b", nil), put("ns2", "c", nil)})
 	nsCtx := genericapirequest.WithNamespace(context.Background(), "ns")
 	_, token, _, _ := page(t, r, nsCtx, &metainternalversion.ListOptions{Limit: 1})
 	if token == "" {

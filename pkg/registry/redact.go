@@ -10,15 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // Redacted replaces the value of a sensitive field the caller may not see.
@@ -49,7 +47,7 @@ const DefaultRedactionCacheTTL = 10 * time.Second
 const maxDecisions = 10000
 
 // Redactor replaces the values of sensitive fields in EffectivePolicy
-// objects by Redacted for callers that may not get the policy kind in the
+// objects (held as *encoded.Object, and returned in that form) by Redacted for callers that may not get the policy kind in the
 // namespace of the policy that set them. Decisions come from the server's
 // (delegated) authorizer, a SubjectAccessReview per user, groups, resource
 // and namespace, cached for a short TTL.
@@ -79,40 +77,33 @@ func NewRedactor(authz authorizer.Authorizer, fields SensitiveFields, ttl time.D
 
 // forRequest returns the redaction function for the caller of ctx (a
 // watch keeps it for its life; decisions still expire).
-func (r *Redactor) forRequest(ctx context.Context) func(runtime.Object) runtime.Object {
+func (r *Redactor) forRequest(ctx context.Context) func(*encoded.Object) *encoded.Object {
 	if r == nil {
-		return func(o runtime.Object) runtime.Object { return o }
+		return func(o *encoded.Object) *encoded.Object { return o }
 	}
 	u, _ := genericapirequest.UserFrom(ctx)
-	return func(o runtime.Object) runtime.Object { return r.Redact(ctx, u, o) }
+	return func(o *encoded.Object) *encoded.Object { return r.Redact(ctx, u, o) }
 }
 
-// Redact returns obj with the sensitive values u may not see replaced. It
-// never modifies obj: when something must be redacted it works on a copy.
-// A nil user sees no sensitive value.
-func (r *Redactor) Redact(ctx context.Context, u user.Info, obj runtime.Object) runtime.Object {
-	var targets []v1alpha1.Target
-	switch o := obj.(type) {
-	case *encoded.Object:
-		// Most outputs name no policy kind with sensitive fields: those are
-		// served as they are, without decoding. The others are decoded
-		// (GetObject: should that fail, without targets, so nothing leaks).
-		if !r.mayHide(o.Summary) {
-			return obj
-		}
-		dec := o.GetObject()
-		if red := r.Redact(ctx, u, dec); red != dec {
-			return red
-		}
-		return obj
-	case *v1alpha1.EffectivePolicy:
-		targets = o.Targets
-	case *v1alpha1.ClusterEffectivePolicy:
-		targets = o.Targets
-	default:
-		return obj
+// Redact returns o with the sensitive values u may not see replaced: o
+// itself when there are none, else a new Object (o is never modified). A
+// nil user sees no sensitive value.
+//
+// Most outputs name no policy kind with sensitive fields (their summary
+// says so): those are returned as they are, without decoding. The others
+// have their targets decoded, redacted and encoded again, so that the REST
+// layer serves one form, redacted or not.
+func (r *Redactor) Redact(ctx context.Context, u user.Info, o *encoded.Object) *encoded.Object {
+	if !r.mayHide(o.Summary) {
+		return o
 	}
-	var out runtime.Object
+	targets, err := o.Targets()
+	if err != nil {
+		// Unreadable bytes: serving o fails the request (the encoder meets
+		// the same error), which shows nothing.
+		return o
+	}
+	redacted := false
 	for ti := range targets {
 		for pi := range targets[ti].Policies {
 			tp := &targets[ti].Policies[pi]
@@ -125,23 +116,23 @@ func (r *Redactor) Redact(ctx context.Context, u user.Info, obj runtime.Object) 
 				if len(ptrs) == 0 {
 					continue
 				}
-				if out == nil {
-					out = obj.DeepCopyObject()
-					switch o := out.(type) {
-					case *v1alpha1.EffectivePolicy:
-						targets = o.Targets
-					case *v1alpha1.ClusterEffectivePolicy:
-						targets = o.Targets
-					}
-					tp = &targets[ti].Policies[pi]
-				}
+				// targets is o's decoded copy, the caller's to edit.
 				tp.Effective[ei].Spec.Raw = redactSpec(tp.Effective[ei].Spec.Raw, ptrs)
 				tp.Effective[ei].Spec.Object = nil
+				redacted = true
 			}
 		}
 	}
-	if out == nil {
-		return obj
+	if !redacted {
+		return o
+	}
+	out, err := o.WithTargets(targets)
+	if err != nil {
+		// Cannot happen (redactSpec writes valid JSON, the rest was encoded
+		// before); should it all the same, show no target rather than a
+		// sensitive value.
+		klog.ErrorS(err, "Encoding a redacted output failed; serving it without targets", "namespace", o.Namespace, "name", o.Name)
+		out, _ = o.WithTargets(nil)
 	}
 	return out
 }

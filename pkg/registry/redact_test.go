@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
@@ -92,9 +94,27 @@ func object(ns, name string) *v1alpha1.EffectivePolicy {
 
 func specs(t *testing.T, obj runtime.Object) (auth, color string) {
 	t.Helper()
-	p := obj.(*v1alpha1.EffectivePolicy)
+	p := decoded(t, obj).(*v1alpha1.EffectivePolicy)
 	tps := p.Targets[0].Policies
-	return string(tps[0].Effective[0].Spec.Raw), string(tps[1].Effective[0].Spec.Raw)
+	return text(tps[0].Effective[0].Spec.Raw), text(tps[1].Effective[0].Spec.Raw)
+}
+
+// decoded returns an object the REST layer or the Redactor handed out (an
+// *encoded.Object) as its typed object.
+func decoded(t *testing.T, obj runtime.Object) runtime.Object {
+	t.Helper()
+	dec, err := obj.(*encoded.Object).Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec
+}
+
+// text is a raw spec without json.Marshal's HTML-safe escapes, which the
+// encoded form keeps (and the API serves): "\u003credacted\u003e" is
+// "<redacted>".
+func text(raw []byte) string {
+	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(raw))
 }
 
 const (
@@ -115,9 +135,9 @@ func TestRedactGetListWatch(t *testing.T) {
 		"ns-b": {"alice": true, "bob": true},
 	}}
 	red := registry.NewRedactor(authz, sensitive, time.Minute)
-	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
 	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(red))
-	s.Apply([]versioned.Change{{Namespace: "app", Name: "rt", Object: object("app", "rt")}})
+	s.Apply([]change{{Namespace: "app", Name: "rt", Object: encoded.MustNew(object("app", "rt"))}})
 
 	for _, tc := range []struct {
 		who  string
@@ -139,7 +159,7 @@ func TestRedactGetListWatch(t *testing.T) {
 				t.Errorf("get:\n got  %s %s\n want %s %s", auth, color, tc.want, colorSpec)
 			}
 			// fieldSources stay: the caller still sees who set the value.
-			if fs := obj.(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].FieldSources; fs["/oidc/clientSecret"] != "ns-a/secret-pol" || len(fs) != 5 {
+			if fs := decoded(t, obj).(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].FieldSources; fs["/oidc/clientSecret"] != "ns-a/secret-pol" || len(fs) != 5 {
 				t.Errorf("fieldSources %v", fs)
 			}
 
@@ -147,11 +167,11 @@ func TestRedactGetListWatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			items := list.(*v1alpha1.EffectivePolicyList).Items
+			items := list.(*encoded.List).Items
 			if len(items) != 1 {
 				t.Fatalf("%d items", len(items))
 			}
-			if auth, _ := specs(t, &items[0]); auth != tc.want {
+			if auth, _ := specs(t, items[0]); auth != tc.want {
 				t.Errorf("list:\n got  %s\n want %s", auth, tc.want)
 			}
 
@@ -179,7 +199,7 @@ func TestRedactGetListWatch(t *testing.T) {
 // started before a change redacts the changed object too.
 func TestRedactPerWatcher(t *testing.T) {
 	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
-	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
 	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(registry.NewRedactor(authz, sensitive, time.Minute)))
 	wa, err := r.Watch(userCtx("alice"), &metainternalversion.ListOptions{})
 	if err != nil {
@@ -191,7 +211,7 @@ func TestRedactPerWatcher(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wc.Stop()
-	s.Apply([]versioned.Change{{Namespace: "app", Name: "rt", Object: object("app", "rt")}})
+	s.Apply([]change{{Namespace: "app", Name: "rt", Object: encoded.MustNew(object("app", "rt"))}})
 	if auth, _ := specs(t, recv(t, wa).Object); auth != allVisible {
 		t.Errorf("alice's watch: %s", auth)
 	}
@@ -203,7 +223,7 @@ func TestRedactPerWatcher(t *testing.T) {
 func TestRedactionCache(t *testing.T) {
 	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
 	red := registry.NewRedactor(authz, sensitive, time.Minute)
-	obj := object("app", "rt")
+	obj := encoded.MustNew(object("app", "rt"))
 	ctx := context.Background()
 	alice := &user.DefaultInfo{Name: "alice", Groups: []string{"dev", "ops"}}
 
@@ -234,7 +254,7 @@ func TestRedactionCacheExpires(t *testing.T) {
 	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
 	red := registry.NewRedactor(authz, sensitive, 50*time.Millisecond)
 	alice := &user.DefaultInfo{Name: "alice"}
-	obj := object("app", "rt")
+	obj := encoded.MustNew(object("app", "rt"))
 	if auth, _ := specs(t, red.Redact(context.Background(), alice, obj)); auth != allVisible {
 		t.Fatalf("allowed: %s", auth)
 	}
@@ -256,9 +276,10 @@ func TestRedactionCacheExpires(t *testing.T) {
 func TestRedactNothingToDo(t *testing.T) {
 	authz := &fakeAuthz{}
 	red := registry.NewRedactor(authz, sensitive, time.Minute)
-	obj := object("app", "rt")
-	obj.Targets[0].Policies = obj.Targets[0].Policies[1:] // only the ColorPolicy
-	if got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, obj); got != runtime.Object(obj) {
+	typed := object("app", "rt")
+	typed.Targets[0].Policies = typed.Targets[0].Policies[1:] // only the ColorPolicy
+	obj := encoded.MustNew(typed)
+	if got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, obj); got != obj {
 		t.Error("copied an object with nothing to redact")
 	}
 	if authz.count() != 0 {
@@ -272,7 +293,7 @@ func TestRedactNothingToDo(t *testing.T) {
 			FieldSources: map[string]string{"/apiKey/v": "global"},
 		}},
 	}}}}}
-	got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, c).(*v1alpha1.ClusterEffectivePolicy)
+	got := decoded(t, red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, encoded.MustNew(c))).(*v1alpha1.ClusterEffectivePolicy)
 	var v map[string]interface{}
 	if err := json.Unmarshal(got.Targets[0].Policies[0].Effective[0].Spec.Raw, &v); err != nil || fmt.Sprint(v) != "map[apiKey:map[v:<redacted>]]" {
 		t.Errorf("cluster: %s %v", got.Targets[0].Policies[0].Effective[0].Spec.Raw, err)
@@ -298,9 +319,9 @@ func TestRedactEscapesAndListItems(t *testing.T) {
 			},
 		}},
 	}}}}}
-	got := red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, obj).(*v1alpha1.ClusterEffectivePolicy)
+	got := decoded(t, red.Redact(context.Background(), &user.DefaultInfo{Name: "carol"}, encoded.MustNew(obj))).(*v1alpha1.ClusterEffectivePolicy)
 	want := `{"a/b":"<redacted>","c~d":"<redacted>","keys":[{"name":"<redacted>","value":"<redacted>"},{"name":"<redacted>","value":"<redacted>"}],"plain":true}`
-	if s := string(got.Targets[0].Policies[0].Effective[0].Spec.Raw); s != want {
+	if s := text(got.Targets[0].Policies[0].Effective[0].Spec.Raw); s != want {
 		t.Errorf("got  %s\nwant %s", s, want)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -17,9 +16,8 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // Category is the kubectl category both resources belong to
@@ -139,12 +137,20 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	if err != nil {
 		return nil, err
 	}
-	// A shallow copy (own TypeMeta and ObjectMeta, which the API machinery
-	// may set) rather than a deep one: nothing on the serving path writes the
-	// content below, and the Redactor deep-copies before it redacts. The same
-	// holds for watch events (watch.go), where a deep copy would cost one copy
-	// per event and per watcher.
-	return r.redactor.forRequest(ctx)(objcopy.Shallow(obj)), nil
+	// A shallow copy (own ObjectMeta, which the API machinery may set)
+	// rather than a deep one: nothing on the serving path writes the content
+	// below (compressed bytes, immutable), and the Redactor builds a new
+	// object when it redacts. The same holds for list items and watch events
+	// (watch.go), where a deep copy would cost one copy per event and per
+	// watcher.
+	return r.redactor.forRequest(ctx)(served(obj)), nil
+}
+
+// served is the copy of a stored object that is handed to the API
+// machinery: its own ObjectMeta, the content shared.
+func served(o *encoded.Object) *encoded.Object {
+	c := *o
+	return &c
 }
 
 // List implements rest.Lister. With a limit it pages: see paging.go.
@@ -158,7 +164,7 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 	}
 	ns := r.namespace(ctx)
 	var (
-		objs   []runtime.Object
+		objs   []*encoded.Object
 		rv     uint64
 		start  int
 		snapID string
@@ -194,7 +200,10 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 	if options.Limit > 0 && int64(capacity) > options.Limit {
 		capacity = int(options.Limit)
 	}
-	items := make([]runtime.Object, 0, capacity)
+	items := make([]*encoded.Object, 0, capacity)
+	// The items' copies (see served), in one allocation: capacity bounds
+	// the items, so copies never moves.
+	copies := make([]encoded.Object, 0, capacity)
 	next := len(objs)
 	for i := start; i < len(objs); i++ {
 		o := objs[i]
@@ -205,7 +214,8 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 			next = i
 			break
 		}
-		items = append(items, redact(o)) // a copy when something is redacted
+		copies = append(copies, *o)
+		items = append(items, redact(&copies[len(copies)-1]))
 	}
 	var token string
 	var remaining *int64
@@ -217,29 +227,11 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 			remaining = &n
 		}
 	}
-	if l, ok := encodedList(items, !r.namespaced); ok {
-		l.ResourceVersion = strconv.FormatUint(rv, 10)
-		l.Continue, l.RemainingItemCount = token, remaining
-		return l, nil
-	}
-	// A typed list: some items were redacted (decoded), so decode the rest.
-	for i, it := range items {
-		if items[i], err = encoded.Decoded(it); err != nil {
-			return nil, err
-		}
-	}
-	list := r.newList()
-	if err := meta.SetList(list, items); err != nil {
-		return nil, err
-	}
-	la, err := meta.ListAccessor(list)
-	if err != nil {
-		return nil, err
-	}
-	la.SetResourceVersion(strconv.FormatUint(rv, 10))
-	la.SetContinue(token)
-	la.SetRemainingItemCount(remaining)
-	return list, nil
+	// Its JSON is written from the items' stored bytes, not re-encoded.
+	l := &encoded.List{Cluster: !r.namespaced, Items: items}
+	l.ResourceVersion = strconv.FormatUint(rv, 10)
+	l.Continue, l.RemainingItemCount = token, remaining
+	return l, nil
 }
 
 // Watch implements rest.Watcher: watch from a resourceVersion, the legacy
@@ -317,21 +309,6 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 	return w, nil
 }
 
-// encodedList returns items as an encoded.List when every one of them is an
-// encoded.Object (the live layer's outputs, unless redacted): its JSON is
-// written from the stored bytes, not re-encoded.
-func encodedList(items []runtime.Object, cluster bool) (*encoded.List, bool) {
-	l := &encoded.List{Cluster: cluster, Items: make([]*encoded.Object, len(items))}
-	for i, it := range items {
-		o, ok := it.(*encoded.Object)
-		if !ok {
-			return nil, false
-		}
-		l.Items[i] = o
-	}
-	return l, true
-}
-
 // watchBuffer is how many events a watch may hold ready for the API
 // server's watch handler. The handler flushes the response after an event
 // only when no other one is waiting (len of this channel): unbuffered, every
@@ -404,24 +381,14 @@ func (r *REST) predicate(options *metainternalversion.ListOptions) (predicate, e
 
 func (p predicate) empty() bool { return p.label.Empty() && p.field.Empty() }
 
-func (p predicate) matches(obj runtime.Object) bool {
+func (p predicate) matches(o *encoded.Object) bool {
 	if p.empty() {
 		return true
 	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
+	if !p.label.Matches(labels.Set(o.Labels)) {
 		return false
 	}
-	if !p.label.Matches(labels.Set(m.GetLabels())) {
-		return false
-	}
-	return p.field.Matches(fields.Set{"metadata.name": m.GetName(), "metadata.namespace": m.GetNamespace()})
+	return p.field.Matches(fields.Set{"metadata.name": o.Name, "metadata.namespace": o.Namespace})
 }
 
-func key(obj runtime.Object) string {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return ""
-	}
-	return m.GetNamespace() + "/" + m.GetName()
-}
+func key(o *encoded.Object) string { return o.Namespace + "/" + o.Name }

@@ -3,7 +3,6 @@ package registry_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"testing"
 	"time"
 
@@ -12,18 +11,29 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
-func put(ns, name string, lbls map[string]string) versioned.Change {
-	return versioned.Change{Namespace: ns, Name: name, Object: &v1alpha1.EffectivePolicy{
+// The stores of these tests hold outputs in the form the REST layer serves.
+type (
+	store  = versioned.Store[*encoded.Object]
+	change = versioned.Change[*encoded.Object]
+)
+
+func newStore(opts versioned.Options) *store { return versioned.New[*encoded.Object](opts) }
+
+func put(ns, name string, lbls map[string]string) change {
+	return change{Namespace: ns, Name: name, Object: encoded.MustNew(&v1alpha1.EffectivePolicy{
 		ObjectMeta: metav1.ObjectMeta{Labels: lbls},
-	}}
+	})}
 }
 
 func recv(t *testing.T, w watch.Interface) watch.Event {
@@ -41,22 +51,22 @@ func recv(t *testing.T, w watch.Interface) watch.Event {
 }
 
 // at is the resourceVersion of counter n of s's epoch.
-func at(s *versioned.Store, n uint64) string {
-	return strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch(), n), 10)
+func at(s *store, n uint64) string {
+	return resourceversion.Format(resourceversion.Make(s.Epoch(), n))
 }
 
 func describe(e watch.Event) string {
-	p := e.Object.(*v1alpha1.EffectivePolicy)
+	p := e.Object.(*encoded.Object)
 	return fmt.Sprintf("%s %s", e.Type, p.Name)
 }
 
 // A watch resumed from a resourceVersion does not know which objects the
 // client holds: an object that stops matching is reported DELETED.
 func TestResumedWatchSelectorTransitions(t *testing.T) {
-	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: -1})
+	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
 	r := registry.NewEffectivePolicyREST(s)
 	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
-	s.Apply([]versioned.Change{put("ns", "a", map[string]string{"app": "x"}), put("ns", "b", nil)})
+	s.Apply([]change{put("ns", "a", map[string]string{"app": "x"}), put("ns", "b", nil)})
 	from := s.ResourceVersion()
 
 	w, err := r.Watch(ctx, &metainternalversion.ListOptions{
@@ -68,7 +78,7 @@ func TestResumedWatchSelectorTransitions(t *testing.T) {
 	}
 	defer w.Stop()
 	for _, step := range []struct {
-		change versioned.Change
+		change change
 		want   string
 	}{
 		{put("ns", "a", map[string]string{"app": "x", "v": "2"}), "MODIFIED a"},
@@ -77,7 +87,7 @@ func TestResumedWatchSelectorTransitions(t *testing.T) {
 		{put("ns", "a", map[string]string{"app": "y"}), "DELETED a"},
 		{put("ns", "c", map[string]string{"app": "x"}), "ADDED c"},
 	} {
-		s.Apply([]versioned.Change{step.change})
+		s.Apply([]change{step.change})
 		if got := describe(recv(t, w)); got != step.want {
 			t.Fatalf("got %s, want %s", got, step.want)
 		}
@@ -85,10 +95,10 @@ func TestResumedWatchSelectorTransitions(t *testing.T) {
 }
 
 func TestBookmarksOnlyWhenAllowed(t *testing.T) {
-	s := versioned.New(versioned.Options{Namespaced: true, BookmarkInterval: 10 * time.Millisecond})
+	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: 10 * time.Millisecond})
 	r := registry.NewEffectivePolicyREST(s)
 	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
-	s.Apply([]versioned.Change{put("other", "a", nil)})
+	s.Apply([]change{put("other", "a", nil)})
 	for _, allow := range []bool{true, false} {
 		t.Run(fmt.Sprint(allow), func(t *testing.T) {
 			w, err := r.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: at(s, 1), AllowWatchBookmarks: allow})
@@ -96,11 +106,11 @@ func TestBookmarksOnlyWhenAllowed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Stop()
-			s.Apply([]versioned.Change{put("other", "b", nil)})
+			s.Apply([]change{put("other", "b", nil)})
 			select {
 			case e := <-w.ResultChan():
-				p, ok := e.Object.(*v1alpha1.EffectivePolicy)
-				if !allow || e.Type != watch.Bookmark || !ok || p.ResourceVersion == "" {
+				p, ok := e.Object.(*encoded.Object) // of the resource's kind, as every object served
+				if !allow || e.Type != watch.Bookmark || !ok || p.ResourceVersion == "" || p.GetObjectKind().GroupVersionKind().Kind != "EffectivePolicy" {
 					t.Fatalf("unexpected %s %#v", e.Type, e.Object)
 				}
 			case <-time.After(200 * time.Millisecond):
@@ -113,11 +123,11 @@ func TestBookmarksOnlyWhenAllowed(t *testing.T) {
 }
 
 func TestListErrors(t *testing.T) {
-	s := versioned.New(versioned.Options{Namespaced: true})
+	s := newStore(versioned.Options{Namespaced: true})
 	r := registry.NewEffectivePolicyREST(s)
 	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
-	s.Apply([]versioned.Change{put("ns", "a", nil)})
-	s.Apply([]versioned.Change{put("ns", "b", nil)})
+	s.Apply([]change{put("ns", "a", nil)})
+	s.Apply([]change{put("ns", "b", nil)})
 	for _, tc := range []struct {
 		name string
 		opts metainternalversion.ListOptions
@@ -131,8 +141,8 @@ func TestListErrors(t *testing.T) {
 		}},
 		{"exact current rv", metainternalversion.ListOptions{ResourceVersion: at(s, 2), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, func(err error) bool { return err == nil }},
 		{"not older than", metainternalversion.ListOptions{ResourceVersion: at(s, 1), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan}, func(err error) bool { return err == nil }},
-		{"exact rv of another epoch", metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch()%versioned.MaxEpoch+1, 2), 10), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
-		{"future rv of another epoch", metainternalversion.ListOptions{ResourceVersion: strconv.FormatUint(versioned.MakeResourceVersion(s.Epoch()%versioned.MaxEpoch+1, 9), 10)}, func(err error) bool { return err == nil }},
+		{"exact rv of another epoch", metainternalversion.ListOptions{ResourceVersion: resourceversion.Format(resourceversion.Make(s.Epoch()%resourceversion.MaxEpoch+1, 2)), ResourceVersionMatch: metav1.ResourceVersionMatchExact}, apierrors.IsResourceExpired},
+		{"future rv of another epoch", metainternalversion.ListOptions{ResourceVersion: resourceversion.Format(resourceversion.Make(s.Epoch()%resourceversion.MaxEpoch+1, 9))}, func(err error) bool { return err == nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.List(ctx, &tc.opts)
@@ -144,7 +154,7 @@ func TestListErrors(t *testing.T) {
 }
 
 func TestTableNoHeaders(t *testing.T) {
-	r := registry.NewClusterEffectivePolicyREST(versioned.New(versioned.Options{}))
+	r := registry.NewClusterEffectivePolicyREST(newStore(versioned.Options{}))
 	obj := &v1alpha1.ClusterEffectivePolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "gc", ResourceVersion: "7"},
 		Targets: []v1alpha1.Target{{Kind: "GatewayClass", Name: "gc", Policies: []v1alpha1.TargetPolicy{
@@ -152,21 +162,25 @@ func TestTableNoHeaders(t *testing.T) {
 			{Kind: "A", Sources: []v1alpha1.PolicySource{{Name: "p"}}},
 		}}},
 	}
-	table, err := r.ConvertToTable(context.Background(), obj, &metav1.TableOptions{NoHeaders: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(table.ColumnDefinitions) != 0 || table.ResourceVersion != "7" || len(table.Rows) != 1 {
-		t.Fatalf("%+v", table)
-	}
-	if got := fmt.Sprint(table.Rows[0].Cells); got != "[gc GatewayClass 3 A,B <unknown>]" {
-		t.Errorf("cells %s", got)
+	// Both forms: the API machinery converts what Get and List return (the
+	// encoded form), and in table watches the decoded object.
+	for _, in := range []runtime.Object{obj, encoded.MustNew(obj)} {
+		table, err := r.ConvertToTable(context.Background(), in, &metav1.TableOptions{NoHeaders: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(table.ColumnDefinitions) != 0 || table.ResourceVersion != "7" || len(table.Rows) != 1 {
+			t.Fatalf("%T: %+v", in, table)
+		}
+		if got := fmt.Sprint(table.Rows[0].Cells); got != "[gc GatewayClass 3 A,B <unknown>]" {
+			t.Errorf("%T: cells %s", in, got)
+		}
 	}
 }
 
 func TestGetNotFoundNamesTheResource(t *testing.T) {
 	// A backend that does not know its resource still yields a proper Status.
-	r := registry.NewEffectivePolicyREST(versioned.New(versioned.Options{Namespaced: true}))
+	r := registry.NewEffectivePolicyREST(newStore(versioned.Options{Namespaced: true}))
 	_, err := r.Get(genericapirequest.WithNamespace(context.Background(), "ns"), "nope", &metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("got %v", err)

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 var swaggerMetadataDescriptions = metav1.ObjectMeta{}.SwaggerDoc()
@@ -25,22 +25,34 @@ var columns = []metav1.TableColumnDefinition{
 // tableConvertor prints NAME, TARGETS, POLICIES, KINDS, AGE.
 type tableConvertor struct{}
 
-// ConvertToTable implements rest.TableConvertor.
+// ConvertToTable implements rest.TableConvertor. It gets what Get and List
+// returned (encoded), or, in table watches, the decoded object: the API
+// machinery converts a CacheableObject's GetObject there. encoded.SummaryOf
+// reads either.
 func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	table := &metav1.Table{}
-	if opt, ok := tableOptions.(*metav1.TableOptions); !ok || !opt.NoHeaders {
+	opt, _ := tableOptions.(*metav1.TableOptions)
+	if opt == nil || !opt.NoHeaders {
 		table.ColumnDefinitions = columns
 	}
+	// With includeObject=Object (kubectl get --sort-by) the API machinery
+	// converts each row's object to the API version with the scheme, which
+	// knows the typed objects only: hand it those (decoding costs only
+	// then; by default rows carry metadata only).
+	withObject := opt != nil && opt.IncludeObject == metav1.IncludeObject
 	row := func(obj runtime.Object) error {
 		m, err := meta.Accessor(obj)
 		if err != nil {
 			return err
 		}
-		s, err := summaryOf(obj)
+		s, err := encoded.SummaryOf(obj)
 		if err != nil {
 			return err
 		}
 		kinds, policies, policyKinds := s.TargetKinds, s.Policies, s.PolicyKinds
+		if co, ok := obj.(runtime.CacheableObject); ok && withObject {
+			obj = co.GetObject()
+		}
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Cells:  []interface{}{m.GetName(), kinds, policies, policyKinds, age(m.GetCreationTimestamp())},
 			Object: runtime.RawExtension{Object: obj},
@@ -65,16 +77,6 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 		}
 	}
 	return table, nil
-}
-
-// summaryOf returns what the columns show: kept with an encoded output,
-// computed for a decoded one.
-func summaryOf(obj runtime.Object) (encoded.Summary, error) {
-	if o, ok := obj.(*encoded.Object); ok && o.Summary != nil {
-		return *o.Summary, nil
-	}
-	targets, err := encoded.TargetsOf(obj)
-	return encoded.Summarize(targets), err
 }
 
 func age(ts metav1.Time) string {

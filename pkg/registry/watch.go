@@ -2,15 +2,17 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // filterWatch sends the initial events of a watch, then forwards the
@@ -23,12 +25,12 @@ type filterWatch struct {
 	p   predicate
 	src watch.Interface
 
-	initial    []runtime.Object
+	initial    []*encoded.Object
 	initialRV  uint64
 	endInitial bool // send the k8s.io/initial-events-end bookmark
 	bookmarks  bool
 	// redact hides the sensitive fields this watcher's caller may not see.
-	redact func(runtime.Object) runtime.Object
+	redact func(*encoded.Object) *encoded.Object
 
 	// visible records, per key, whether the client holds the object. When
 	// complete is false (a watch resumed from a resourceVersion) an absent key
@@ -65,16 +67,14 @@ func (w *filterWatch) run(ctx context.Context) {
 	defer close(w.out)
 	defer w.Stop()
 	for _, o := range w.initial {
-		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(objcopy.Shallow(o))}) {
+		if !w.send(ctx, watch.Event{Type: watch.Added, Object: w.redact(served(o))}) {
 			return
 		}
 	}
 	w.initial = nil
 	if w.endInitial {
-		bm := w.r.newFunc()
-		m, _ := meta.Accessor(bm)
-		m.SetResourceVersion(strconv.FormatUint(w.initialRV, 10))
-		m.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		bm := w.r.bookmark(strconv.FormatUint(w.initialRV, 10))
+		bm.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
 		if !w.send(ctx, watch.Event{Type: watch.Bookmark, Object: bm}) {
 			return
 		}
@@ -112,20 +112,21 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		if !w.bookmarks || err != nil {
 			return e, false
 		}
-		bm := w.r.newFunc()
-		bmm, _ := meta.Accessor(bm)
-		bmm.SetResourceVersion(m.GetResourceVersion())
-		return watch.Event{Type: watch.Bookmark, Object: bm}, true
+		return watch.Event{Type: watch.Bookmark, Object: w.r.bookmark(m.GetResourceVersion())}, true
 	default:
 		return e, true // errors pass through
 	}
-	if w.p.empty() {
-		return watch.Event{Type: e.Type, Object: w.redact(objcopy.Shallow(e.Object))}, true
+	o, err := output(e.Object)
+	if err != nil {
+		return watch.Event{Type: watch.Error, Object: &apierrors.NewInternalError(err).ErrStatus}, true
 	}
-	k := key(e.Object)
+	if w.p.empty() {
+		return watch.Event{Type: e.Type, Object: w.redact(served(o))}, true
+	}
+	k := key(o)
 	held, known := w.visible[k]
 	mayHold := held || (!known && !w.complete)
-	match := w.p.matches(e.Object)
+	match := w.p.matches(o)
 	var typ watch.EventType
 	switch {
 	case e.Type == watch.Deleted:
@@ -144,7 +145,26 @@ func (w *filterWatch) filter(e watch.Event) (watch.Event, bool) {
 		return e, false
 	}
 	w.setVisible(k, typ != watch.Deleted)
-	return watch.Event{Type: typ, Object: w.redact(objcopy.Shallow(e.Object))}, true
+	return watch.Event{Type: typ, Object: w.redact(served(o))}, true
+}
+
+// output is the one point where the REST layer takes an object back from
+// the runtime.Object of a backend's watch event, which the Backend contract
+// makes an *encoded.Object. Anything else is a bug of the backend: the
+// client gets an error event (and relists) rather than a wrong object.
+func output(obj runtime.Object) (*encoded.Object, error) {
+	o, ok := obj.(*encoded.Object)
+	if !ok {
+		return nil, fmt.Errorf("the backend sent a %T in a watch event, not an *encoded.Object", obj)
+	}
+	return o, nil
+}
+
+// bookmark is a BOOKMARK event's object at resourceVersion rv: an object of
+// the resource's kind with nothing but the resourceVersion, in the form of
+// every other object the REST layer hands out.
+func (r *REST) bookmark(rv string) *encoded.Object {
+	return &encoded.Object{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}, Cluster: !r.namespaced, Summary: &encoded.Summary{}}
 }
 
 // setVisible records whether the client holds key k. A complete watch only

@@ -28,8 +28,8 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 )
 
 const scenarioDir = "../scenarios"
@@ -590,7 +590,7 @@ func resourceOf(o *unstructured.Unstructured, objs []*unstructured.Unstructured)
 	return schema.GroupVersionResource{}, false
 }
 
-// TestCorpusLive runs each case through pkg/storage/live with a fake dynamic
+// TestCorpusLive runs each case through pkg/live with a fake dynamic
 // client: the server path (informers, transforms, engine, stores, cache)
 // serves exactly what a fresh engine computes, and starts at all.
 func TestCorpusLive(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 )
 
@@ -148,7 +149,7 @@ func cacheFileMatchesServed(t *testing.T, cacheDir string) error {
 	if err := os.WriteFile(filepath.Join(dir, cache.FileName), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	db, loaded, discarded, err := cache.Open(dir, []string{"effectivepolicies", "clustereffectivepolicies"}, nil)
+	db, loaded, discarded, err := cache.Open(dir, encoded.CacheFormat, []string{"effectivepolicies", "clustereffectivepolicies"}, nil)
 	if err != nil || discarded != nil {
 		return fmt.Errorf("the cache file does not open: %v %v", err, discarded)
 	}

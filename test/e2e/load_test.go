@@ -30,7 +30,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	versioned "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	epclient "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned/typed/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 )
 
 // The load test's knobs. The numbers are those of issue #8; the duration can be raised with
@@ -644,7 +644,7 @@ func recompute(ctx context.Context, dyn dynamic.Interface) (map[string]any, erro
 		}
 		objs = append(objs, l...)
 	}
-	// The resources to read, as the server's informers pick them (pkg/storage/inputs).
+	// The resources to read, as the server's informers pick them (pkg/inputs).
 	engine, err := compute.NewEngine(compute.Options{})
 	if err != nil {
 		return nil, err

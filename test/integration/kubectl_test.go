@@ -14,7 +14,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // TestKubectl drives the server with the real kubectl:
@@ -35,11 +35,11 @@ func TestKubectl(t *testing.T) {
 	}
 	cacheDir := t.TempDir()
 
-	epStore.Apply([]versioned.Change{ep("kubectl", "baker", nil,
+	epStore.Apply([]change{ep("kubectl", "baker", nil,
 		target("HTTPRoute", "baker", policyKind("RetryPolicy", "kubectl/r1", "kubectl/r2")))})
-	cepStore.Apply([]versioned.Change{{Name: "kubectl-gc", Object: &v1alpha1.ClusterEffectivePolicy{
+	cepStore.Apply([]change{{Name: "kubectl-gc", Object: encoded.MustNew(&v1alpha1.ClusterEffectivePolicy{
 		Targets: []v1alpha1.Target{target("GatewayClass", "kubectl-gc", policyKind("ColorPolicy", "/c1"))},
-	}}})
+	})}})
 
 	for _, tc := range []struct {
 		args []string
@@ -78,7 +78,7 @@ func TestKubectl(t *testing.T) {
 		}
 		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 		time.Sleep(time.Second)
-		epStore.Apply([]versioned.Change{ep("kubectl", "watched", nil, target("Gateway", "watched"))})
+		epStore.Apply([]change{ep("kubectl", "watched", nil, target("Gateway", "watched"))})
 		deadline := time.Now().Add(10 * time.Second)
 		for !strings.Contains(out.String(), "watched") && time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)

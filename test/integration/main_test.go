@@ -23,9 +23,14 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/cmd/effectivepolicy-apiserver/app"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	clientset "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
+
+// change is a put or delete of an output, in the form the live layer
+// stores and the REST layer serves.
+type change = versioned.Change[*encoded.Object]
 
 // historySize is small so that a test can push a resourceVersion out of the
 // watch history.
@@ -34,8 +39,8 @@ const historySize = 64
 var (
 	// The stores the server serves from; tests feed them directly. Each test
 	// uses its own namespaces / names.
-	epStore  *versioned.Store
-	cepStore *versioned.Store
+	epStore  *versioned.Store[*encoded.Object]
+	cepStore *versioned.Store[*encoded.Object]
 	// baseConfig reaches the server (loopback config: CA and host set).
 	baseConfig *rest.Config
 
@@ -96,8 +101,8 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	epStore = versioned.New(versioned.Options{Namespaced: true, HistorySize: historySize, Resource: v1alpha1.Resource("effectivepolicies")})
-	cepStore = versioned.New(versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clustereffectivepolicies")})
+	epStore = versioned.New[*encoded.Object](versioned.Options{Namespaced: true, HistorySize: historySize, Resource: v1alpha1.Resource("effectivepolicies")})
+	cepStore = versioned.New[*encoded.Object](versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clustereffectivepolicies")})
 	c.EffectivePolicies = epStore
 	c.ClusterEffectivePolicies = cepStore
 	c.ReadyzChecks = append(c.ReadyzChecks, healthz.NamedCheck("test-gate", func(*http.Request) error {

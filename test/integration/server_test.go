@@ -23,9 +23,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	clientset "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	informers "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/informers/externalversions"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
 func newClient(t *testing.T) *clientset.Clientset {
@@ -60,14 +60,14 @@ func policyKind(kind string, sources ...string) v1alpha1.TargetPolicy {
 	return p
 }
 
-func ep(ns, name string, labels map[string]string, targets ...v1alpha1.Target) versioned.Change {
-	return versioned.Change{Namespace: ns, Name: name, Object: &v1alpha1.EffectivePolicy{
+func ep(ns, name string, labels map[string]string, targets ...v1alpha1.Target) change {
+	return change{Namespace: ns, Name: name, Object: encoded.MustNew(&v1alpha1.EffectivePolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
 		Targets:    targets,
-	}}
+	})}
 }
 
-func del(ns, name string) versioned.Change { return versioned.Change{Namespace: ns, Name: name} }
+func del(ns, name string) change { return change{Namespace: ns, Name: name} }
 
 func names(items []v1alpha1.EffectivePolicy) []string {
 	var out []string
@@ -81,11 +81,11 @@ func names(items []v1alpha1.EffectivePolicy) []string {
 func TestGet(t *testing.T) {
 	ctx := ctxFor(t)
 	cs := newClient(t)
-	rv, _ := epStore.Apply([]versioned.Change{ep("get", "baker", nil,
+	rv, _ := epStore.Apply([]change{ep("get", "baker", nil,
 		target("HTTPRoute", "baker", policyKind("RetryPolicy", "get/retry-all")))})
-	cepStore.Apply([]versioned.Change{{Name: "get-gc", Object: &v1alpha1.ClusterEffectivePolicy{
+	cepStore.Apply([]change{{Name: "get-gc", Object: encoded.MustNew(&v1alpha1.ClusterEffectivePolicy{
 		Targets: []v1alpha1.Target{target("GatewayClass", "get-gc")},
-	}}})
+	})}})
 
 	got, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("get").Get(ctx, "baker", metav1.GetOptions{})
 	if err != nil {
@@ -141,7 +141,7 @@ func TestGet(t *testing.T) {
 func TestList(t *testing.T) {
 	ctx := ctxFor(t)
 	cs := newClient(t)
-	epStore.Apply([]versioned.Change{
+	epStore.Apply([]change{
 		ep("list-a", "one", map[string]string{"tier": "web"}, target("HTTPRoute", "one")),
 		ep("list-a", "two", map[string]string{"tier": "db"}, target("Service", "two")),
 		ep("list-b", "one", map[string]string{"tier": "web"}, target("Gateway", "one")),
@@ -237,15 +237,15 @@ func describe(e watch.Event) string {
 func TestWatchResume(t *testing.T) {
 	ctx := ctxFor(t)
 	cs := newClient(t)
-	epStore.Apply([]versioned.Change{ep("resume", "a", nil, target("HTTPRoute", "a"))})
+	epStore.Apply([]change{ep("resume", "a", nil, target("HTTPRoute", "a"))})
 	list, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("resume").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Changes after the list, some in another namespace.
-	epStore.Apply([]versioned.Change{ep("resume", "a", nil, target("Gateway", "a")), ep("resume", "b", nil)})
-	epStore.Apply([]versioned.Change{ep("resume-other", "x", nil)})
-	rvDel, _ := epStore.Apply([]versioned.Change{del("resume", "a")})
+	epStore.Apply([]change{ep("resume", "a", nil, target("Gateway", "a")), ep("resume", "b", nil)})
+	epStore.Apply([]change{ep("resume-other", "x", nil)})
+	rvDel, _ := epStore.Apply([]change{del("resume", "a")})
 
 	w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("resume").Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
 	if err != nil {
@@ -263,7 +263,7 @@ func TestWatchResume(t *testing.T) {
 		}
 	}
 	// A live change arrives too.
-	epStore.Apply([]versioned.Change{ep("resume", "c", nil)})
+	epStore.Apply([]change{ep("resume", "c", nil)})
 	if got := describe(nextEvent(t, w)); got != "ADDED resume/c" {
 		t.Fatalf("got %s", got)
 	}
@@ -272,10 +272,10 @@ func TestWatchResume(t *testing.T) {
 func TestWatchGone(t *testing.T) {
 	ctx := ctxFor(t)
 	cs := newClient(t)
-	epStore.Apply([]versioned.Change{ep("gone", "a", nil)})
+	epStore.Apply([]change{ep("gone", "a", nil)})
 	old := epStore.ResourceVersion()
 	for i := 0; i <= historySize; i++ {
-		epStore.Apply([]versioned.Change{ep("gone", "a", map[string]string{"i": strconv.Itoa(i)})})
+		epStore.Apply([]change{ep("gone", "a", map[string]string{"i": strconv.Itoa(i)})})
 	}
 	for _, tc := range []struct {
 		name string
@@ -302,7 +302,7 @@ func TestWatchGone(t *testing.T) {
 func TestWatchInitialEvents(t *testing.T) {
 	ctx := ctxFor(t)
 	cs := newClient(t)
-	epStore.Apply([]versioned.Change{
+	epStore.Apply([]change{
 		ep("initial", "a", map[string]string{"app": "x"}),
 		ep("initial", "b", map[string]string{"app": "y"}),
 	})
@@ -347,14 +347,14 @@ func TestWatchInitialEvents(t *testing.T) {
 func TestWatchLabelTransitions(t *testing.T) {
 	ctx := ctxFor(t)
 	cs := newClient(t)
-	epStore.Apply([]versioned.Change{ep("labels", "a", map[string]string{"app": "x"})})
+	epStore.Apply([]change{ep("labels", "a", map[string]string{"app": "x"})})
 	w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("labels").Watch(ctx, metav1.ListOptions{LabelSelector: "app=x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	steps := []struct {
-		change versioned.Change
+		change change
 		want   string
 	}{
 		{ep("labels", "b", map[string]string{"app": "y"}), ""}, // invisible
@@ -368,7 +368,7 @@ func TestWatchLabelTransitions(t *testing.T) {
 		t.Fatalf("initial event: %s", got)
 	}
 	for _, s := range steps {
-		epStore.Apply([]versioned.Change{s.change})
+		epStore.Apply([]change{s.change})
 		if s.want == "" {
 			continue
 		}
@@ -381,7 +381,7 @@ func TestWatchLabelTransitions(t *testing.T) {
 func TestWriteVerbsNotAllowed(t *testing.T) {
 	ctx := ctxFor(t)
 	rc := newClient(t).EffectivepolicyV1alpha1().RESTClient()
-	epStore.Apply([]versioned.Change{ep("write", "a", nil)})
+	epStore.Apply([]change{ep("write", "a", nil)})
 	body := []byte(`{"apiVersion":"effectivepolicy.dev/v1alpha1","kind":"EffectivePolicy","metadata":{"name":"a","namespace":"write"}}`)
 	cbody := []byte(`{"apiVersion":"effectivepolicy.dev/v1alpha1","kind":"ClusterEffectivePolicy","metadata":{"name":"a"}}`)
 	for _, tc := range []struct {
@@ -433,22 +433,32 @@ func TestWriteVerbsNotAllowed(t *testing.T) {
 func TestTable(t *testing.T) {
 	ctx := ctxFor(t)
 	rc := newClient(t).EffectivepolicyV1alpha1().RESTClient()
-	epStore.Apply([]versioned.Change{ep("table", "baker", nil,
+	epStore.Apply([]change{ep("table", "baker", nil,
 		target("Gateway", "baker", policyKind("RetryPolicy", "table/r1", "table/r2"), policyKind("ColorPolicy", "table/c1")),
 		target("HTTPRoute", "baker", policyKind("RetryPolicy", "table/r1")),
 	)})
 	for _, tc := range []struct {
-		name string
-		get  func() ([]byte, error)
+		name       string
+		get        func() ([]byte, error)
+		withObject bool
 	}{
 		{"list", func() ([]byte, error) {
 			return rc.Get().Namespace("table").Resource("effectivepolicies").
 				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
-		}},
+		}, false},
 		{"get", func() ([]byte, error) {
 			return rc.Get().Namespace("table").Resource("effectivepolicies").Name("baker").
 				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
-		}},
+		}, false},
+		// kubectl get --sort-by asks for the whole objects in the rows.
+		{"list with objects", func() ([]byte, error) {
+			return rc.Get().Namespace("table").Resource("effectivepolicies").Param("includeObject", "Object").
+				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+		}, true},
+		{"get with object", func() ([]byte, error) {
+			return rc.Get().Namespace("table").Resource("effectivepolicies").Name("baker").Param("includeObject", "Object").
+				SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := tc.get()
@@ -475,6 +485,12 @@ func TestTable(t *testing.T) {
 			cells := fmt.Sprint(table.Rows[0].Cells[:4])
 			if cells != "[baker Gateway,HTTPRoute 3 ColorPolicy,RetryPolicy]" {
 				t.Errorf("cells %s", cells)
+			}
+			if tc.withObject {
+				var p v1alpha1.EffectivePolicy
+				if err := json.Unmarshal(table.Rows[0].Object.Raw, &p); err != nil || p.Kind != "EffectivePolicy" || p.Name != "baker" || len(p.Targets) != 2 {
+					t.Errorf("row object %s (%v)", table.Rows[0].Object.Raw, err)
+				}
 			}
 		})
 	}
@@ -587,7 +603,7 @@ func TestInformer(t *testing.T) {
 		t.Run(fmt.Sprintf("WatchListClient=%v", watchList), func(t *testing.T) {
 			clientfeaturestesting.SetFeatureDuringTest(t, clientfeatures.WatchListClient, watchList)
 			ns := fmt.Sprintf("informer-%v", watchList)
-			epStore.Apply([]versioned.Change{ep(ns, "a", nil), ep(ns, "b", nil)})
+			epStore.Apply([]change{ep(ns, "a", nil), ep(ns, "b", nil)})
 
 			ctx, cancel := context.WithCancel(ctxFor(t))
 			takeRequests()
@@ -634,7 +650,7 @@ func TestInformer(t *testing.T) {
 				t.Errorf("watch-list request %v, list request %v; want watch-list %v", sawWatchList, sawList, watchList)
 			}
 
-			epStore.Apply([]versioned.Change{ep(ns, "a", map[string]string{"x": "y"}), del(ns, "b"), ep(ns, "c", nil)})
+			epStore.Apply([]change{ep(ns, "a", map[string]string{"x": "y"}), del(ns, "b"), ep(ns, "c", nil)})
 			want := map[string]bool{"add a": true, "add b": true, "update a": true, "delete b": true, "add c": true}
 			deadline := time.After(10 * time.Second)
 			for len(want) > 0 {

@@ -24,7 +24,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 )
 
 // Benchmarks run at -scale (default 1: the large size of issue #7) and

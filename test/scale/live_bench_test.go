@@ -22,9 +22,8 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
 )
 
 // The BenchmarkLive* benchmarks run the live layer on a fake dynamic client
@@ -219,7 +218,7 @@ func BenchmarkLiveList(b *testing.B) {
 	list, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
 	lat := make([]time.Duration, 0, len(list))
 	for _, o := range list {
-		p := o.(*encoded.Object)
+		p := o
 		t0 := time.Now()
 		got, err := r.Get(genericapirequest.WithNamespace(context.Background(), p.Namespace), p.Name, &metav1.GetOptions{})
 		if err != nil {

@@ -22,7 +22,7 @@ import (
 	netutils "k8s.io/utils/net"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/live"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 

@@ -4,35 +4,41 @@
 //
 // Layout of the file:
 //
-//	bucket "header":   "magic" = Magic, "format" = FormatVersion,
-//	                   "epoch" = the epoch of the file's history (decimal, 1..MaxEpoch)
+//	bucket "header":   "magic" = Magic, "format" = the caller's format,
+//	                   "epoch" = the epoch of the file's history (decimal, see
+//	                   pkg/storage/resourceversion)
 //	bucket "rv":       <resource> = resourceVersion of that resource's store (decimal)
-//	bucket <resource>: "<namespace>/<name>" = the object as JSON
+//	bucket <resource>: "<namespace>/<name>" = the object, in the caller's format
+//
+// The values are opaque here: their format, and its version, belong to the
+// package that writes them (for the server, encoded.CacheFormat, next to the
+// code of the format and pinned by its golden test). The version names the
+// file as a whole: a change of the layout above must bump it too, so that
+// older files are rebuilt rather than misread.
 //
 // A file that bbolt cannot open, that lacks the header, carries another magic
 // or format, or holds an object the caller cannot decode is moved aside (to
 // <file>.corrupt) and replaced by a fresh one: it is never served.
 //
 // Every new file gets a new random epoch; resourceVersions of the stores
-// restored from it are epoch<<EpochShift | counter (see pkg/storage/versioned),
-// so resourceVersions of another replica or of a discarded file are told
-// apart from this file's. A stored resourceVersion of another epoch makes the
-// file corrupt.
+// restored from it are of that epoch (pkg/storage/resourceversion), so
+// resourceVersions of another replica or of a discarded file are told apart
+// from this file's. A stored resourceVersion of another epoch makes the file
+// corrupt.
 package cache
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 const (
@@ -40,29 +46,7 @@ const (
 	FileName = "effectivepolicy.db"
 	// Magic identifies a file written by this server.
 	Magic = "effectivepolicy.dev/output-cache"
-	// FormatVersion is bumped on every incompatible change of the layout or
-	// of the stored objects. 2: header epoch, epoch-encoded resourceVersions.
-	// 3: values in encoded.Object's cache form (zstd targets); 4: S2 targets with a CRC.
-	FormatVersion = "4"
-	// EpochShift is where the epoch starts in a resourceVersion
-	// (versioned.CounterBits).
-	EpochShift = 40
-	// MaxEpoch is the largest epoch (versioned.MaxEpoch).
-	MaxEpoch = 1<<23 - 1
 )
-
-// newEpoch returns a random epoch in [1, MaxEpoch].
-func newEpoch() (uint32, error) {
-	for {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return 0, err
-		}
-		if e := binary.BigEndian.Uint32(b[:]) & MaxEpoch; e != 0 {
-			return e, nil
-		}
-	}
-}
 
 var (
 	headerBucket = []byte("header")
@@ -90,6 +74,7 @@ type DecodeFunc func(resource string, e Entry) error
 // DB is an open, validated cache file.
 type DB struct {
 	db        *bolt.DB
+	format    string
 	resources []string
 	epoch     uint32
 }
@@ -98,18 +83,19 @@ type DB struct {
 // file was created, the same on every later Open.
 func (d *DB) Epoch() uint32 { return d.epoch }
 
-// Open opens (creating if needed) dir/FileName for the given resources,
-// validating it: every stored object is handed to decode. A file that fails
+// Open opens (creating if needed) dir/FileName for the given resources and
+// values of the given format, validating it: a file of another format is
+// discarded, every stored object is handed to decode. A file that fails
 // validation is moved aside and replaced by an empty one; discarded then says
 // why. An error is returned only when no usable file can be had at all (the
 // directory cannot be created or written, the file is locked by another
 // process, ...): the caller should then run without persistence.
-func Open(dir string, resources []string, decode DecodeFunc) (db *DB, loaded map[string]Resource, discarded error, err error) {
+func Open(dir, format string, resources []string, decode DecodeFunc) (db *DB, loaded map[string]Resource, discarded error, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, nil, fmt.Errorf("creating cache directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, loaded, discarded, err = openValidated(path, resources, decode)
+	db, loaded, discarded, err = openValidated(path, format, resources, decode)
 	if err == nil {
 		return db, loaded, nil, nil
 	}
@@ -122,7 +108,7 @@ func Open(dir string, resources []string, decode DecodeFunc) (db *DB, loaded map
 			return nil, nil, discarded, fmt.Errorf("removing corrupt cache file: %w", rmErr)
 		}
 	}
-	db, loaded, _, err = openValidated(path, resources, decode)
+	db, loaded, _, err = openValidated(path, format, resources, decode)
 	if err != nil {
 		return nil, nil, discarded, err
 	}
@@ -141,7 +127,7 @@ func isCorrupt(err error) bool {
 	return errors.As(err, &c)
 }
 
-func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _ map[string]Resource, _ error, err error) {
+func openValidated(path, format string, resources []string, decode DecodeFunc) (_ *DB, _ map[string]Resource, _ error, err error) {
 	_, statErr := os.Stat(path)
 	existed := statErr == nil
 	var bdb *bolt.DB
@@ -166,7 +152,7 @@ func openValidated(path string, resources []string, decode DecodeFunc) (_ *DB, _
 		}
 		return nil, nil, nil, corruptError{err}
 	}
-	db := &DB{db: bdb, resources: resources}
+	db := &DB{db: bdb, format: format, resources: resources}
 	loaded, err := db.validate(decode)
 	if err != nil {
 		return nil, nil, nil, err
@@ -199,23 +185,20 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 		if m := string(h.Get([]byte("magic"))); m != Magic {
 			return corruptError{fmt.Errorf("unknown magic %q", m)}
 		}
-		if f := string(h.Get([]byte("format"))); f != FormatVersion {
-			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, FormatVersion)}
+		if f := string(h.Get([]byte("format"))); f != d.format {
+			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, d.format)}
 		}
-		e, err := strconv.ParseUint(string(h.Get([]byte("epoch"))), 10, 32)
-		if err != nil || e == 0 || e > MaxEpoch {
-			return corruptError{fmt.Errorf("invalid epoch %q", h.Get([]byte("epoch")))}
+		e, err := resourceversion.ParseEpoch(string(h.Get([]byte("epoch"))))
+		if err != nil {
+			return corruptError{err}
 		}
-		d.epoch = uint32(e)
+		d.epoch = e
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	if empty {
-		epoch, err := newEpoch()
-		if err != nil {
-			return nil, fmt.Errorf("choosing an epoch: %w", err)
-		}
+		epoch := resourceversion.NewEpoch()
 		if err := d.db.Update(func(tx *bolt.Tx) error {
 			h, err := tx.CreateBucketIfNotExists(headerBucket)
 			if err != nil {
@@ -224,10 +207,10 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 			if err := h.Put([]byte("magic"), []byte(Magic)); err != nil {
 				return err
 			}
-			if err := h.Put([]byte("format"), []byte(FormatVersion)); err != nil {
+			if err := h.Put([]byte("format"), []byte(d.format)); err != nil {
 				return err
 			}
-			if err := h.Put([]byte("epoch"), []byte(strconv.FormatUint(uint64(epoch), 10))); err != nil {
+			if err := h.Put([]byte("epoch"), []byte(resourceversion.FormatEpoch(epoch))); err != nil {
 				return err
 			}
 			if _, err := tx.CreateBucketIfNotExists(rvBucket); err != nil {
@@ -257,11 +240,11 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 			}
 			var res Resource
 			if raw := rvs.Get([]byte(r)); raw != nil {
-				rv, err := strconv.ParseUint(string(raw), 10, 64)
+				rv, err := resourceversion.Parse(string(raw))
 				if err != nil {
 					return corruptError{fmt.Errorf("resourceVersion of %s: %w", r, err)}
 				}
-				if rv>>EpochShift != uint64(d.epoch) {
+				if resourceversion.EpochOf(rv) != d.epoch {
 					return corruptError{fmt.Errorf("resourceVersion %d of %s is not of the file's epoch %d", rv, r, d.epoch)}
 				}
 				res.ResourceVersion = rv
@@ -324,7 +307,7 @@ func writeTx(tx *bolt.Tx, b Batch, replace bool) error {
 				return err
 			}
 		}
-		if err := rvs.Put([]byte(r), []byte(strconv.FormatUint(res.ResourceVersion, 10))); err != nil {
+		if err := rvs.Put([]byte(r), []byte(resourceversion.Format(res.ResourceVersion))); err != nil {
 			return err
 		}
 	}
@@ -338,16 +321,16 @@ func writeTx(tx *bolt.Tx, b Batch, replace bool) error {
 // start and became usable later): whatever the file held is not that history
 // and must not be restored from it.
 func (d *DB) Reset(epoch uint32, b Batch) error {
-	if epoch == 0 || epoch > MaxEpoch {
+	if !resourceversion.ValidEpoch(uint64(epoch)) {
 		return fmt.Errorf("invalid epoch %d", epoch)
 	}
 	for r, res := range b {
-		if res.ResourceVersion>>EpochShift != uint64(epoch) {
+		if resourceversion.EpochOf(res.ResourceVersion) != epoch {
 			return fmt.Errorf("resourceVersion %d of %s is not of epoch %d", res.ResourceVersion, r, epoch)
 		}
 	}
 	err := d.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(headerBucket).Put([]byte("epoch"), []byte(strconv.FormatUint(uint64(epoch), 10))); err != nil {
+		if err := tx.Bucket(headerBucket).Put([]byte("epoch"), []byte(resourceversion.FormatEpoch(epoch))); err != nil {
 			return err
 		}
 		rvs := tx.Bucket(rvBucket)

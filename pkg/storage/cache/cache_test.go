@@ -7,13 +7,18 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 var resources = []string{"effectivepolicies", "clustereffectivepolicies"}
 
+// format is the values' format of the files of these tests.
+const format = "4"
+
 func mustOpen(t *testing.T, dir string, decode DecodeFunc) (*DB, map[string]Resource, error) {
 	t.Helper()
-	db, loaded, discarded, err := Open(dir, resources, decode)
+	db, loaded, discarded, err := Open(dir, format, resources, decode)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -22,7 +27,7 @@ func mustOpen(t *testing.T, dir string, decode DecodeFunc) (*DB, map[string]Reso
 }
 
 // rv is the resourceVersion of counter n in db's epoch.
-func rv(db *DB, n uint64) uint64 { return uint64(db.Epoch())<<EpochShift | n }
+func rv(db *DB, n uint64) uint64 { return resourceversion.Make(db.Epoch(), n) }
 
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
@@ -67,7 +72,7 @@ func TestReplace(t *testing.T) {
 
 func writeValid(t *testing.T, dir string) {
 	t.Helper()
-	db, _, _, err := Open(dir, resources, nil)
+	db, _, _, err := Open(dir, format, resources, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +177,7 @@ func TestCorruptFilesAreDiscarded(t *testing.T) {
 func TestUnwritableDir(t *testing.T) {
 	// A directory under procfs cannot be created, not even by root (CI runs
 	// as root, where a chmod'ed directory would still be writable).
-	if _, _, _, err := Open(filepath.Join("/proc/self", "effectivepolicy-cache-test", "sub"), resources, nil); err == nil {
+	if _, _, _, err := Open(filepath.Join("/proc/self", "effectivepolicy-cache-test", "sub"), format, resources, nil); err == nil {
 		t.Fatal("expected an error")
 	}
 }
@@ -180,7 +185,7 @@ func TestUnwritableDir(t *testing.T) {
 func TestNotADirectory(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	_ = os.WriteFile(f, nil, 0o600)
-	if _, _, _, err := Open(f, resources, nil); err == nil {
+	if _, _, _, err := Open(f, format, resources, nil); err == nil {
 		t.Fatal("expected an error")
 	}
 }
@@ -207,7 +212,7 @@ func TestEpoch(t *testing.T) {
 	dir := t.TempDir()
 	db, _, _ := mustOpen(t, dir, nil)
 	epoch := db.Epoch()
-	if epoch == 0 || epoch > MaxEpoch {
+	if !resourceversion.ValidEpoch(uint64(epoch)) {
 		t.Fatalf("epoch %d", epoch)
 	}
 	if err := db.Write(Batch{"effectivepolicies": {ResourceVersion: rv(db, 5)}}, false); err != nil {
@@ -215,7 +220,7 @@ func TestEpoch(t *testing.T) {
 	}
 	_ = db.Close()
 	db2, loaded, discarded := mustOpen(t, dir, nil)
-	if discarded != nil || db2.Epoch() != epoch || loaded["effectivepolicies"].ResourceVersion != uint64(epoch)<<EpochShift|5 {
+	if discarded != nil || db2.Epoch() != epoch || loaded["effectivepolicies"].ResourceVersion != resourceversion.Make(epoch, 5) {
 		t.Fatalf("reopened: epoch %d (want %d), loaded %+v, discarded %v", db2.Epoch(), epoch, loaded, discarded)
 	}
 	_ = db2.Close()
@@ -276,13 +281,13 @@ func TestReset(t *testing.T) {
 	}{
 		{"snapshot of both resources", 4242, func(e uint32) Batch {
 			return Batch{
-				"effectivepolicies":        {Entries: []Entry{{Key: "b/new", Data: []byte(`{"n":1}`)}}, ResourceVersion: uint64(e)<<EpochShift | 9},
-				"clustereffectivepolicies": {Entries: nil, ResourceVersion: uint64(e)<<EpochShift | 9},
+				"effectivepolicies":        {Entries: []Entry{{Key: "b/new", Data: []byte(`{"n":1}`)}}, ResourceVersion: resourceversion.Make(e, 9)},
+				"clustereffectivepolicies": {Entries: nil, ResourceVersion: resourceversion.Make(e, 9)},
 			}
 		}, false},
 		{"empty snapshot", 17, func(e uint32) Batch { return Batch{} }, false},
 		{"resourceVersion of another epoch", 99, func(e uint32) Batch {
-			return Batch{"effectivepolicies": {ResourceVersion: uint64(e+1)<<EpochShift | 1}}
+			return Batch{"effectivepolicies": {ResourceVersion: resourceversion.Make(e+1, 1)}}
 		}, true},
 		{"epoch 0", 0, func(e uint32) Batch { return Batch{} }, true},
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // withSpec is an object with one effective entry holding raw and fieldSources fs.
@@ -69,7 +69,7 @@ func TestSameContent(t *testing.T) {
 func TestApplyDoesNotModifyInputs(t *testing.T) {
 	s := newStore(true, 0)
 	in := withSpec("a", "x", `{"a":1}`, map[string]string{"/a": "a/p"})
-	_, applied := s.Apply([]Change{{Namespace: "a", Name: "x", Object: in}})
+	_, applied := s.Apply([]change{{Namespace: "a", Name: "x", Object: in}})
 	if in.ResourceVersion != "" || in.UID != "" || !in.CreationTimestamp.IsZero() {
 		t.Fatalf("Apply set metadata on its input: %+v", in.ObjectMeta)
 	}
@@ -77,11 +77,11 @@ func TestApplyDoesNotModifyInputs(t *testing.T) {
 		t.Fatalf("stored rv %q", om(applied[0]).ResourceVersion)
 	}
 	in2 := withSpec("a", "x", `{"a":2}`, nil)
-	s.Apply([]Change{{Namespace: "a", Name: "x", Object: in2}, del("a", "gone")})
-	if om(applied[0]).ResourceVersion != ats(1) || string(applied[0].(*v1alpha1.EffectivePolicy).Targets[0].Policies[0].Effective[0].Spec.Raw) != `{"a":1}` {
+	s.Apply([]change{{Namespace: "a", Name: "x", Object: in2}, del("a", "gone")})
+	if om(applied[0]).ResourceVersion != ats(1) || string(applied[0].Targets[0].Policies[0].Effective[0].Spec.Raw) != `{"a":1}` {
 		t.Errorf("the first stored object changed: %+v", applied[0])
 	}
-	_, deleted := s.Apply([]Change{del("a", "x")})
+	_, deleted := s.Apply([]change{del("a", "x")})
 	if om(deleted[0]).ResourceVersion != ats(3) {
 		t.Errorf("delete carries rv %q", om(deleted[0]).ResourceVersion)
 	}
@@ -100,7 +100,7 @@ func TestSortedIndex(t *testing.T) {
 	want := map[string]bool{}
 	nss := []string{"a", "ab", "b", "a-b"}
 	for round := 0; round < 200; round++ {
-		var changes []Change
+		var changes []change
 		for i := rng.Intn(6); i >= 0; i-- {
 			ns, name := nss[rng.Intn(len(nss))], fmt.Sprintf("o%d", rng.Intn(20))
 			if rng.Intn(3) == 0 {
@@ -112,7 +112,7 @@ func TestSortedIndex(t *testing.T) {
 			}
 		}
 		s.Apply(changes)
-		check := func(st *Store, what string) {
+		check := func(st *testStore, what string) {
 			for _, ns := range append([]string{""}, nss...) {
 				var exp []string
 				for k := range want {

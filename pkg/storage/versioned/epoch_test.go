@@ -7,42 +7,39 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 func TestEpochEncoding(t *testing.T) {
 	for i := 0; i < 100; i++ {
-		e := NewEpoch()
-		if e == 0 || e > MaxEpoch {
+		e := resourceversion.NewEpoch()
+		if e == 0 || e > resourceversion.MaxEpoch {
 			t.Fatalf("epoch %d", e)
 		}
 	}
-	rv := MakeResourceVersion(MaxEpoch, 1<<CounterBits-1)
-	if rv >= 1<<63 || EpochOf(rv) != MaxEpoch {
-		t.Errorf("rv %d (epoch %d)", rv, EpochOf(rv))
+	rv := resourceversion.Make(resourceversion.MaxEpoch, 1<<resourceversion.CounterBits-1)
+	if rv >= 1<<63 || resourceversion.EpochOf(rv) != resourceversion.MaxEpoch {
+		t.Errorf("rv %d (epoch %d)", rv, resourceversion.EpochOf(rv))
 	}
-	if s := New(Options{}); s.Epoch() == 0 || EpochOf(s.ResourceVersion()) != s.Epoch() {
+	if s := New[*v1alpha1.EffectivePolicy](Options{}); s.Epoch() == 0 || resourceversion.EpochOf(s.ResourceVersion()) != s.Epoch() {
 		t.Errorf("new store: epoch %d rv %d", s.Epoch(), s.ResourceVersion())
 	}
 }
 
 // replicas returns two stores with the same content but different epochs,
 // as two replicas computing the same outputs have.
-func replicas(t *testing.T) (a, b *Store) {
-	a, b = New(Options{Namespaced: true, Epoch: 7}), New(Options{Namespaced: true, Epoch: 8})
-	for _, s := range []*Store{a, b} {
-		s.Apply([]Change{put("ns", "x", "K"), put("ns", "y", "K")})
+func replicas(t *testing.T) (a, b *testStore) {
+	a, b = New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, Epoch: 7}), New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, Epoch: 8})
+	for _, s := range []*testStore{a, b} {
+		s.Apply([]change{put("ns", "x", "K"), put("ns", "y", "K")})
 	}
 	// B has a longer history: its counter is ahead of A's.
 	for i := 0; i < 5; i++ {
-		b.Apply([]Change{put("ns", "x", strconv.Itoa(i))})
+		b.Apply([]change{put("ns", "x", strconv.Itoa(i))})
 	}
-	b.Apply([]Change{put("ns", "x", "K")})
+	b.Apply([]change{put("ns", "x", "K")})
 	return a, b
 }
 
@@ -53,9 +50,9 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	fromA := a.ResourceVersion()
 	// A deletes y; a client that listed A, then watches B from A's rv must
 	// not miss it silently: B answers 410 so that the client relists.
-	a.Apply([]Change{del("ns", "y")})
-	b.Apply([]Change{del("ns", "y")})
-	for _, rv := range []uint64{fromA, MakeResourceVersion(a.Epoch(), 0), MakeResourceVersion(a.Epoch(), 1<<CounterBits-1)} {
+	a.Apply([]change{del("ns", "y")})
+	b.Apply([]change{del("ns", "y")})
+	for _, rv := range []uint64{fromA, resourceversion.Make(a.Epoch(), 0), resourceversion.Make(a.Epoch(), 1<<resourceversion.CounterBits-1)} {
 		_, err := b.Watch(ctx, "", rv)
 		if !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "another server instance") {
 			t.Errorf("watch on B from A's rv %d: %v", rv, err)
@@ -75,7 +72,7 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	}
 	// A restored store of the same epoch (a restarted replica) resumes too.
 	objs, rv := a.Snapshot()
-	r := New(Options{Namespaced: true})
+	r := New[*v1alpha1.EffectivePolicy](Options{Namespaced: true})
 	r.Restore(objs, a.Epoch(), rv)
 	if r.Epoch() != a.Epoch() || r.ResourceVersion() != rv {
 		t.Fatalf("restored epoch %d rv %d", r.Epoch(), r.ResourceVersion())
@@ -83,55 +80,7 @@ func TestWatchForeignEpochIsGone(t *testing.T) {
 	if _, err := r.Watch(ctx, "", rv); err != nil {
 		t.Errorf("watch on the restored store: %v", err)
 	}
-	if rv2, _ := r.Apply([]Change{put("ns", "z", "K")}); rv2 != rv+1 {
+	if rv2, _ := r.Apply([]change{put("ns", "z", "K")}); rv2 != rv+1 {
 		t.Errorf("rv after restore %d, want %d", rv2, rv+1)
-	}
-}
-
-func TestListForeignEpoch(t *testing.T) {
-	a, b := replicas(t)
-	rest := registry.NewEffectivePolicyREST(b)
-	ctx := genericapirequest.WithNamespace(context.Background(), "ns")
-	foreign := strconv.FormatUint(a.ResourceVersion(), 10)
-	latest := strconv.FormatUint(b.ResourceVersion(), 10)
-	for _, tc := range []struct {
-		rv    string
-		match metav1.ResourceVersionMatch
-		gone  bool
-	}{
-		{foreign, metav1.ResourceVersionMatchNotOlderThan, false},
-		{foreign, "", false},
-		{foreign, metav1.ResourceVersionMatchExact, true},
-		{"0", metav1.ResourceVersionMatchNotOlderThan, false},
-		{"", "", false},
-		{latest, metav1.ResourceVersionMatchExact, false},
-	} {
-		out, err := rest.List(ctx, &metainternalversion.ListOptions{ResourceVersion: tc.rv, ResourceVersionMatch: tc.match})
-		if tc.gone {
-			if !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "another server instance") {
-				t.Errorf("list rv=%s match=%q: want 410, got %v", tc.rv, tc.match, err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("list rv=%s match=%q: %v", tc.rv, tc.match, err)
-			continue
-		}
-		l := out.(*v1alpha1.EffectivePolicyList)
-		if l.ResourceVersion != latest || len(l.Items) != 2 {
-			t.Errorf("list rv=%s match=%q: rv %s, %d items; want the latest (%s, 2)", tc.rv, tc.match, l.ResourceVersion, len(l.Items), latest)
-		}
-	}
-	// The WatchList protocol from a foreign rv sends the latest state.
-	yes := true
-	w, err := rest.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: foreign, SendInitialEvents: &yes,
-		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
-	if err != nil {
-		t.Fatalf("watch-list from a foreign rv: %v", err)
-	}
-	w.Stop()
-	// A plain watch from it is 410.
-	if _, err := rest.Watch(ctx, &metainternalversion.ListOptions{ResourceVersion: foreign}); !apierrors.IsResourceExpired(err) {
-		t.Errorf("watch from a foreign rv: %v", err)
 	}
 }

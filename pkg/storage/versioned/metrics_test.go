@@ -7,13 +7,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
 // TestWatchersGauge: effectivepolicy_watchers{resource} counts a watch from
 // Watch until Stop, and until its context ends.
 func TestWatchersGauge(t *testing.T) {
 	const resource = "watchersgaugetest" // a label no other test uses
-	s := New(Options{Namespaced: true, Resource: schema.GroupResource{Group: "effectivepolicy.dev", Resource: resource}})
+	s := New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, Resource: schema.GroupResource{Group: "effectivepolicy.dev", Resource: resource}})
 	value := func() float64 {
 		t.Helper()
 		v, err := testutil.GetGaugeMetricValue(watchersGauge.WithLabelValues(resource))

@@ -1,15 +1,17 @@
 // Package versioned is an in-memory, versioned object store for one
 // resource. It hands out monotonically increasing resourceVersions, keeps a
 // bounded history of watch events, and serves Get, List and Watch for the REST
-// layer (it implements registry.Backend).
+// layer: its methods are those of registry.Backend and registry.EpochBackend.
+// It does not import pkg/registry (storage sits below the REST layer, see
+// docs/storage.md, "Layering"); the packages that hand a Store to the REST
+// layer check that it fits.
 //
-// A resourceVersion is epoch<<CounterBits | counter. The epoch (non-zero, at
-// most MaxEpoch, so that resourceVersions stay below 2^63) names one history:
-// it is chosen at random for a new history and restored with a cached one.
-// Replicas number their histories independently; a resourceVersion of another
-// epoch is not a point of this store's history, and a watch from it answers
-// 410 Gone (so that the client relists) instead of resuming from an unrelated
-// state.
+// A resourceVersion is epoch<<CounterBits | counter
+// (pkg/storage/resourceversion). The epoch names one history: it is chosen
+// at random for a new history and restored with a cached one. Replicas number
+// their histories independently; a resourceVersion of another epoch is not a
+// point of this store's history, and a watch from it answers 410 Gone (so
+// that the client relists) instead of resuming from an unrelated state.
 //
 // Objects held by the store are shared: everything it returns (from Get, List,
 // Snapshot, Apply and watch events) must be treated as read-only.
@@ -18,13 +20,10 @@ package versioned
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha1"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -39,8 +38,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/objcopy"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 // DefaultHistorySize is the number of watch events kept when Options.HistorySize is 0.
@@ -50,39 +49,20 @@ const DefaultHistorySize = 10000
 // Options.BookmarkInterval is 0.
 const DefaultBookmarkInterval = time.Minute
 
-// CounterBits is the number of low bits of a resourceVersion that count the
-// changes of one epoch; the bits above hold the epoch.
-const CounterBits = 40
-
-// MaxEpoch is the largest epoch: epochs have 23 bits, so a resourceVersion is
-// below 2^63 and prints as a plain decimal in every client.
-const MaxEpoch = 1<<23 - 1
-
-// NewEpoch returns a random epoch in [1, MaxEpoch].
-func NewEpoch() uint32 {
-	for {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			panic(fmt.Sprintf("reading random bytes: %v", err))
-		}
-		if e := binary.BigEndian.Uint32(b[:]) & MaxEpoch; e != 0 {
-			return e
-		}
-	}
+// Object is what a Store holds: an API object with its own metadata, by
+// pointer (so that a nil one can stand for a delete). The live layer's
+// stores hold *encoded.Object, the form the REST layer serves; the store's
+// own tests hold typed objects.
+type Object interface {
+	comparable
+	runtime.Object
+	metav1.Object
 }
 
-// MakeResourceVersion returns the resourceVersion of counter in epoch.
-func MakeResourceVersion(epoch uint32, counter uint64) uint64 {
-	return uint64(epoch)<<CounterBits | counter&(1<<CounterBits-1)
-}
-
-// EpochOf returns the epoch a resourceVersion belongs to.
-func EpochOf(rv uint64) uint32 { return uint32(rv >> CounterBits) }
-
-// Change is one put or delete in an Apply. Object nil means delete.
-type Change struct {
+// Change is one put or delete in an Apply. A nil Object means delete.
+type Change[T Object] struct {
 	Namespace, Name string
-	Object          runtime.Object
+	Object          T
 }
 
 // Options configure a Store.
@@ -106,39 +86,39 @@ type Options struct {
 	// resourceVersion; the REST layer turns them into objects of its kind and
 	// drops them for clients that did not ask for bookmarks.
 	BookmarkInterval time.Duration
-	// Epoch of the store's history (NewEpoch() when 0; values above MaxEpoch
-	// are truncated). Restore replaces it.
+	// Epoch of the store's history (resourceversion.NewEpoch() when 0;
+	// values above resourceversion.MaxEpoch are truncated). Restore replaces
+	// it.
 	Epoch uint32
 }
 
-type event struct {
+type event[T Object] struct {
 	rv        uint64
 	namespace string
 	typ       watch.EventType
-	obj       runtime.Object
+	obj       T
 }
 
-// Store is an in-memory versioned store of one resource.
-type Store struct {
+// Store is an in-memory versioned store of one resource, holding objects of
+// type T.
+type Store[T Object] struct {
 	opts Options
 
 	mu      sync.RWMutex
 	epoch   uint32
-	objects map[string]runtime.Object // key: namespace/name
+	objects map[string]T // key: namespace/name
 	// sorted holds the keys of objects in order, maintained by Apply and
 	// Restore, so that a List does not sort on every request.
 	sorted []string
 	rv     uint64
 	// history holds the events with rv in (minRV, rv], oldest first.
-	history  []event
+	history  []event[T]
 	minRV    uint64
-	watchers map[*watcher]struct{}
+	watchers map[*watcher[T]]struct{}
 }
 
-var _ registry.Backend = (*Store)(nil)
-
 // New returns an empty Store at counter 0 of its epoch.
-func New(opts Options) *Store {
+func New[T Object](opts Options) *Store[T] {
 	registerMetrics()
 	if opts.HistorySize <= 0 {
 		opts.HistorySize = DefaultHistorySize
@@ -149,23 +129,23 @@ func New(opts Options) *Store {
 	if opts.BookmarkInterval == 0 {
 		opts.BookmarkInterval = DefaultBookmarkInterval
 	}
-	epoch := opts.Epoch & MaxEpoch
+	epoch := opts.Epoch & resourceversion.MaxEpoch
 	if epoch == 0 {
-		epoch = NewEpoch()
+		epoch = resourceversion.NewEpoch()
 	}
-	start := MakeResourceVersion(epoch, 0)
-	return &Store{
+	start := resourceversion.Make(epoch, 0)
+	return &Store[T]{
 		opts:     opts,
 		epoch:    epoch,
 		rv:       start,
 		minRV:    start,
-		objects:  map[string]runtime.Object{},
-		watchers: map[*watcher]struct{}{},
+		objects:  map[string]T{},
+		watchers: map[*watcher[T]]struct{}{},
 	}
 }
 
 // Epoch returns the epoch of the store's history.
-func (s *Store) Epoch() uint32 {
+func (s *Store[T]) Epoch() uint32 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.epoch
@@ -174,13 +154,13 @@ func (s *Store) Epoch() uint32 {
 // ForeignResourceVersion reports whether rv (non-zero) belongs to another
 // history than the store's: another replica's, or an older cache's
 // (registry.EpochBackend).
-func (s *Store) ForeignResourceVersion(rv uint64) bool {
+func (s *Store[T]) ForeignResourceVersion(rv uint64) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return rv != 0 && EpochOf(rv) != s.epoch
+	return rv != 0 && resourceversion.EpochOf(rv) != s.epoch
 }
 
-func (s *Store) key(namespace, name string) (string, string) {
+func (s *Store[T]) key(namespace, name string) (string, string) {
 	if !s.opts.Namespaced {
 		namespace = ""
 	}
@@ -194,25 +174,21 @@ func (s *Store) key(namespace, name string) (string, string) {
 // resourceVersion of the epoch if that is larger). The watch history starts
 // empty at rv. It is meant for start-up, before serving; running watches are
 // stopped.
-func (s *Store) Restore(objs []runtime.Object, epoch uint32, rv uint64) {
+func (s *Store[T]) Restore(objs []T, epoch uint32, rv uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if epoch &= MaxEpoch; epoch != 0 {
+	if epoch &= resourceversion.MaxEpoch; epoch != 0 {
 		s.epoch = epoch
 	}
-	if EpochOf(rv) != s.epoch {
-		rv = MakeResourceVersion(s.epoch, 0)
+	if resourceversion.EpochOf(rv) != s.epoch {
+		rv = resourceversion.Make(s.epoch, 0)
 	}
-	s.objects = make(map[string]runtime.Object, len(objs))
+	s.objects = make(map[string]T, len(objs))
 	for _, o := range objs {
-		m, err := meta.Accessor(o)
-		if err != nil {
-			continue
-		}
-		if orv, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err == nil && orv > rv && EpochOf(orv) == s.epoch {
+		if orv, err := resourceversion.Parse(o.GetResourceVersion()); err == nil && orv > rv && resourceversion.EpochOf(orv) == s.epoch {
 			rv = orv
 		}
-		k, _ := s.key(m.GetNamespace(), m.GetName())
+		k, _ := s.key(o.GetNamespace(), o.GetName())
 		s.objects[k] = o
 	}
 	s.sorted = make([]string, 0, len(s.objects))
@@ -229,7 +205,7 @@ func (s *Store) Restore(objs []runtime.Object, epoch uint32, rv uint64) {
 }
 
 // ResourceVersion returns the store's current resourceVersion.
-func (s *Store) ResourceVersion() uint64 {
+func (s *Store[T]) ResourceVersion() uint64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.rv
@@ -237,13 +213,13 @@ func (s *Store) ResourceVersion() uint64 {
 
 // Snapshot returns every object, sorted by key, and the current
 // resourceVersion, e.g. for persistence.
-func (s *Store) Snapshot() ([]runtime.Object, uint64) {
+func (s *Store[T]) Snapshot() ([]T, uint64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.sortedLocked(""), s.rv
 }
 
-func (s *Store) sortedLocked(namespace string) []runtime.Object {
+func (s *Store[T]) sortedLocked(namespace string) []T {
 	keys := s.sorted
 	if namespace != "" {
 		// Keys are "namespace/name": those of one namespace are contiguous.
@@ -255,7 +231,7 @@ func (s *Store) sortedLocked(namespace string) []runtime.Object {
 		}
 		keys = keys[lo:hi]
 	}
-	out := make([]runtime.Object, len(keys))
+	out := make([]T, len(keys))
 	for i, k := range keys {
 		out[i] = s.objects[k]
 	}
@@ -265,7 +241,7 @@ func (s *Store) sortedLocked(namespace string) []runtime.Object {
 // updateSortedLocked brings s.sorted up to date after Apply added the keys
 // added and removed the keys removed: one merge, O(n) per Apply instead of a
 // sort per List.
-func (s *Store) updateSortedLocked(added []string, removed map[string]bool) {
+func (s *Store[T]) updateSortedLocked(added []string, removed map[string]bool) {
 	if len(added) == 0 && len(removed) == 0 {
 		return
 	}
@@ -302,13 +278,13 @@ func (s *Store) updateSortedLocked(added []string, removed map[string]bool) {
 // objects passed in are not modified; the store keeps a shallow copy of each
 // (its own metadata, everything else shared), so callers must not modify them
 // afterwards either.
-func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
+func (s *Store[T]) Apply(changes []Change[T]) (uint64, []T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
 	// Last change per key wins; keep the order of first appearance.
 	idx := map[string]int{}
-	var dedup []Change
+	var dedup []Change[T]
 	for _, c := range changes {
 		k, _ := s.key(c.Namespace, c.Name)
 		if i, ok := idx[k]; ok {
@@ -325,58 +301,52 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 	newRV := s.rv
 	next := func() (uint64, string) {
 		newRV++
-		return newRV, strconv.FormatUint(newRV, 10)
+		return newRV, resourceversion.Format(newRV)
 	}
-	var events []event
-	var applied []runtime.Object
+	var events []event[T]
+	var applied []T
+	var deleted T // the zero T, a nil pointer: Change.Object of a delete
 	var added []string
 	var removed map[string]bool
 	for _, c := range dedup {
 		k, ns := s.key(c.Namespace, c.Name)
 		old, exists := s.objects[k]
-		if c.Object == nil {
+		if c.Object == deleted {
 			if !exists {
 				continue
 			}
-			last := objcopy.Shallow(old)
+			last := shallow(old)
 			rv, rvs := next()
-			if m, err := meta.Accessor(last); err == nil {
-				m.SetResourceVersion(rvs)
-			}
+			last.SetResourceVersion(rvs)
 			delete(s.objects, k)
 			if removed == nil {
 				removed = map[string]bool{}
 			}
 			removed[k] = true
-			events = append(events, event{rv: rv, namespace: ns, typ: watch.Deleted, obj: last})
+			events = append(events, event[T]{rv: rv, namespace: ns, typ: watch.Deleted, obj: last})
 			applied = append(applied, last)
 			continue
 		}
-		obj := objcopy.Shallow(c.Object)
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			continue
-		}
-		m.SetNamespace(ns)
-		m.SetName(c.Name)
+		obj := shallow(c.Object)
+		obj.SetNamespace(ns)
+		obj.SetName(c.Name)
 		if exists && sameContent(old, obj) {
 			continue
 		}
 		rv, rvs := next()
-		m.SetResourceVersion(rvs)
+		obj.SetResourceVersion(rvs)
 		typ := watch.Added
 		if exists {
 			typ = watch.Modified
-			om, _ := meta.Accessor(old)
-			m.SetCreationTimestamp(om.GetCreationTimestamp())
-			m.SetUID(om.GetUID())
+			obj.SetCreationTimestamp(old.GetCreationTimestamp())
+			obj.SetUID(old.GetUID())
 		} else {
-			m.SetCreationTimestamp(metav1.NewTime(s.opts.Now().UTC().Truncate(time.Second)))
-			m.SetUID(s.uid(ns, c.Name, m.GetCreationTimestamp()))
+			obj.SetCreationTimestamp(metav1.NewTime(s.opts.Now().UTC().Truncate(time.Second)))
+			obj.SetUID(s.uid(ns, c.Name, obj.GetCreationTimestamp()))
 			added = append(added, k) // once: changes are deduplicated by key
 		}
 		s.objects[k] = obj
-		events = append(events, event{rv: rv, namespace: ns, typ: typ, obj: obj})
+		events = append(events, event[T]{rv: rv, namespace: ns, typ: typ, obj: obj})
 		applied = append(applied, obj)
 	}
 	if len(events) == 0 {
@@ -393,18 +363,18 @@ func (s *Store) Apply(changes []Change) (uint64, []runtime.Object) {
 }
 
 // trimLocked drops the oldest events until the history fits HistorySize.
-func (s *Store) trimLocked() {
+func (s *Store[T]) trimLocked() {
 	if len(s.history) <= s.opts.HistorySize {
 		return
 	}
 	cut := len(s.history) - s.opts.HistorySize
 	s.minRV = s.history[cut-1].rv // every event has its own rv (Apply)
-	s.history = append([]event(nil), s.history[cut:]...)
+	s.history = append([]event[T](nil), s.history[cut:]...)
 }
 
 // uid is a deterministic uid, so that replicas computing the same object at
 // the same second agree, and a re-created object gets a new one.
-func (s *Store) uid(namespace, name string, created metav1.Time) types.UID {
+func (s *Store[T]) uid(namespace, name string, created metav1.Time) types.UID {
 	h := sha1.Sum([]byte(s.opts.Resource.String() + "\x00" + namespace + "\x00" + name + "\x00" + created.UTC().Format(time.RFC3339)))
 	h[6] = (h[6] & 0x0f) | 0x50 // version 5
 	h[8] = (h[8] & 0x3f) | 0x80 // RFC 4122 variant
@@ -445,6 +415,10 @@ func rawEqual(a, b []byte) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
+// shallow returns a copy of o with its own top-level struct
+// (objcopy.Shallow), so that the store sets metadata on its own copy.
+func shallow[T Object](o T) T { return objcopy.Shallow(o).(T) }
+
 // sameContent compares two objects ignoring resourceVersion,
 // creationTimestamp, uid and TypeMeta. It works on shallow copies: nothing
 // big is copied.
@@ -461,20 +435,22 @@ func sameContent(a, b runtime.Object) bool {
 	return contentEquality.DeepEqual(a, b)
 }
 
-// Get implements registry.Backend.
-func (s *Store) Get(_ context.Context, namespace, name string) (runtime.Object, error) {
+// Get returns the object, or a NotFound error (registry.Backend).
+func (s *Store[T]) Get(_ context.Context, namespace, name string) (T, error) {
 	k, _ := s.key(namespace, name)
 	s.mu.RLock()
 	o, ok := s.objects[k]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, apierrors.NewNotFound(s.opts.Resource, name)
+		var none T
+		return none, apierrors.NewNotFound(s.opts.Resource, name)
 	}
 	return o, nil
 }
 
-// List implements registry.Backend.
-func (s *Store) List(_ context.Context, namespace string) ([]runtime.Object, uint64, error) {
+// List returns the objects of one namespace ("" = all), sorted, and the
+// current resourceVersion (registry.Backend).
+func (s *Store[T]) List(_ context.Context, namespace string) ([]T, uint64, error) {
 	if !s.opts.Namespaced {
 		namespace = ""
 	}
@@ -483,20 +459,20 @@ func (s *Store) List(_ context.Context, namespace string) ([]runtime.Object, uin
 	return s.sortedLocked(namespace), s.rv, nil
 }
 
-// Watch implements registry.Backend. rv 0 stands for counter 0 of the
+// Watch streams the changes after rv (registry.Backend). rv 0 stands for counter 0 of the
 // store's epoch (the start of its history); a resourceVersion of another epoch
 // answers 410 Gone.
-func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error) {
+func (s *Store[T]) Watch(ctx context.Context, namespace string, rv uint64) (watch.Interface, error) {
 	if !s.opts.Namespaced {
 		namespace = ""
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rv == 0 {
-		rv = MakeResourceVersion(s.epoch, 0)
+		rv = resourceversion.Make(s.epoch, 0)
 	}
-	if EpochOf(rv) != s.epoch {
-		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resource version %d is from another server instance or an older cache (epoch %d, this server's is %d); relist", rv, EpochOf(rv), s.epoch))
+	if resourceversion.EpochOf(rv) != s.epoch {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("resource version %d is from another server instance or an older cache (epoch %d, this server's is %d); relist", rv, resourceversion.EpochOf(rv), s.epoch))
 	}
 	if rv < s.minRV {
 		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, s.minRV))
@@ -516,13 +492,13 @@ func (s *Store) Watch(ctx context.Context, namespace string, rv uint64) (watch.I
 
 // watcher forwards events from an unbounded queue to its result channel,
 // so that Apply never blocks on a slow client.
-type watcher struct {
-	s         *Store
+type watcher[T Object] struct {
+	s         *Store[T]
 	namespace string
 	result    chan watch.Event
 
 	mu    sync.Mutex
-	queue []event
+	queue []event[T]
 	// offered is the resourceVersion up to which every event has been
 	// offered to push (queued, or filtered out by namespace).
 	offered uint64
@@ -531,8 +507,8 @@ type watcher struct {
 	once    sync.Once
 }
 
-func newWatcher(s *Store, namespace string, rv uint64) *watcher {
-	return &watcher{
+func newWatcher[T Object](s *Store[T], namespace string, rv uint64) *watcher[T] {
+	return &watcher[T]{
 		s:         s,
 		namespace: namespace,
 		offered:   rv,
@@ -543,7 +519,7 @@ func newWatcher(s *Store, namespace string, rv uint64) *watcher {
 }
 
 // push queues the events of the watcher's namespace. Called with s.mu held.
-func (w *watcher) push(events []event) {
+func (w *watcher[T]) push(events []event[T]) {
 	w.mu.Lock()
 	n := 0
 	for _, e := range events {
@@ -573,11 +549,11 @@ func (w *watcher) push(events []event) {
 }
 
 // maxQueue is how many undelivered events a watch may have before it is ended.
-func (s *Store) maxQueue() int {
+func (s *Store[T]) maxQueue() int {
 	return 2 * max(s.opts.HistorySize, 1000)
 }
 
-func (w *watcher) run(ctx context.Context) {
+func (w *watcher[T]) run(ctx context.Context) {
 	defer close(w.result)
 	defer w.Stop()
 	var tick <-chan time.Time
@@ -602,7 +578,7 @@ func (w *watcher) run(ctx context.Context) {
 		if len(w.queue) > 0 {
 			// One at a time, so that the queue length is what the reader lags.
 			e := w.queue[0]
-			w.queue[0] = event{}
+			w.queue[0] = event[T]{}
 			w.queue = w.queue[1:]
 			w.mu.Unlock()
 			if !send(watch.Event{Type: e.typ, Object: e.obj}) {
@@ -618,7 +594,7 @@ func (w *watcher) run(ctx context.Context) {
 		case <-tick:
 			if offered > sent {
 				bm := &metav1.PartialObjectMetadata{}
-				bm.ResourceVersion = strconv.FormatUint(offered, 10)
+				bm.ResourceVersion = resourceversion.Format(offered)
 				if !send(watch.Event{Type: watch.Bookmark, Object: bm}) {
 					return
 				}
@@ -633,13 +609,13 @@ func (w *watcher) run(ctx context.Context) {
 }
 
 // Stop implements watch.Interface.
-func (w *watcher) Stop() {
+func (w *watcher[T]) Stop() {
 	w.s.mu.Lock()
 	w.stopLocked()
 	w.s.mu.Unlock()
 }
 
-func (w *watcher) stopLocked() {
+func (w *watcher[T]) stopLocked() {
 	w.once.Do(func() {
 		delete(w.s.watchers, w)
 		watchersGauge.WithLabelValues(w.s.opts.Resource.Resource).Dec() // metric: the watch is over
@@ -648,4 +624,4 @@ func (w *watcher) stopLocked() {
 }
 
 // ResultChan implements watch.Interface.
-func (w *watcher) ResultChan() <-chan watch.Event { return w.result }
+func (w *watcher[T]) ResultChan() <-chan watch.Event { return w.result }

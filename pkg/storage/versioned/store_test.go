@@ -3,7 +3,6 @@ package versioned
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -14,13 +13,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func newStore(namespaced bool, history int) *Store {
+func newStore(namespaced bool, history int) *testStore {
 	now := t0
-	return New(Options{
+	return New[*v1alpha1.EffectivePolicy](Options{
 		Namespaced:  namespaced,
 		HistorySize: history,
 		Resource:    v1alpha1.Resource("effectivepolicies"),
@@ -29,20 +29,26 @@ func newStore(namespaced bool, history int) *Store {
 	})
 }
 
+// The stores of these tests hold typed objects.
+type (
+	testStore = Store[*v1alpha1.EffectivePolicy]
+	change    = Change[*v1alpha1.EffectivePolicy]
+)
+
 // testEpoch is the epoch of the stores of newStore.
 const testEpoch = 1
 
 // at is the resourceVersion of counter n of testEpoch; ats the same as a string.
-func at(n uint64) uint64  { return MakeResourceVersion(testEpoch, n) }
-func ats(n uint64) string { return strconv.FormatUint(at(n), 10) }
+func at(n uint64) uint64  { return resourceversion.Make(testEpoch, n) }
+func ats(n uint64) string { return resourceversion.Format(at(n)) }
 
 // counter strips the epoch from a resourceVersion string.
 func counter(rv string) string {
-	n, err := strconv.ParseUint(rv, 10, 64)
+	n, err := resourceversion.Parse(rv)
 	if err != nil {
 		return rv
 	}
-	return strconv.FormatUint(n&(1<<CounterBits-1), 10)
+	return resourceversion.Format(resourceversion.CounterOf(n))
 }
 
 func obj(ns, name, kind string) *v1alpha1.EffectivePolicy {
@@ -52,11 +58,11 @@ func obj(ns, name, kind string) *v1alpha1.EffectivePolicy {
 	}
 }
 
-func put(ns, name, kind string) Change {
-	return Change{Namespace: ns, Name: name, Object: obj(ns, name, kind)}
+func put(ns, name, kind string) change {
+	return change{Namespace: ns, Name: name, Object: obj(ns, name, kind)}
 }
 
-func del(ns, name string) Change { return Change{Namespace: ns, Name: name} }
+func del(ns, name string) change { return change{Namespace: ns, Name: name} }
 
 func om(o runtime.Object) metav1.ObjectMeta { return o.(*v1alpha1.EffectivePolicy).ObjectMeta }
 
@@ -65,12 +71,12 @@ func TestApply(t *testing.T) {
 	ctx := context.Background()
 
 	in := put("ns", "a", "HTTPRoute")
-	rv, applied := s.Apply([]Change{in, put("ns", "b", "Service")})
+	rv, applied := s.Apply([]change{in, put("ns", "b", "Service")})
 	// One resourceVersion per event, as etcd gives one per write.
 	if rv != at(2) || len(applied) != 2 || s.ResourceVersion() != at(2) || om(applied[1]).ResourceVersion != ats(2) {
 		t.Fatalf("rv %d applied %d", rv, len(applied))
 	}
-	if in.Object.(*v1alpha1.EffectivePolicy).ResourceVersion != "" {
+	if in.Object.ResourceVersion != "" {
 		t.Error("Apply modified its input")
 	}
 	a := om(applied[0])
@@ -83,22 +89,22 @@ func TestApply(t *testing.T) {
 
 	for _, tc := range []struct {
 		name    string
-		changes []Change
+		changes []change
 		wantRV  uint64
 		applied int
 	}{
-		{"same content is a no-op", []Change{put("ns", "a", "HTTPRoute")}, at(2), 0},
-		{"metadata noise is a no-op", []Change{{Namespace: "ns", Name: "a", Object: func() runtime.Object {
+		{"same content is a no-op", []change{put("ns", "a", "HTTPRoute")}, at(2), 0},
+		{"metadata noise is a no-op", []change{{Namespace: "ns", Name: "a", Object: func() *v1alpha1.EffectivePolicy {
 			o := obj("ns", "a", "HTTPRoute")
 			o.ResourceVersion, o.UID, o.CreationTimestamp = "77", "x", metav1.Now()
 			o.Kind = "EffectivePolicy"
 			return o
 		}()}}, at(2), 0},
-		{"delete of a missing key is a no-op", []Change{del("ns", "zzz"), del("other", "a")}, at(2), 0},
+		{"delete of a missing key is a no-op", []change{del("ns", "zzz"), del("other", "a")}, at(2), 0},
 		{"empty", nil, at(2), 0},
-		{"change", []Change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, at(3), 1},
-		{"last change per key wins", []Change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, at(4), 1},
-		{"delete", []Change{del("ns", "b")}, at(5), 1},
+		{"change", []change{put("ns", "a", "Gateway"), put("ns", "b", "Service")}, at(3), 1},
+		{"last change per key wins", []change{put("ns", "c", "Gateway"), del("ns", "c"), put("ns", "c", "Service")}, at(4), 1},
+		{"delete", []change{del("ns", "b")}, at(5), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rv, applied := s.Apply(tc.changes)
@@ -114,10 +120,10 @@ func TestApply(t *testing.T) {
 	}
 	m := om(got)
 	if m.ResourceVersion != ats(3) || m.UID != a.UID || !m.CreationTimestamp.Equal(&a.CreationTimestamp) ||
-		got.(*v1alpha1.EffectivePolicy).Targets[0].Kind != "Gateway" {
+		got.Targets[0].Kind != "Gateway" {
 		t.Errorf("modified object: %+v", got)
 	}
-	if c, _ := s.Get(ctx, "ns", "c"); c.(*v1alpha1.EffectivePolicy).Targets[0].Kind != "Service" {
+	if c, _ := s.Get(ctx, "ns", "c"); c.Targets[0].Kind != "Service" {
 		t.Errorf("last change did not win: %+v", c)
 	}
 	if _, err := s.Get(ctx, "ns", "b"); !apierrors.IsNotFound(err) {
@@ -128,8 +134,8 @@ func TestApply(t *testing.T) {
 	}
 
 	// A re-created object gets a new uid.
-	s.Apply([]Change{del("ns", "a")})
-	_, applied = s.Apply([]Change{put("ns", "a", "Gateway")})
+	s.Apply([]change{del("ns", "a")})
+	_, applied = s.Apply([]change{put("ns", "a", "Gateway")})
 	if om(applied[0]).UID == a.UID {
 		t.Error("re-created object kept its uid")
 	}
@@ -137,8 +143,8 @@ func TestApply(t *testing.T) {
 
 func TestDeleteCarriesNewRV(t *testing.T) {
 	s := newStore(true, 0)
-	s.Apply([]Change{put("ns", "a", "HTTPRoute")})
-	rv, applied := s.Apply([]Change{del("ns", "a")})
+	s.Apply([]change{put("ns", "a", "HTTPRoute")})
+	rv, applied := s.Apply([]change{del("ns", "a")})
 	if rv != at(2) || len(applied) != 1 || om(applied[0]).ResourceVersion != ats(2) || om(applied[0]).Name != "a" {
 		t.Fatalf("rv %d applied %+v", rv, applied)
 	}
@@ -147,7 +153,7 @@ func TestDeleteCarriesNewRV(t *testing.T) {
 func TestListAndScope(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(true, 0)
-	s.Apply([]Change{put("b", "x", "K"), put("a", "y", "K"), put("a", "x", "K"), put("ab", "x", "K")})
+	s.Apply([]change{put("b", "x", "K"), put("a", "y", "K"), put("a", "x", "K"), put("ab", "x", "K")})
 	for _, tc := range []struct {
 		ns   string
 		want []string
@@ -169,10 +175,10 @@ func TestListAndScope(t *testing.T) {
 		}
 	}
 
-	c := newStore(false, 0)
-	c.Apply([]Change{{Namespace: "ignored", Name: "gc", Object: &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "gc"}}}})
+	c := New[*v1alpha1.ClusterEffectivePolicy](Options{Resource: v1alpha1.Resource("clustereffectivepolicies"), Epoch: testEpoch})
+	c.Apply([]Change[*v1alpha1.ClusterEffectivePolicy]{{Namespace: "ignored", Name: "gc", Object: &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "gc"}}}})
 	o, err := c.Get(ctx, "", "gc")
-	if err != nil || o.(*v1alpha1.ClusterEffectivePolicy).Namespace != "" {
+	if err != nil || o.Namespace != "" {
 		t.Fatalf("cluster-scoped get: %v %v", o, err)
 	}
 	if objs, _, _ := c.List(ctx, "whatever"); len(objs) != 1 {
@@ -203,10 +209,10 @@ func TestWatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := newStore(true, 0)
-	s.Apply([]Change{put("a", "x", "K")})                     // 1
-	s.Apply([]Change{put("a", "x", "L"), put("b", "y", "K")}) // 2, 3
-	s.Apply([]Change{del("a", "x")})                          // 4
-	s.Apply([]Change{put("a", "x", "K"), put("a", "z", "K")}) // 5, 6
+	s.Apply([]change{put("a", "x", "K")})                     // 1
+	s.Apply([]change{put("a", "x", "L"), put("b", "y", "K")}) // 2, 3
+	s.Apply([]change{del("a", "x")})                          // 4
+	s.Apply([]change{put("a", "x", "K"), put("a", "z", "K")}) // 5, 6
 
 	for _, tc := range []struct {
 		name string
@@ -234,7 +240,7 @@ func TestWatch(t *testing.T) {
 				}
 			}
 			// Then live events.
-			s.Apply([]Change{put("b", "live-"+tc.name, "K")})
+			s.Apply([]change{put("b", "live-"+tc.name, "K")})
 			if got := describe(recv(t, w)); got[:8] != "ADDED b/" {
 				t.Fatalf("live event: %s", got)
 			}
@@ -249,9 +255,9 @@ func TestWatch(t *testing.T) {
 func TestHistoryAndGone(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(true, 3)
-	s.Apply([]Change{put("a", "x", "K"), put("a", "y", "K")}) // 1, 2
-	s.Apply([]Change{put("a", "x", "L")})                     // 3
-	s.Apply([]Change{put("a", "x", "M")})                     // 4: history 1,2,3,4 > 3: rv 1 dropped
+	s.Apply([]change{put("a", "x", "K"), put("a", "y", "K")}) // 1, 2
+	s.Apply([]change{put("a", "x", "L")})                     // 3
+	s.Apply([]change{put("a", "x", "M")})                     // 4: history 1,2,3,4 > 3: rv 1 dropped
 	if _, err := s.Watch(ctx, "", 0); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 0 after trimming: %v", err)
 	}
@@ -263,8 +269,8 @@ func TestHistoryAndGone(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 	w.Stop()
-	s.Apply([]Change{put("a", "x", "N")}) // 5: history 3,4,5
-	s.Apply([]Change{put("a", "x", "O")}) // 6: history 4,5,6
+	s.Apply([]change{put("a", "x", "N")}) // 5: history 3,4,5
+	s.Apply([]change{put("a", "x", "O")}) // 6: history 4,5,6
 	if _, err := s.Watch(ctx, "", at(2)); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 2 after trimming: %v", err)
 	}
@@ -273,7 +279,7 @@ func TestHistoryAndGone(t *testing.T) {
 	}
 
 	// One Apply larger than the history: only its last events remain.
-	s.Apply([]Change{put("b", "1", "K"), put("b", "2", "K"), put("b", "3", "K"), put("b", "4", "K")}) // 7-10
+	s.Apply([]change{put("b", "1", "K"), put("b", "2", "K"), put("b", "3", "K"), put("b", "4", "K")}) // 7-10
 	if _, err := s.Watch(ctx, "", at(6)); !apierrors.IsResourceExpired(err) {
 		t.Errorf("rv 6: %v", err)
 	}
@@ -285,8 +291,8 @@ func TestHistoryAndGone(t *testing.T) {
 func TestRestoreAndSnapshot(t *testing.T) {
 	ctx := context.Background()
 	s := newStore(true, 0)
-	s.Apply([]Change{put("a", "x", "K"), put("b", "y", "K")})
-	s.Apply([]Change{put("a", "x", "L")})
+	s.Apply([]change{put("a", "x", "K"), put("b", "y", "K")})
+	s.Apply([]change{put("a", "x", "L")})
 	snap, rv := s.Snapshot()
 	if rv != at(3) || len(snap) != 2 {
 		t.Fatalf("snapshot %d %d", rv, len(snap))
@@ -309,10 +315,10 @@ func TestRestoreAndSnapshot(t *testing.T) {
 		t.Errorf("watch before the restored rv: %v", err)
 	}
 	// Unchanged content after a restore is a no-op and keeps the metadata.
-	if rv, applied := r.Apply([]Change{put("a", "x", "L")}); rv != at(10) || applied != nil {
+	if rv, applied := r.Apply([]change{put("a", "x", "L")}); rv != at(10) || applied != nil {
 		t.Errorf("no-op after restore: %d %v", rv, applied)
 	}
-	rv, applied := r.Apply([]Change{put("a", "x", "M")})
+	rv, applied := r.Apply([]change{put("a", "x", "M")})
 	if rv != at(11) || om(applied[0]).UID != om(snap[0]).UID || !om(applied[0]).CreationTimestamp.Time.Equal(om(snap[0]).CreationTimestamp.Time) {
 		t.Errorf("modify after restore: %d %+v", rv, om(applied[0]))
 	}
@@ -407,7 +413,7 @@ func TestConcurrentWatchers(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < perWriter; j++ {
-				s.Apply([]Change{put(fmt.Sprint("w", wr), fmt.Sprint(j%10), fmt.Sprint(j))})
+				s.Apply([]change{put(fmt.Sprint("w", wr), fmt.Sprint(j%10), fmt.Sprint(j))})
 			}
 		}()
 		if wr == writers/2 {
@@ -417,7 +423,7 @@ func TestConcurrentWatchers(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	final, _ := s.Apply([]Change{put("z", "done", "K")})
+	final, _ := s.Apply([]change{put("z", "done", "K")})
 	readers.Wait()
 
 	for i, r := range results {
@@ -436,7 +442,7 @@ func TestConcurrentWatchers(t *testing.T) {
 }
 
 func TestBookmarks(t *testing.T) {
-	s := New(Options{Namespaced: true, BookmarkInterval: 20 * time.Millisecond})
+	s := New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, BookmarkInterval: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w, err := s.Watch(ctx, "b", 0)
@@ -444,19 +450,19 @@ func TestBookmarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	s.Apply([]Change{put("a", "x", "K")})
-	s.Apply([]Change{put("a", "y", "K")})
+	s.Apply([]change{put("a", "x", "K")})
+	s.Apply([]change{put("a", "y", "K")})
 	// Nothing of namespace b happened, but the watch has seen everything up to rv 2.
 	for {
 		e := recv(t, w)
 		if e.Type != watch.Bookmark {
 			t.Fatalf("unexpected %s", e.Type)
 		}
-		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == strconv.FormatUint(MakeResourceVersion(s.Epoch(), 2), 10) {
+		if rv := e.Object.(*metav1.PartialObjectMetadata).ResourceVersion; rv == resourceversion.Format(resourceversion.Make(s.Epoch(), 2)) {
 			break
 		}
 	}
-	s.Apply([]Change{put("b", "z", "K")})
+	s.Apply([]change{put("b", "z", "K")})
 	for {
 		e := recv(t, w)
 		if e.Type == watch.Bookmark {
@@ -468,10 +474,10 @@ func TestBookmarks(t *testing.T) {
 		break
 	}
 
-	never := New(Options{BookmarkInterval: -1})
+	never := New[*v1alpha1.EffectivePolicy](Options{BookmarkInterval: -1})
 	w2, _ := never.Watch(ctx, "", 0)
 	defer w2.Stop()
-	never.Apply([]Change{put("", "x", "K")})
+	never.Apply([]change{put("", "x", "K")})
 	recv(t, w2)
 	select {
 	case e := <-w2.ResultChan():
@@ -481,7 +487,7 @@ func TestBookmarks(t *testing.T) {
 }
 
 func TestSlowWatcherIsEnded(t *testing.T) {
-	s := New(Options{Namespaced: true, HistorySize: 10, BookmarkInterval: -1})
+	s := New[*v1alpha1.EffectivePolicy](Options{Namespaced: true, HistorySize: 10, BookmarkInterval: -1})
 	ctx := context.Background()
 	slow, err := s.Watch(ctx, "", 0)
 	if err != nil {
@@ -493,7 +499,7 @@ func TestSlowWatcherIsEnded(t *testing.T) {
 	}
 	defer other.Stop()
 	for i := 0; i <= s.maxQueue()+1; i++ { // one more than the queue holds, plus one in flight
-		s.Apply([]Change{put("ns", "x", fmt.Sprint(i))})
+		s.Apply([]change{put("ns", "x", fmt.Sprint(i))})
 	}
 	// The slow watcher is ended: at most what was in flight arrives, then the channel closes.
 	deadline := time.After(5 * time.Second)
@@ -511,8 +517,8 @@ func TestSlowWatcherIsEnded(t *testing.T) {
 		}
 	}
 closed:
-	s.Apply([]Change{put("other", "y", "K")})
-	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(s.ResourceVersion()&(1<<CounterBits-1)) {
+	s.Apply([]change{put("other", "y", "K")})
+	if got := describe(recv(t, other)); got != "ADDED other/y@"+fmt.Sprint(resourceversion.CounterOf(s.ResourceVersion())) {
 		t.Errorf("other watcher: %s", got)
 	}
 }

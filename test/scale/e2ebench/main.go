@@ -232,7 +232,7 @@ func procStatusKB(pid int) (map[string]int64, error) {
 }
 
 // serverLog holds what the server logged about its start-up
-// (pkg/storage/live: "Input informers synced", "First computation done; ready").
+// (pkg/live: "Input informers synced", "First computation done; ready").
 type serverLog struct {
 	InformersSyncedSeconds float64 `json:"informersSyncedSeconds"`
 	ReadySeconds           float64 `json:"readySeconds"`

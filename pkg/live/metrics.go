@@ -10,7 +10,7 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 )
 
 const subsystem = "effectivepolicy"

@@ -18,14 +18,14 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
 // These tests run the live layer with the real engine on the reference
 // scenarios and check that it serves exactly what compute.ComputeAll returns
 // for the untrimmed objects: the transforms keep everything the engine reads.
 
-const scenarioDir = "../../../test/scenarios"
+const scenarioDir = "../../test/scenarios"
 
 func parseDocs(t *testing.T, path string) []*unstructured.Unstructured {
 	t.Helper()

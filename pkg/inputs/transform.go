@@ -1,6 +1,3 @@
-// Package inputs runs the client-go informers that feed the computation
-// engine: the Gateway API kinds, Services, Namespaces, CustomResourceDefinitions
-// and every policy kind the engine learns about from CRDs.
 package inputs
 
 import (

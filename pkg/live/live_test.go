@@ -22,9 +22,10 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 var (
@@ -386,7 +387,7 @@ func TestRestartServesCachedObjects(t *testing.T) {
 	before, rvBefore := snapshotJSON(t, h1.live.EffectivePolicies())
 	epoch := h1.live.namespaced.Epoch()
 	h1.stop()
-	if rvBefore&(1<<versioned.CounterBits-1) < 2 || versioned.EpochOf(rvBefore) != epoch {
+	if resourceversion.CounterOf(rvBefore) < 2 || resourceversion.EpochOf(rvBefore) != epoch {
 		t.Fatalf("resourceVersion %d, want at least 2", rvBefore)
 	}
 
@@ -467,16 +468,16 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 			_ = db.Close()
 		}},
 		{"undecodable object", func(t *testing.T, path string) {
-			db, _, _, err := cache.Open(filepath.Dir(path), []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
+			db, _, _, err := cache.Open(filepath.Dir(path), encoded.CacheFormat, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/r", Data: []byte(`{"targets": 5}`)}}, ResourceVersion: uint64(db.Epoch())<<cache.EpochShift | 99}}, false)
+			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/r", Data: []byte(`{"targets": 5}`)}}, ResourceVersion: resourceversion.Make(db.Epoch(), 99)}}, false)
 			_ = db.Close()
 		}},
 		{"object under the wrong key", func(t *testing.T, path string) {
-			db, _, _, _ := cache.Open(filepath.Dir(path), []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
-			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/zzz", Data: []byte(`{"metadata":{"name":"r","namespace":"default","resourceVersion":"1"}}`)}}, ResourceVersion: uint64(db.Epoch())<<cache.EpochShift | 99}}, false)
+			db, _, _, _ := cache.Open(filepath.Dir(path), encoded.CacheFormat, []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}, nil)
+			_ = db.Write(cache.Batch{ResourceEffectivePolicies: {Entries: []cache.Entry{{Key: "default/zzz", Data: []byte(`{"metadata":{"name":"r","namespace":"default","resourceVersion":"1"}}`)}}, ResourceVersion: resourceversion.Make(db.Epoch(), 99)}}, false)
 			_ = db.Close()
 		}},
 	}
@@ -490,7 +491,7 @@ func TestCorruptCacheIsRebuilt(t *testing.T) {
 			tt.write(t, filepath.Join(dir, cache.FileName))
 
 			h2 := newHarness(t, dir, time.Millisecond, objs...)
-			if got, rv := snapshotJSON(t, h2.live.EffectivePolicies()); got != "[]" || rv != versioned.MakeResourceVersion(versioned.EpochOf(rv), 0) {
+			if got, rv := snapshotJSON(t, h2.live.EffectivePolicies()); got != "[]" || rv != resourceversion.Make(resourceversion.EpochOf(rv), 0) {
 				t.Fatalf("a corrupt cache was served: %s @%d", got, rv)
 			}
 			if h2.live.CacheError() != nil {
@@ -684,10 +685,10 @@ func TestFreshCacheIsAnotherHistory(t *testing.T) {
 		return err == nil
 	})
 	_, rv2 := snapshotJSON(t, h2.live.EffectivePolicies())
-	if versioned.EpochOf(rv1) == versioned.EpochOf(rv2) {
-		t.Fatalf("two fresh caches share epoch %d", versioned.EpochOf(rv1))
+	if resourceversion.EpochOf(rv1) == resourceversion.EpochOf(rv2) {
+		t.Fatalf("two fresh caches share epoch %d", resourceversion.EpochOf(rv1))
 	}
-	if rv1&(1<<versioned.CounterBits-1) != rv2&(1<<versioned.CounterBits-1) {
+	if resourceversion.CounterOf(rv1) != resourceversion.CounterOf(rv2) {
 		t.Logf("counters differ: %d, %d", rv1, rv2)
 	}
 	if _, err := h2.live.EffectivePolicies().Watch(context.Background(), "", rv1); !apierrors.IsResourceExpired(err) || !strings.Contains(err.Error(), "another server instance") {

@@ -3,13 +3,12 @@ package live
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
 // Backend serves one resource from its versioned Store, bringing dirty
@@ -19,14 +18,17 @@ import (
 // computation it serves the Store as restored from the cache.
 type Backend struct {
 	l          *Live
-	store      *versioned.Store
+	store      *outputStore
 	namespaced bool
 }
 
+// The live layer hands these to the REST layer; the storage does not import
+// it, so the fit is checked here (docs/storage.md, "Layering").
 var (
 	_ registry.Backend      = (*Backend)(nil)
 	_ registry.EpochBackend = (*Backend)(nil)
-	_ registry.EpochBackend = (*versioned.Store)(nil)
+	_ registry.Backend      = (*outputStore)(nil)
+	_ registry.EpochBackend = (*outputStore)(nil)
 )
 
 // ForeignResourceVersion implements registry.EpochBackend.
@@ -35,7 +37,7 @@ func (b *Backend) ForeignResourceVersion(rv uint64) bool {
 }
 
 // Get implements registry.Backend.
-func (b *Backend) Get(ctx context.Context, namespace, name string) (runtime.Object, error) {
+func (b *Backend) Get(ctx context.Context, namespace, name string) (*encoded.Object, error) {
 	if !b.namespaced {
 		namespace = ""
 	}
@@ -46,7 +48,7 @@ func (b *Backend) Get(ctx context.Context, namespace, name string) (runtime.Obje
 }
 
 // List implements registry.Backend.
-func (b *Backend) List(ctx context.Context, namespace string) ([]runtime.Object, uint64, error) {
+func (b *Backend) List(ctx context.Context, namespace string) ([]*encoded.Object, uint64, error) {
 	b.l.flushAll()
 	return b.store.List(ctx, namespace)
 }

@@ -1,25 +1,3 @@
-// Package encoded holds the form in which the server keeps its outputs: an
-// EffectivePolicy or ClusterEffectivePolicy as its metadata plus the
-// compressed (S2, klauspost/compress) JSON of its targets, and serves them
-// without re-encoding.
-//
-// Why: at issue #7's large size the outputs are ~40,000 objects of 13 KB of
-// JSON on average. Held as Go objects they were a third of the heap, and
-// every GET, LIST, watch event and cache write encoded them again with
-// encoding/json (~120 MB/s: a LIST of all of them spent 4 s on it). Held
-// compressed they take ~80 MB, are encoded once when they change, and a LIST
-// costs an S2 decode (~2.5 GB/s) per object. S2 rather than zstd: on these
-// outputs zstd compresses better (ratio 9.3 against 6.5) but encodes at 58
-// µs per output against 25 and decodes at 12 µs against 5, and encoding is
-// on the path from a policy edit to its watch events.
-//
-// *Object and *List implement runtime.CacheableObject: the API machinery's
-// JSON encoder hands them its identifier, and for the identifier of plain
-// (not pretty, not YAML) JSON of effectivepolicy.dev/v1alpha1 they write
-// their bytes directly; for every other encoder they hand over the decoded
-// Go object (GetObject), so every other path works as before, only slower.
-// The bytes are those encoding/json writes for the decoded object (tests
-// compare them).
 package encoded
 
 import (
@@ -155,6 +133,27 @@ func New(obj runtime.Object) (*Object, error) {
 	default:
 		return nil, fmt.Errorf("encoded: unexpected object %T", obj)
 	}
+	return withTargets(om, cluster, targets)
+}
+
+// MustNew is New for objects known to encode (fixed objects of tests and
+// examples); it panics on an error.
+func MustNew(obj runtime.Object) *Object {
+	o, err := New(obj)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// WithTargets returns an Object with o's metadata (its own copy) and scope
+// holding targets instead of o's: the redactor's way back to this form after
+// it edited decoded targets. o is not modified.
+func (o *Object) WithTargets(targets []v1alpha1.Target) (*Object, error) {
+	return withTargets(*o.ObjectMeta.DeepCopy(), o.Cluster, targets)
+}
+
+func withTargets(om metav1.ObjectMeta, cluster bool, targets []v1alpha1.Target) (*Object, error) {
 	out := &Object{ObjectMeta: om, Cluster: cluster}
 	s := Summarize(targets)
 	out.Summary = &s
@@ -167,7 +166,7 @@ func New(obj runtime.Object) (*Object, error) {
 		}
 		// s2.Encode writes into a buffer of the worst-case size (larger than
 		// the input) and returns a slice of it: keep an exact copy, not that
-		// buffer (it held ~600 MB at issue #7's large size).
+		// buffer (it held ~600 MB at the large benchmark size).
 		comp := encodeBufs.Get().(*[]byte)
 		enc := s2.Encode((*comp)[:cap(*comp)], data)
 		out.targets = append(make([]byte, 0, len(enc)), enc...)
@@ -261,12 +260,17 @@ func TargetsOf(obj runtime.Object) ([]v1alpha1.Target, error) {
 	return nil, fmt.Errorf("encoded: unexpected object %T", obj)
 }
 
-// Decoded returns obj decoded when it is an *Object, obj otherwise.
-func Decoded(obj runtime.Object) (runtime.Object, error) {
-	if o, ok := obj.(*Object); ok {
-		return o.Decode()
+// SummaryOf returns the Summary of an EffectivePolicy or
+// ClusterEffectivePolicy in either form: kept with an Object, computed for a
+// decoded one. The REST layer's table needs both: the API machinery hands
+// its table convertor the Objects the REST layer returned, except in table
+// watches, where it converts the decoded object (GetObject).
+func SummaryOf(obj runtime.Object) (Summary, error) {
+	if o, ok := obj.(*Object); ok && o.Summary != nil {
+		return *o.Summary, nil
 	}
-	return obj, nil
+	targets, err := TargetsOf(obj)
+	return Summarize(targets), err
 }
 
 // GetObject implements runtime.CacheableObject: the decoded object, owned by

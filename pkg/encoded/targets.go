@@ -17,7 +17,9 @@ import (
 // CPU there than computing the outputs. Anything unusual (a string needing
 // escapes, a raw spec with white space or HTML characters, a spec held as an
 // Object) is handed to encoding/json for that value, so the result is always
-// json.Marshal's; TestAppendTargetsMatchesJSONMarshal holds it to that.
+// json.Marshal's; TestAppendTargetsMatchesJSONMarshal holds it to that, and
+// the randfill tests (randfill_test.go) fail when a field of the API types
+// is not written here.
 func appendTargets(dst []byte, targets []v1alpha1.Target) ([]byte, error) {
 	var err error
 	dst = append(dst, '[')

@@ -1,8 +1,3 @@
-// Package live connects the computation engine (pkg/compute) to a live
-// cluster and to the API: informers feed the engine, a background worker
-// recomputes the outputs the engine reports as possibly changed, applies them
-// to the two versioned Stores (which serve Get, List and Watch) and persists
-// them in a bbolt cache.
 package live
 
 import (
@@ -11,12 +6,10 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -26,9 +19,10 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -65,6 +59,13 @@ type memoEngine interface {
 
 var _ memoEngine = (*compute.Engine)(nil)
 
+// outputStore is a versioned store of outputs in the form the REST layer
+// serves.
+type outputStore = versioned.Store[*encoded.Object]
+
+// outputChange is a put or delete of an output.
+type outputChange = versioned.Change[*encoded.Object]
+
 // Resource names, also the bbolt bucket names.
 const (
 	ResourceEffectivePolicies        = "effectivepolicies"
@@ -81,7 +82,7 @@ type Live struct {
 	inputs   *inputs.Manager
 	debounce time.Duration
 
-	namespaced, cluster  *versioned.Store
+	namespaced, cluster  *outputStore
 	nsBackend, clBackend *Backend
 
 	cacheDir string
@@ -111,15 +112,15 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		return nil, fmt.Errorf("invalid options: %v", errs)
 	}
 	registerMetrics()
-	epoch := versioned.NewEpoch() // memory only; the cache's replaces it
+	epoch := resourceversion.NewEpoch() // memory only; the cache's replaces it
 	l := &Live{
 		engine:   engine,
 		debounce: o.RecomputeDebounce,
-		namespaced: versioned.New(versioned.Options{
+		namespaced: versioned.New[*encoded.Object](versioned.Options{
 			Namespaced: true, HistorySize: o.WatchHistorySize, Epoch: epoch,
 			Resource: v1alpha1.Resource(ResourceEffectivePolicies),
 		}),
-		cluster: versioned.New(versioned.Options{
+		cluster: versioned.New[*encoded.Object](versioned.Options{
 			HistorySize: o.WatchHistorySize, Epoch: epoch,
 			Resource: v1alpha1.Resource(ResourceClusterEffectivePolicies),
 		}),
@@ -188,26 +189,22 @@ func (l *Live) openCache() {
 	}
 	// Objects are decoded once, while the file is validated, and kept for
 	// the restore below. Their content stays compressed (encoded.Object).
-	decoded := map[string]runtime.Object{}
+	decoded := map[string]*encoded.Object{}
 	validate := func(resource string, e cache.Entry) error {
 		obj, err := decodeOutput(resource, e.Data)
 		if err != nil {
 			return err
 		}
 		decoded[resource+"\x00"+e.Key] = obj
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			return err
-		}
-		ns := m.GetNamespace()
+		ns := obj.Namespace
 		if resource == ResourceClusterEffectivePolicies {
 			ns = ""
 		}
-		if m.GetName() == "" || cacheKey(ns, m.GetName()) != e.Key {
-			return fmt.Errorf("object %s/%s stored under key %q", m.GetNamespace(), m.GetName(), e.Key)
+		if obj.Name == "" || cacheKey(ns, obj.Name) != e.Key {
+			return fmt.Errorf("object %s/%s stored under key %q", obj.Namespace, obj.Name, e.Key)
 		}
-		if _, err := strconv.ParseUint(m.GetResourceVersion(), 10, 64); err != nil {
-			return fmt.Errorf("resourceVersion %q: %w", m.GetResourceVersion(), err)
+		if _, err := resourceversion.Parse(obj.ResourceVersion); err != nil {
+			return fmt.Errorf("resourceVersion %q: %w", obj.ResourceVersion, err)
 		}
 		return nil
 	}
@@ -219,9 +216,9 @@ func (l *Live) openCache() {
 	l.db = db
 	l.setCacheErr(nil)
 	l.reportCacheSizeLocked()
-	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+	for resource, store := range map[string]*outputStore{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
-		objs := make([]runtime.Object, 0, len(res.Entries))
+		objs := make([]*encoded.Object, 0, len(res.Entries))
 		for _, e := range res.Entries {
 			obj, ok := decoded[resource+"\x00"+e.Key]
 			if !ok { // validated above; cannot happen
@@ -421,13 +418,11 @@ func (l *Live) fullRecompute() {
 	l.computeLocked(keys)
 }
 
-func snapshotKeys(s *versioned.Store) []compute.Key {
+func snapshotKeys(s *outputStore) []compute.Key {
 	objs, _ := s.Snapshot()
 	keys := make([]compute.Key, 0, len(objs))
 	for _, o := range objs {
-		if m, err := meta.Accessor(o); err == nil {
-			keys = append(keys, compute.Key{Namespace: m.GetNamespace(), Name: m.GetName()})
-		}
+		keys = append(keys, compute.Key{Namespace: o.Namespace, Name: o.Name})
 	}
 	return keys
 }
@@ -495,7 +490,7 @@ func (l *Live) computeLocked(keys []compute.Key) {
 
 // computed is the result of l.compute for one key.
 type computed struct {
-	obj runtime.Object
+	obj *encoded.Object
 	ok  bool
 	err error
 }
@@ -514,7 +509,7 @@ func (l *Live) computeAll(keys []compute.Key) []computed {
 
 func (l *Live) applyBatchLocked(keys []compute.Key) {
 	start := time.Now()
-	var nsChanges, clChanges []versioned.Change
+	var nsChanges, clChanges []outputChange
 	for i, r := range l.computeAll(keys) {
 		k := keys[i]
 		obj, ok, err := r.obj, r.ok, r.err
@@ -524,7 +519,7 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 		if !ok {
 			obj = nil
 		}
-		c := versioned.Change{Namespace: k.Namespace, Name: k.Name, Object: obj}
+		c := outputChange{Namespace: k.Namespace, Name: k.Name, Object: obj}
 		if k.Namespace == "" {
 			clChanges = append(clChanges, c)
 		} else {
@@ -558,16 +553,16 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 // turned into an error so that no input can crash the server. Encoding runs
 // here, on computeAll's goroutines, and the engine's output is dropped
 // afterwards: the Stores keep only the encoded form.
-func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
+func (l *Live) compute(k compute.Key) (out *encoded.Object, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			computePanics.Inc()
 			err = fmt.Errorf("engine panicked: %v", r)
 			klog.ErrorS(err, "Computing an output failed; keeping the previous one", "key", k.String())
-			obj, ok = nil, false
+			out, ok = nil, false
 		}
 	}()
-	obj, ok = l.engine.Compute(k)
+	obj, ok := l.engine.Compute(k)
 	if !ok || obj == nil {
 		return nil, false, nil
 	}
@@ -580,26 +575,19 @@ func (l *Live) compute(k compute.Key) (obj runtime.Object, ok bool, err error) {
 }
 
 // entries turns what a Store applied into cache entries, in the same order.
-// An applied object is an encoded.Object, whose cache form is its own bytes.
-func entries(applied []runtime.Object, changes []versioned.Change, rv uint64) cache.Resource {
+// An applied object's cache form is its own bytes.
+func entries(applied []*encoded.Object, changes []outputChange, rv uint64) cache.Resource {
 	deleted := map[string]bool{}
 	for _, c := range changes {
 		deleted[cacheKey(c.Namespace, c.Name)] = c.Object == nil
 	}
 	res := cache.Resource{ResourceVersion: rv, Entries: make([]cache.Entry, 0, len(applied))}
 	for _, obj := range applied {
-		m, err := meta.Accessor(obj)
-		if err != nil {
-			continue
-		}
-		key := cacheKey(m.GetNamespace(), m.GetName())
+		key := cacheKey(obj.Namespace, obj.Name)
 		e := cache.Entry{Key: key}
 		if !deleted[key] {
-			o, err := encoded.New(obj)
-			if err == nil {
-				e.Data, err = o.CacheBytes()
-			}
-			if err != nil {
+			var err error
+			if e.Data, err = obj.CacheBytes(); err != nil {
 				klog.ErrorS(err, "Cannot encode output for the cache", "key", key)
 				continue
 			}
@@ -617,7 +605,7 @@ var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectiv
 // and the log, an unusable one in the write-failure metric and the cache
 // check.
 func (l *Live) openCacheFile(validate func(resource string, e cache.Entry) error) (*cache.DB, map[string]cache.Resource, error) {
-	db, loaded, discarded, err := cache.Open(l.cacheDir, cacheResources, validate)
+	db, loaded, discarded, err := cache.Open(l.cacheDir, encoded.CacheFormat, cacheResources, validate)
 	if discarded != nil {
 		cacheDiscarded.Inc()
 		klog.ErrorS(discarded, "Discarded the output cache; it will be rebuilt", "dir", l.cacheDir)
@@ -634,7 +622,7 @@ func (l *Live) openCacheFile(validate func(resource string, e cache.Entry) error
 // rewrite or adopt a file).
 func (l *Live) snapshotBatch() cache.Batch {
 	batch := cache.Batch{}
-	for resource, store := range map[string]*versioned.Store{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+	for resource, store := range map[string]*outputStore{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		objs, rv := store.Snapshot()
 		batch[resource] = entries(objs, nil, rv)
 	}

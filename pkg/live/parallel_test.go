@@ -12,7 +12,6 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/encoded"
 )
 
 // panicEngine computes an output per key, panicking for keys named boom*
@@ -73,7 +72,7 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 	}
 	var last uint64
 	for i, obj := range objs {
-		p := obj.(*encoded.Object)
+		p := obj
 		want := "2"
 		if strings.HasPrefix(p.Name, "boom") {
 			want = "1" // the previous output stays

@@ -11,8 +11,8 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
 )
 
 func gauge(t *testing.T, m metrics.GaugeMetric) float64 {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 )
 
 // fakeEngine is a tiny stand-in for compute.Engine: CRDs labelled

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 )
 
 // cacheCheckAt runs CacheCheck as the healthz handler does for path.
@@ -43,13 +45,13 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			}
 		}},
 		{"the file locked by another process, holding another history", func(t *testing.T, dir string) func() {
-			other, _, _, err := cache.Open(dir, cacheResources, nil)
+			other, _, _, err := cache.Open(dir, encoded.CacheFormat, cacheResources, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := other.Write(cache.Batch{ResourceEffectivePolicies: {
 				Entries:         []cache.Entry{{Key: "stale/x", Data: []byte(`{"metadata":{"name":"x","namespace":"stale","resourceVersion":"1"}}`)}},
-				ResourceVersion: uint64(other.Epoch())<<cache.EpochShift | 1,
+				ResourceVersion: resourceversion.Make(other.Epoch(), 1),
 			}}, false); err != nil {
 				t.Fatal(err)
 			}

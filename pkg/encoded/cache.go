@@ -11,6 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// CacheFormat is the version of the cache form below, written into the
+// cache file's header (pkg/storage/cache): a file of another version is
+// rebuilt, never misread. Bump it on every change of the bytes CacheBytes
+// writes for the same Object; TestCacheFormatGolden fails until then. It
+// also versions the file's layout (pkg/storage/cache). History: 2: header
+// epoch, epoch-encoded resourceVersions; 3: values in this cache form (zstd
+// targets); 4: S2 targets with a CRC.
+const CacheFormat = "4"
+
 // The cache form of an Object (the bbolt value) is
 //
 //	uvarint(len(header)) header crc32c(compressed-targets) compressed-targets
