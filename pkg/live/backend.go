@@ -11,10 +11,11 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
-// Backend serves one resource from its versioned Store, bringing dirty
-// outputs up to date first: Get recomputes the requested key when it is
-// dirty, List recomputes every dirty key, Watch delegates (the worker applies
-// dirty keys within the debounce interval). Before the first full
+// Backend serves one resource from its versioned Store. Reads never
+// compute or write: Get and List first wait (within the request's deadline)
+// until the worker has applied every change that was pending when they
+// arrived, so a client sees its own edits; Watch delegates (the worker
+// applies dirty keys within the debounce interval). Before the first full
 // computation it serves the Store as restored from the cache.
 type Backend struct {
 	l          *Live
@@ -41,15 +42,17 @@ func (b *Backend) Get(ctx context.Context, namespace, name string) (*encoded.Obj
 	if !b.namespaced {
 		namespace = ""
 	}
-	if !b.namespaced || namespace != "" {
-		b.l.flushKey(compute.Key{Namespace: namespace, Name: name})
+	if err := b.l.awaitApplied(ctx); err != nil {
+		return nil, err
 	}
 	return b.store.Get(ctx, namespace, name)
 }
 
 // List implements registry.Backend.
 func (b *Backend) List(ctx context.Context, namespace string) ([]*encoded.Object, uint64, error) {
-	b.l.flushAll()
+	if err := b.l.awaitApplied(ctx); err != nil {
+		return nil, 0, err
+	}
 	return b.store.List(ctx, namespace)
 }
 

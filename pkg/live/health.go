@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 )
 
 // ReadyCheck passes once the input informers have synced and the first full
@@ -88,10 +90,7 @@ var (
 // restored from, since clients have seen resourceVersions of the Stores'
 // history. Later batches are written to it as usual.
 func (l *Live) retryCache(ctx context.Context) {
-	l.flushMu.Lock()
-	need := l.cacheDir != "" && l.db == nil
-	l.flushMu.Unlock()
-	if !need {
+	if !l.retryOpen {
 		return
 	}
 	delay := cacheRetryInitial
@@ -103,38 +102,53 @@ func (l *Live) retryCache(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		err := l.adoptCache()
+		// Objects in the file are not decoded: none is restored, the
+		// worker's Reset replaces them.
+		db, _, err := l.openCacheFile(nil)
 		if err == nil {
-			return
+			a := adoption{db: db, done: make(chan error, 1)}
+			select {
+			case l.adopt <- a:
+				err = <-a.done
+			case <-ctx.Done():
+				_ = db.Close()
+				return
+			}
+			if err == nil {
+				return
+			}
 		}
 		delay = min(delay*2, cacheRetryMax)
 		klog.V(2).InfoS("Output cache still unavailable; will retry", "dir", l.cacheDir, "reason", err.Error(), "retryIn", delay)
 	}
 }
 
-// adoptCache opens the cache and makes it hold the Stores' current history.
-// Objects in the file are not decoded: none is restored, Reset replaces them.
-func (l *Live) adoptCache() error {
-	db, _, err := l.openCacheFile(nil)
-	if err != nil {
-		return err
-	}
-	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
+// adoption hands a cache file that became usable to the worker, which
+// answers on done whether it adopted it.
+type adoption struct {
+	db   *cache.DB
+	done chan error
+}
+
+// adoptCache makes a.db hold the Stores' current history and writes later
+// batches to it; on failure the file is closed and retryCache tries again.
+func (l *Live) adoptCache(a adoption) {
+	db := a.db
 	batch := l.snapshotBatch()
 	if err := db.Reset(l.namespaced.Epoch(), batch); err != nil {
 		_ = db.Close()
 		cacheWriteFailures.Inc()
 		err = fmt.Errorf("adopting the output cache %s: %w", db.Path(), err)
 		l.setCacheErr(err)
-		return err
+		a.done <- err
+		return
 	}
 	l.db = db
 	l.rewrite = false
 	l.setCacheErr(nil)
 	cacheWrites.Inc()
-	l.reportCacheSizeLocked()
+	l.reportCacheSize()
 	klog.InfoS("Output cache available again; it now holds the served outputs", "file", db.Path(),
 		"effectivepolicies", len(batch[ResourceEffectivePolicies].Entries), "clustereffectivepolicies", len(batch[ResourceClusterEffectivePolicies].Entries))
-	return nil
+	a.done <- nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -89,15 +90,31 @@ type Live struct {
 	// cacheErr is set when persistence is off or failing (memory only).
 	cacheErr atomic.Pointer[error]
 
+	// The dirty set and its generation: marked counts the markDirty calls
+	// that added keys, so "every change up to generation g" is a point a
+	// read can wait for.
 	dirtyMu sync.Mutex
 	dirty   map[compute.Key]struct{}
-	kick    chan struct{}
+	marked  uint64
+	kick    chan struct{} // a change was marked: flush after the debounce
+	urgent  chan struct{} // a read waits: flush now
 
-	// flushMu serializes compute + Apply + bbolt write, so that bbolt sees
-	// the batches in the order the Stores applied them.
-	flushMu sync.Mutex
+	// applied is the generation the worker has applied to the Stores (and
+	// written to the cache); appliedCh is closed and replaced whenever it
+	// advances, waking the reads that wait for it.
+	appliedMu sync.Mutex
+	applied   uint64
+	appliedCh chan struct{}
+
+	// Written only by the goroutine of Run (the first computation, then the
+	// worker loop): the Stores, the cache file and rewrite. A cache file
+	// that becomes usable later reaches that goroutine through adopt.
 	db      cacheFile // nil: memory only
 	rewrite bool      // a write failed: the next one rewrites everything
+	adopt   chan adoption
+	// retryOpen: the cache directory was set but the file could not be
+	// opened at start; retryCache keeps trying.
+	retryOpen bool
 
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
@@ -124,14 +141,18 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 			HistorySize: o.WatchHistorySize, Epoch: epoch,
 			Resource: v1alpha1.Resource(ResourceClusterEffectivePolicies),
 		}),
-		cacheDir: o.CacheDir,
-		dirty:    map[compute.Key]struct{}{},
-		kick:     make(chan struct{}, 1),
+		cacheDir:  o.CacheDir,
+		dirty:     map[compute.Key]struct{}{},
+		kick:      make(chan struct{}, 1),
+		urgent:    make(chan struct{}, 1),
+		appliedCh: make(chan struct{}),
+		adopt:     make(chan adoption),
 	}
 	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: l.cluster}
 	l.inputs = inputs.NewManager(client, sink{l})
 	l.openCache()
+	l.retryOpen = l.cacheDir != "" && l.db == nil
 	return l, nil
 }
 
@@ -215,7 +236,7 @@ func (l *Live) openCache() {
 	}
 	l.db = db
 	l.setCacheErr(nil)
-	l.reportCacheSizeLocked()
+	l.reportCacheSize()
 	for resource, store := range map[string]*outputStore{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
 		res := loaded[resource]
 		objs := make([]*encoded.Object, 0, len(res.Entries))
@@ -255,36 +276,85 @@ func (l *Live) markDirty(keys []compute.Key) {
 	for _, k := range keys {
 		l.dirty[k] = struct{}{}
 	}
+	l.marked++
 	dirtyKeys.Set(float64(len(l.dirty)))
 	l.dirtyMu.Unlock()
+	signal(l.kick)
+}
+
+// signal wakes the worker without blocking: a signal already pending
+// covers this one.
+func signal(c chan struct{}) {
 	select {
-	case l.kick <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
 
-// takeDirty removes and returns every dirty key, sorted.
-func (l *Live) takeDirty() []compute.Key {
+// takeDirty removes and returns every dirty key, sorted, and the generation
+// they make up to: once they are applied, every change marked so far is.
+func (l *Live) takeDirty() ([]compute.Key, uint64) {
 	l.dirtyMu.Lock()
 	keys := make([]compute.Key, 0, len(l.dirty))
 	for k := range l.dirty {
 		keys = append(keys, k)
 	}
 	l.dirty = map[compute.Key]struct{}{}
+	gen := l.marked
 	dirtyKeys.Set(0)
 	l.dirtyMu.Unlock()
 	sortKeys(keys)
-	return keys
+	return keys, gen
 }
 
-// takeDirtyKey removes key from the dirty set and says whether it was there.
-func (l *Live) takeDirtyKey(key compute.Key) bool {
+// setApplied records that every change up to generation gen is applied and
+// wakes the reads waiting for it.
+func (l *Live) setApplied(gen uint64) {
+	l.appliedMu.Lock()
+	defer l.appliedMu.Unlock()
+	if gen <= l.applied {
+		return
+	}
+	l.applied = gen
+	close(l.appliedCh)
+	l.appliedCh = make(chan struct{})
+}
+
+// awaitApplied makes a read see every change that was pending when it
+// arrived: it asks the worker to flush at once (skipping the debounce) and
+// waits until the worker has applied them, or until ctx ends. Reads never
+// compute or write themselves; the worker is the only writer. Before the
+// first computation reads serve the outputs restored from the cache and do
+// not wait.
+func (l *Live) awaitApplied(ctx context.Context) error {
+	if !l.ready.Load() {
+		return nil
+	}
 	l.dirtyMu.Lock()
-	defer l.dirtyMu.Unlock()
-	_, ok := l.dirty[key]
-	delete(l.dirty, key)
-	dirtyKeys.Set(float64(len(l.dirty)))
-	return ok
+	want := l.marked
+	l.dirtyMu.Unlock()
+	var start time.Time
+	for {
+		l.appliedMu.Lock()
+		applied, ch := l.applied, l.appliedCh
+		l.appliedMu.Unlock()
+		if applied >= want {
+			if !start.IsZero() {
+				readWait.Observe(time.Since(start).Seconds())
+			}
+			return nil
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		signal(l.urgent)
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			readWait.Observe(time.Since(start).Seconds())
+			return apierrors.NewTimeoutError("effective policies are still being recomputed after recent changes; try again", 1)
+		}
+	}
 }
 
 func sortKeys(keys []compute.Key) {
@@ -310,21 +380,18 @@ func (l *Live) Run(ctx context.Context) error {
 	l.setBulk(true)
 	endStartupGC := startupGC()
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(3)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
-	go func() { defer wg.Done(); l.worker(ctx) }()
 	go func() { defer wg.Done(); l.reportInformers(ctx, informerReportInterval) }()
 	go func() { defer wg.Done(); l.retryCache(ctx) }() // health.go
 	defer func() {
 		wg.Wait()
-		l.flushMu.Lock()
 		if l.db != nil {
 			if err := l.db.Close(); err != nil {
 				klog.ErrorS(err, "Closing the output cache")
 			}
 			l.db = nil
 		}
-		l.flushMu.Unlock()
 	}()
 
 	start := time.Now()
@@ -336,8 +403,8 @@ func (l *Live) Run(ctx context.Context) error {
 	// Off before fullRecompute reads the engine's keys: an event after this
 	// point returns its keys, which are marked dirty, and either are among
 	// the keys fullRecompute reads or stay dirty for the worker, which runs
-	// once ready is set. An event before it (in bulk mode, no keys) is
-	// already in the engine's state when fullRecompute reads Keys().
+	// next. An event before it (in bulk mode, no keys) is already in the
+	// engine's state when fullRecompute reads Keys().
 	l.setBulk(false)
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
@@ -347,15 +414,12 @@ func (l *Live) Run(ctx context.Context) error {
 	}
 	endStartupGC()
 	l.ready.Store(true)
-	// Keys that changed during the full computation were marked dirty while
-	// the worker ignored its kicks: kick it once more.
-	select {
-	case l.kick <- struct{}{}:
-	default:
-	}
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
 		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
-	<-ctx.Done()
+	// Keys that changed during the full computation are dirty: the worker
+	// flushes them first.
+	signal(l.kick)
+	l.worker(ctx)
 	return nil
 }
 
@@ -395,10 +459,9 @@ func (l *Live) setBulk(on bool) {
 // key the Stores hold (restored from the cache or computed before) and every
 // dirty key.
 func (l *Live) fullRecompute() {
-	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
+	dirty, gen := l.takeDirty()
 	set := map[compute.Key]struct{}{}
-	for _, k := range l.takeDirty() {
+	for _, k := range dirty {
 		set[k] = struct{}{}
 	}
 	for _, k := range l.engine.Keys() {
@@ -415,7 +478,8 @@ func (l *Live) fullRecompute() {
 		keys = append(keys, k)
 	}
 	sortKeys(keys)
-	l.computeLocked(keys)
+	l.applyKeys(keys)
+	l.setApplied(gen)
 }
 
 func snapshotKeys(s *outputStore) []compute.Key {
@@ -427,63 +491,52 @@ func snapshotKeys(s *outputStore) []compute.Key {
 	return keys
 }
 
+// worker is the only writer once the first computation is done (it runs on
+// Run's goroutine): it applies the dirty keys to the Stores and the cache,
+// gathering changes for the debounce interval unless a read is waiting, and
+// adopts a cache file that became usable.
 func (l *Live) worker(ctx context.Context) {
 	for {
+		urgent := false
 		select {
 		case <-ctx.Done():
 			return
+		case a := <-l.adopt:
+			l.adoptCache(a)
+			continue
 		case <-l.kick:
+		case <-l.urgent:
+			urgent = true
 		}
-		if l.debounce > 0 {
+		if !urgent && l.debounce > 0 {
 			t := time.NewTimer(l.debounce)
 			select {
 			case <-ctx.Done():
 				t.Stop()
 				return
 			case <-t.C:
+			case <-l.urgent:
+				t.Stop()
 			}
 		}
-		if l.ready.Load() {
-			l.flushAll()
-		}
+		l.flush()
 	}
 }
 
-// flushAll recomputes every dirty key. A no-op before the first full
-// computation: partial inputs must not replace the restored outputs.
-func (l *Live) flushAll() {
-	if !l.ready.Load() {
-		return
-	}
-	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
-	l.computeLocked(l.takeDirty())
+// flush applies every dirty key.
+func (l *Live) flush() {
+	keys, gen := l.takeDirty()
+	l.applyKeys(keys)
+	l.setApplied(gen)
 }
 
-// flushKey recomputes key if it is dirty.
-func (l *Live) flushKey(key compute.Key) {
-	if !l.ready.Load() {
-		return
-	}
-	l.dirtyMu.Lock()
-	_, dirty := l.dirty[key]
-	l.dirtyMu.Unlock()
-	if !dirty {
-		return
-	}
-	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
-	if l.takeDirtyKey(key) {
-		l.computeLocked([]compute.Key{key})
-	}
-}
-
-// computeLocked computes keys in batches, applies each batch to the Stores
-// and writes what they applied to the cache.
-func (l *Live) computeLocked(keys []compute.Key) {
+// applyKeys computes keys in batches, applies each batch to the Stores and
+// writes what they applied to the cache, in that order, so that the cache
+// sees the batches in the order the Stores applied them.
+func (l *Live) applyKeys(keys []compute.Key) {
 	for len(keys) > 0 {
 		n := min(len(keys), batchSize)
-		l.applyBatchLocked(keys[:n])
+		l.applyBatch(keys[:n])
 		keys = keys[n:]
 	}
 }
@@ -507,7 +560,7 @@ func (l *Live) computeAll(keys []compute.Key) []computed {
 	return out
 }
 
-func (l *Live) applyBatchLocked(keys []compute.Key) {
+func (l *Live) applyBatch(keys []compute.Key) {
 	start := time.Now()
 	var nsChanges, clChanges []outputChange
 	for i, r := range l.computeAll(keys) {
@@ -544,7 +597,7 @@ func (l *Live) applyBatchLocked(keys []compute.Key) {
 	applyDuration.Observe(time.Since(start).Seconds())
 	klog.V(4).InfoS("Recomputed", "keys", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
-		l.persistLocked(batch)
+		l.persist(batch)
 	}
 }
 
@@ -629,10 +682,10 @@ func (l *Live) snapshotBatch() cache.Batch {
 	return batch
 }
 
-// persistLocked writes a batch; after a failed write, the next one rewrites
+// persist writes a batch; after a failed write, the next one rewrites
 // both resources whole, so the file never keeps a resourceVersion older than
 // one a client has seen together with content that contradicts it.
-func (l *Live) persistLocked(batch cache.Batch) {
+func (l *Live) persist(batch cache.Batch) {
 	if l.db == nil {
 		return
 	}
@@ -655,12 +708,12 @@ func (l *Live) persistLocked(batch cache.Batch) {
 	l.rewrite = false
 	l.setCacheErr(nil)
 	cacheWrites.Inc()
-	l.reportCacheSizeLocked()
+	l.reportCacheSize()
 }
 
-// reportCacheSizeLocked sets effectivepolicy_cache_size_bytes to the size of
+// reportCacheSize sets effectivepolicy_cache_size_bytes to the size of
 // the bbolt file (bbolt grows the file, never shrinks it).
-func (l *Live) reportCacheSizeLocked() {
+func (l *Live) reportCacheSize() {
 	if l.db == nil {
 		return
 	}

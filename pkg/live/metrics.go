@@ -53,13 +53,20 @@ var (
 		Buckets:        metrics.ExponentialBuckets(0.0005, 4, 9),
 		StabilityLevel: metrics.ALPHA,
 	})
+	readWait = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      subsystem,
+		Name:           "read_wait_seconds",
+		Help:           "Time a GET or LIST waited for the worker to apply the changes pending when it arrived (only reads that had to wait).",
+		Buckets:        metrics.ExponentialBuckets(0.0005, 4, 9),
+		StabilityLevel: metrics.ALPHA,
+	})
 )
 
 var registerOnce sync.Once
 
 func registerMetrics() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(cacheDegraded, cacheWriteFailures, cacheDiscarded, recomputed, computePanics, applyDuration)
+		legacyregistry.MustRegister(readWait, cacheDegraded, cacheWriteFailures, cacheDiscarded, recomputed, computePanics, applyDuration)
 		legacyregistry.MustRegister(dirtyKeys, cacheWrites, cacheSize, informerSynced)
 	})
 }

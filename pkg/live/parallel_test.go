@@ -54,15 +54,11 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 		keys = append(keys, compute.Key{Namespace: "ns", Name: name})
 	}
 	sortKeys(keys)
-	l.flushMu.Lock()
-	l.computeLocked(keys)
-	l.flushMu.Unlock()
+	l.applyKeys(keys)
 
 	e.armed, e.gen = true, "2"
 	before := l.namespaced.ResourceVersion()
-	l.flushMu.Lock()
-	l.computeLocked(keys)
-	l.flushMu.Unlock()
+	l.applyKeys(keys)
 	if got, want := l.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
 		t.Errorf("%d resourceVersions for %d changed outputs", got, want)
 	}
