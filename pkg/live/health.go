@@ -3,11 +3,13 @@ package live
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/klog/v2"
 
@@ -93,9 +95,9 @@ func (l *Live) retryCache(ctx context.Context) {
 	if !l.retryOpen {
 		return
 	}
-	delay := cacheRetryInitial
+	backoff := wait.Backoff{Duration: cacheRetryInitial, Factor: 2, Cap: cacheRetryMax, Steps: math.MaxInt32}
 	for {
-		t := time.NewTimer(delay)
+		t := time.NewTimer(backoff.Step())
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -118,8 +120,7 @@ func (l *Live) retryCache(ctx context.Context) {
 				return
 			}
 		}
-		delay = min(delay*2, cacheRetryMax)
-		klog.V(2).InfoS("Output cache still unavailable; will retry", "dir", l.cacheDir, "reason", err.Error(), "retryIn", delay)
+		klog.V(2).InfoS("Output cache still unavailable; will retry", "dir", l.cacheDir, "reason", err.Error(), "retryIn", backoff.Duration)
 	}
 }
 
