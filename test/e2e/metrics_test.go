@@ -108,6 +108,7 @@ func TestMetrics(t *testing.T) {
 		regexp.MustCompile(`(?m)^effectivepolicy_recomputed_keys_total \d+`),
 		regexp.MustCompile(`(?m)^effectivepolicy_compute_panics_total 0$`),
 		regexp.MustCompile(`(?m)^effectivepolicy_recompute_batch_duration_seconds_count \d+`),
+		regexp.MustCompile(`(?m)^effectivepolicy_read_wait_seconds_count \d+`),
 		regexp.MustCompile(`(?m)^effectivepolicy_informer_synced\{resource="customresourcedefinitions.apiextensions.k8s.io"\} 1$`),
 		regexp.MustCompile(`(?m)^effectivepolicy_informer_synced\{resource="namespaces"\} 1$`),
 		regexp.MustCompile(`(?m)^effectivepolicy_informer_synced\{resource="services"\} 1$`),
