@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/cache"
+	"k8s.io/utils/clock"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
@@ -42,18 +43,20 @@ type snapshot struct {
 	namespace string
 	objs      []*encoded.Object
 	rv        uint64
-	expires   time.Time
 }
 
-// pager holds the snapshots of one REST storage.
+// pager holds the snapshots of one REST storage: at most maxSnapshots, each
+// for snapshotTTL after its last page, the least recently used dropped first
+// (with one TTL for all, that is the one closest to expiry).
 type pager struct {
-	now func() time.Time
-
-	mu    sync.Mutex
-	snaps map[string]*snapshot
+	snaps *cache.LRUExpireCache
 }
 
-func newPager() *pager { return &pager{now: time.Now, snaps: map[string]*snapshot{}} }
+func newPager() *pager { return newPagerWithClock(clock.RealClock{}) }
+
+func newPagerWithClock(c cache.Clock) *pager {
+	return &pager{snaps: cache.NewLRUExpireCacheWithClock(maxSnapshots, c)}
+}
 
 // continueToken is the (base64-encoded JSON) continue token.
 type continueToken struct {
@@ -67,31 +70,16 @@ type continueToken struct {
 
 // save keeps objs (at rv) under a new snapshot id, or refreshes id.
 func (p *pager) save(id, namespace string, objs []*encoded.Object, rv uint64) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := p.now()
-	if s, ok := p.snaps[id]; ok && id != "" {
-		s.expires = now.Add(snapshotTTL)
-		return id
-	}
-	for k, s := range p.snaps {
-		if !now.Before(s.expires) {
-			delete(p.snaps, k)
+	if id != "" {
+		if s, ok := p.snaps.Get(id); ok {
+			p.snaps.Add(id, s, snapshotTTL)
+			return id
 		}
-	}
-	for len(p.snaps) >= maxSnapshots { // drop the one closest to expiry
-		oldest := ""
-		for k, s := range p.snaps {
-			if oldest == "" || s.expires.Before(p.snaps[oldest].expires) {
-				oldest = k
-			}
-		}
-		delete(p.snaps, oldest)
 	}
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	id = hex.EncodeToString(b[:])
-	p.snaps[id] = &snapshot{namespace: namespace, objs: objs, rv: rv, expires: now.Add(snapshotTTL)}
+	p.snaps.Add(id, &snapshot{namespace: namespace, objs: objs, rv: rv}, snapshotTTL)
 	return id
 }
 
@@ -102,13 +90,11 @@ func (p *pager) resume(token, namespace string) (id string, objs []*encoded.Obje
 	if derr != nil || json.Unmarshal(data, &t) != nil || t.ID == "" || t.Next < 0 {
 		return "", nil, 0, 0, apierrors.NewBadRequest("continue key is not valid")
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s, ok := p.snaps[t.ID]
-	if !ok || !p.now().Before(s.expires) {
-		delete(p.snaps, t.ID)
+	v, ok := p.snaps.Get(t.ID)
+	if !ok {
 		return "", nil, 0, 0, apierrors.NewResourceExpired("the provided continue parameter is too old or was issued by another server instance; list again without it")
 	}
+	s := v.(*snapshot)
 	if t.Next > len(s.objs) || s.namespace != namespace {
 		return "", nil, 0, 0, apierrors.NewBadRequest("continue key is not valid")
 	}
