@@ -1,14 +1,15 @@
 package compute
 
 import (
+	"context"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
+	"k8s.io/client-go/util/workqueue"
 )
 
 // Key names one output object. Namespace "" means a ClusterEffectivePolicy
@@ -188,7 +189,7 @@ func (e *Engine) computeAll() map[Key]runtime.Object {
 	keys := e.st.keys()
 	objs := make([]runtime.Object, len(keys))
 	m := e.currentMemo()
-	parallel.For(len(keys), func(i int) {
+	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		if o, ok := e.computeWith(keys[i], m); ok {
 			objs[i] = o
 		}

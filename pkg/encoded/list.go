@@ -1,14 +1,16 @@
 package encoded
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	goruntime "runtime"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -43,7 +45,7 @@ func (l *List) DeepCopyObject() runtime.Object {
 // of a large cluster decodes tens of thousands).
 func (l *List) GetObject() runtime.Object {
 	decoded := make([]runtime.Object, len(l.Items))
-	parallel.For(len(l.Items), func(i int) { decoded[i] = l.Items[i].GetObject() })
+	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(l.Items), func(i int) { decoded[i] = l.Items[i].GetObject() })
 	tm := metav1.TypeMeta{Kind: listKindOf(l.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
 	if l.Cluster {
 		out := &v1alpha1.ClusterEffectivePolicyList{TypeMeta: tm, ListMeta: *l.ListMeta.DeepCopy(), Items: make([]v1alpha1.ClusterEffectivePolicy, len(decoded))}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -15,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/internal/parallel"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
@@ -554,7 +555,7 @@ type computed struct {
 // scheduling.
 func (l *Live) computeAll(keys []compute.Key) []computed {
 	out := make([]computed, len(keys))
-	parallel.For(len(keys), func(i int) {
+	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
 	})
 	return out
