@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsonpointer"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -113,20 +114,6 @@ func (e *Engine) SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool) {
 	}, true
 }
 
-// validPointer reports whether p is a non-empty RFC 6901 JSON pointer
-// ("/a/b", "~0" and "~1" the only escapes).
-func validPointer(p string) bool {
-	if p == "" || p[0] != '/' {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return false
-		}
-	}
-	return true
-}
-
 type descriptorFile struct {
 	APIVersion  string       `json:"apiVersion"`
 	Kind        string       `json:"kind"`
@@ -209,7 +196,7 @@ func (d *Descriptor) validate() error {
 		}
 	}
 	for _, p := range d.SensitiveFields {
-		if !validPointer(p) {
+		if !jsonpointer.Valid(p) {
 			return fmt.Errorf("%s.%s: sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", d.Kind, d.Group, p)
 		}
 	}

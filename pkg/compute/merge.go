@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsonpointer"
 )
 
 // pv is an immutable JSON value annotated with provenance: every leaf (a
@@ -291,13 +293,6 @@ func toJSON(v *pv) interface{} {
 	return v.leaf
 }
 
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
 // walkLeaves calls fn for every leaf with its JSON pointer. The pointer is
 // built in one shared buffer (appended on the way down, truncated on the
 // way up), so a deeply nested value costs time linear in its size, not
@@ -322,7 +317,7 @@ func walkLeavesBuf(v *pv, buf []byte, fn func(ptr string, src int)) []byte {
 		sort.Strings(keys)
 		n := len(buf)
 		for _, k := range keys {
-			buf = walkLeavesBuf(v.obj[k], append(append(buf, '/'), escapePointer(k)...), fn)[:n]
+			buf = walkLeavesBuf(v.obj[k], append(append(buf, '/'), jsonpointer.Escape(k)...), fn)[:n]
 		}
 	case v.isMap:
 		if len(v.items) == 0 {

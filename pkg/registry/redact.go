@@ -16,6 +16,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsonpointer"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
@@ -289,10 +290,9 @@ func setPointer(v interface{}, p string) interface{} {
 	if p == "" {
 		return Redacted
 	}
-	toks := strings.Split(p[1:], "/")
+	toks := jsonpointer.Tokens(p)
 	cur := v
 	for i, tok := range toks {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		last := i == len(toks)-1
 		switch c := cur.(type) {
 		case map[string]interface{}:
