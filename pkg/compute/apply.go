@@ -1,0 +1,431 @@
+package compute
+
+// Applying input objects to the state: the table of topology kinds and
+// their appliers, Namespaces and ReferenceGrants, and the bookkeeping of
+// which outputs a change may affect.
+
+import (
+	"reflect"
+	"sort"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func isCRD(o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
+}
+
+// recoverPanics is a last line of defence: inputs can never crash the
+// engine. Tests (the fuzzer) turn it off to see any panic.
+var recoverPanics = true
+
+// recoveredPanics counts the panics recoverPanics swallowed (see
+// RecoveredPanics), so that a swallowed panic is never silent.
+var recoveredPanics atomic.Uint64
+
+func (st *state) upsert(u *unstructured.Unstructured) (keys []Key) {
+	if u == nil || u.Object == nil {
+		return nil
+	}
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				recoveredPanics.Add(1)
+				keys = nil
+			}
+		}()
+	}
+	gvk := u.GroupVersionKind()
+	return st.mutate(func() []Key { return st.apply(gvk.GroupKind(), u.GetNamespace(), u.GetName(), u) })
+}
+
+// mutate runs one mutation and advances the generations.
+func (st *state) mutate(f func() []Key) []Key {
+	st.structural = true // unless the mutation says otherwise
+	defer func() {
+		st.gen++
+		if st.structural {
+			st.structGen++
+		}
+	}()
+	return f()
+}
+
+func (st *state) delete(gk schema.GroupKind, ns, name string) (keys []Key) {
+	if recoverPanics {
+		defer func() {
+			if r := recover(); r != nil {
+				recoveredPanics.Add(1)
+				keys = nil
+			}
+		}()
+	}
+	return st.mutate(func() []Key { return st.apply(gk, ns, name, nil) })
+}
+
+// apply upserts (u != nil) or deletes (u == nil) one object: a CRD, a
+// policy of a known kind, or a topology object through its kind's entry in
+// topologyAppliers.
+func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Unstructured) []Key {
+	if name == "" {
+		return nil
+	}
+	if gk.Group == "apiextensions.k8s.io" && gk.Kind == "CustomResourceDefinition" {
+		return st.applyCRD(name, u)
+	}
+	if _, ok := st.kinds[gk]; ok {
+		return st.applyPolicy(gk, ns, name, u)
+	}
+	a, ok := topologyAppliers[gk]
+	if !ok || (a.namespaced && ns == "") {
+		return nil
+	}
+	in := topoInput{id: nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}}
+	if !a.namespaced {
+		in.id.Namespace = ""
+	}
+	if u != nil {
+		in.present = true
+		in.spec = mget(u.Object, "spec")
+		in.labels = u.GetLabels()
+	}
+	return a.apply(st, in)
+}
+
+// topoInput is one topology object as an applier sees it: present false
+// means it was deleted.
+type topoInput struct {
+	id      nodeID
+	present bool
+	labels  map[string]string
+	spec    map[string]interface{}
+}
+
+// topologyApplier updates the state for one topology kind.
+type topologyApplier struct {
+	namespaced bool
+	apply      func(st *state, in topoInput) []Key
+}
+
+// topologyAppliers maps every topology group/kind the engine models to its
+// applier: the hierarchy's objects (SPEC §3) and the ReferenceGrants and
+// Namespaces that decide who may reach whom.
+var topologyAppliers = func() map[schema.GroupKind]topologyApplier {
+	m := map[schema.GroupKind]topologyApplier{
+		{Kind: "Namespace"}:                      {apply: applyNamespaceObject},
+		{Group: gwGroup, Kind: "GatewayClass"}:   {apply: applyGatewayClass},
+		{Group: gwGroup, Kind: "ReferenceGrant"}: {namespaced: true, apply: applyReferenceGrant},
+		{Group: gwGroup, Kind: "Gateway"}:        {namespaced: true, apply: applyGateway},
+		{Group: gwGroup, Kind: "ListenerSet"}:    {namespaced: true, apply: applyListenerSet},
+		{Group: gwxGroup, Kind: "XListenerSet"}:  {namespaced: true, apply: applyListenerSet},
+		{Kind: "Service"}:                        {namespaced: true, apply: applyService},
+	}
+	for kind := range routeKinds {
+		for _, group := range []string{gwGroup, gwxGroup} {
+			m[schema.GroupKind{Group: group, Kind: kind}] = topologyApplier{namespaced: true, apply: applyRoute}
+		}
+	}
+	return m
+}()
+
+func applyNamespaceObject(st *state, in topoInput) []Key {
+	return st.applyNamespace(in.id.Name, in.present, in.labels)
+}
+
+func applyReferenceGrant(st *state, in topoInput) []Key {
+	return st.applyGrant(in.id.Namespace, in.id.Name, in.present, in.spec)
+}
+
+func applyGatewayClass(st *state, in topoInput) []Key {
+	n, name := in.id, in.id.Name
+	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+		if add {
+			st.classes[name] = true
+			st.bump(st.objects, n, 1)
+		} else if st.classes[name] {
+			delete(st.classes, name)
+			st.bump(st.objects, n, -1)
+		}
+	})
+}
+
+func applyGateway(st *state, in topoInput) []Key {
+	n := in.id
+	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+		if old := st.gateways[n]; old != nil {
+			delSet(st.gwByClass, old.class, n)
+			delete(st.gateways, n)
+			st.bump(st.objects, n, -1)
+		}
+		if add {
+			g := parseGateway(n, in.spec)
+			st.gateways[n] = g
+			addSet(st.gwByClass, g.class, n)
+			st.bump(st.objects, n, 1)
+		}
+	})
+}
+
+func applyListenerSet(st *state, in topoInput) []Key {
+	n := in.id
+	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+		if old := st.listenerSets[n]; old != nil {
+			delSet(st.lsByGateway, old.parent, n)
+			delete(st.listenerSets, n)
+			st.bump(st.objects, n, -1)
+		}
+		if add {
+			ls := parseListenerSet(n, in.spec)
+			st.listenerSets[n] = ls
+			addSet(st.lsByGateway, ls.parent, n)
+			st.bump(st.objects, n, 1)
+		}
+	})
+}
+
+// applyRoute also re-resolves the policies that name a backend whose
+// references changed: a backend's attachment depends on the routes that
+// reference it.
+func applyRoute(st *state, in topoInput) []Key {
+	n := in.id
+	var touched []nodeID
+	keys := st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+		if old := st.routes[n]; old != nil {
+			for _, pr := range old.parentRefs {
+				delSet(st.routesByParent, pr.id, n)
+			}
+			st.routeBackends(old, -1, &touched)
+			delete(st.routes, n)
+			st.bump(st.objects, n, -1)
+		}
+		if add {
+			r := parseRoute(n, in.spec)
+			st.routes[n] = r
+			for _, pr := range r.parentRefs {
+				addSet(st.routesByParent, pr.id, n)
+			}
+			st.routeBackends(r, 1, &touched)
+			st.bump(st.objects, n, 1)
+		}
+	})
+	if len(touched) > 0 {
+		ks := keySet{}
+		for _, k := range keys {
+			ks[k] = true
+		}
+		st.reresolve(st.policiesNaming(touched, nil), ks)
+		keys = ks.sorted()
+	}
+	return keys
+}
+
+func applyService(st *state, in topoInput) []Key {
+	n := in.id
+	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+		if st.services[n] != nil {
+			delete(st.services, n)
+			st.bump(st.objects, n, -1)
+		}
+		if add {
+			st.services[n] = parseService(n, in.spec)
+			st.bump(st.objects, n, 1)
+		}
+	})
+}
+
+func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
+	for _, ru := range r.rules {
+		parent := r.id
+		if ru.name != "" {
+			parent.Section = ru.name
+		}
+		for _, b := range ru.backends {
+			m := st.backendParents[b]
+			if m == nil {
+				m = map[nodeID]int{}
+				st.backendParents[b] = m
+			}
+			m[parent] += d
+			if m[parent] <= 0 {
+				delete(m, parent)
+			}
+			if len(m) == 0 {
+				delete(st.backendParents, b)
+			}
+			if !(b.Group == "" && b.Kind == "Service") {
+				st.bump(st.objects, b, d)
+				*touched = append(*touched, b)
+			}
+		}
+	}
+}
+
+func deepCopyMapOrNil(m map[string]interface{}) map[string]interface{} {
+	if m == nil {
+		return nil
+	}
+	return deepCopyMap(m)
+}
+
+// applyTopo handles a topology object: the keys of its subtree before and
+// after the change, plus the reach of policies that name or select it.
+func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[string]interface{}, mutate func(add bool)) []Key {
+	var fp fingerprint
+	fp, st.fpBuf = fingerprintOf(st.fpBuf, spec, lbls)
+	if old, ok := st.fingerprints[n]; add && ok && old == fp {
+		return nil
+	}
+	if !add {
+		if _, ok := st.fingerprints[n]; !ok {
+			return nil
+		}
+	}
+	ks := keySet{}
+	st.subtree(n, ks, map[nodeID]bool{})
+	mutate(add)
+	if add {
+		st.fingerprints[n] = fp
+		st.objLabels[n] = lbls
+	} else {
+		delete(st.fingerprints, n)
+		delete(st.objLabels, n)
+	}
+	st.subtree(n, ks, map[nodeID]bool{})
+	st.reresolve(st.policiesNaming([]nodeID{n}, &n), ks)
+	return ks.sorted()
+}
+
+// policiesNaming returns the policies whose named targets include one of
+// nodes, plus (when sel is set) the selector policies of sel's namespace.
+func (st *state) policiesNaming(nodes []nodeID, sel *nodeID) []*policy {
+	set := map[*policy]bool{}
+	for _, n := range nodes {
+		for p := range st.byTarget[n.object()] {
+			set[p] = true
+		}
+	}
+	if sel != nil {
+		for p := range st.selPolicies[sel.Namespace] {
+			for _, s := range p.selectors {
+				if s.gk == sel.gk() {
+					set[p] = true
+				}
+			}
+		}
+	}
+	return sortedPolicies(set)
+}
+
+func sortedPolicies(set map[*policy]bool) []*policy {
+	out := make([]*policy, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].id, out[j].id) })
+	return out
+}
+
+func lessPolicyID(a, b policyID) bool {
+	if a.gk.Group != b.gk.Group {
+		return a.gk.Group < b.gk.Group
+	}
+	if a.gk.Kind != b.gk.Kind {
+		return a.gk.Kind < b.gk.Kind
+	}
+	if a.namespace != b.namespace {
+		return a.namespace < b.namespace
+	}
+	return a.nm < b.nm
+}
+
+func (st *state) applyNamespace(name string, add bool, lbls map[string]string) []Key {
+	n := namespaceNode(name)
+	old, had := st.nsLabels[name]
+	if add && had && reflect.DeepEqual(old, lbls) {
+		return nil
+	}
+	if !add && !had {
+		return nil
+	}
+	ks := keySet{}
+	// Labels decide which routes and ListenerSets listeners admit.
+	affectNS := func() {
+		for c := range st.byNS[name] {
+			if isRouteGK(c.gk()) || isListenerSetGK(c.gk()) {
+				st.subtree(c, ks, map[nodeID]bool{})
+			}
+		}
+	}
+	affectNS()
+	if add {
+		if lbls == nil {
+			lbls = map[string]string{}
+		}
+		st.nsLabels[name] = lbls
+		if !had {
+			st.bump(st.objects, n, 1)
+		}
+	} else {
+		delete(st.nsLabels, name)
+		st.bump(st.objects, n, -1)
+	}
+	affectNS()
+	st.reresolve(st.policiesNaming([]nodeID{n}, nil), ks)
+	return ks.sorted()
+}
+
+func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
+	if add {
+		if st.grants[ns] == nil {
+			st.grants[ns] = map[string]*refGrant{}
+		}
+		st.grants[ns][name] = parseGrant(spec)
+	} else {
+		if st.grants[ns] == nil || st.grants[ns][name] == nil {
+			return nil
+		}
+		delete(st.grants[ns], name)
+		if len(st.grants[ns]) == 0 {
+			delete(st.grants, ns)
+		}
+	}
+	ks := keySet{}
+	set := map[*policy]bool{}
+	for p := range st.crossNS[ns] {
+		set[p] = true
+	}
+	st.reresolve(sortedPolicies(set), ks)
+	return ks.sorted()
+}
+
+// grantNamespace is where a ReferenceGrant for target t must live.
+func grantNamespace(t nodeID) string {
+	if isNamespaceNode(t) {
+		return t.Name
+	}
+	return t.Namespace
+}
+
+func (st *state) granted(p *policy, t nodeID) bool {
+	for _, g := range st.grants[grantNamespace(t)] {
+		from := false
+		for _, f := range g.from {
+			if f.group == p.id.gk.Group && f.kind == p.id.gk.Kind && f.ns == p.id.namespace {
+				from = true
+				break
+			}
+		}
+		if !from {
+			continue
+		}
+		for _, to := range g.to {
+			if to.group == t.Group && to.kind == t.Kind && (to.name == "" || to.name == t.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,177 @@
+package compute
+
+// CustomResourceDefinitions: which kinds the cluster serves and which are
+// policy kinds (SPEC §4), rebuilt when a CRD or a descriptor changes.
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
+	var info *crdInfo
+	if u != nil {
+		info = parseCRD(name, u)
+		if info == nil {
+			return nil
+		}
+		if old := st.crds[name]; old != nil && reflect.DeepEqual(old.fp, info.fp) {
+			return nil
+		}
+	} else if st.crds[name] == nil {
+		return nil
+	}
+	ks := keySet{}
+	if !st.bulk {
+		for _, k := range st.keys() {
+			ks[k] = true
+		}
+	}
+	if info != nil {
+		st.crds[name] = info
+	} else {
+		delete(st.crds, name)
+	}
+	st.rebuildKinds()
+	if !st.bulk {
+		for _, k := range st.keys() {
+			ks[k] = true
+		}
+	}
+	return ks.sorted()
+}
+
+func parseCRD(name string, u *unstructured.Unstructured) *crdInfo {
+	var crd apiextv1.CustomResourceDefinition
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &crd); err != nil {
+		return nil
+	}
+	info := &crdInfo{
+		name:       name,
+		gk:         schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind},
+		labels:     crd.Labels,
+		namespaced: crd.Spec.Scope != apiextv1.ClusterScoped,
+		plural:     crd.Spec.Names.Plural,
+		schemas:    map[string]*apiextv1.JSONSchemaProps{},
+		fp:         []interface{}{deepCopyValue(u.Object["spec"]), crd.Labels},
+	}
+	if info.gk.Kind == "" {
+		return nil
+	}
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		if v.Served {
+			info.served = append(info.served, v.Name)
+		}
+		if v.Storage {
+			info.storage = v.Name
+		}
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			info.schemas[v.Name] = v.Schema.OpenAPIV3Schema
+		}
+	}
+	return info
+}
+
+// rebuildKinds recomputes policy kinds and served kinds from the CRDs, then
+// re-parses and re-resolves every policy.
+func (st *state) rebuildKinds() {
+	for _, p := range sortedPolicyMap(st.policies) {
+		st.unapply(p)
+	}
+	st.crdServed = map[schema.GroupKind]bool{}
+	st.clusterKinds = map[schema.GroupKind]bool{}
+	newKinds := map[schema.GroupKind]*kindIndex{}
+	names := make([]string, 0, len(st.crds))
+	for n := range st.crds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := st.crds[n]
+		if len(c.served) == 0 {
+			continue
+		}
+		st.crdServed[c.gk] = true
+		if !c.namespaced {
+			st.clusterKinds[c.gk] = true
+		}
+		d, ok := st.descs[c.gk]
+		if !ok {
+			v, has := c.labels["gateway.networking.k8s.io/policy"]
+			switch strings.ToLower(v) {
+			case "direct", "true":
+				d = conventionDescriptor(c.gk.Group, c.gk.Kind, v1alpha1.ClassDirect)
+			case "inherited":
+				d = conventionDescriptor(c.gk.Group, c.gk.Kind, v1alpha1.ClassInherited)
+			default:
+				has = false
+			}
+			if !has {
+				continue
+			}
+		}
+		version := c.storage
+		if version == "" || !contains(c.served, version) {
+			version = c.served[0]
+		}
+		if _, dup := newKinds[c.gk]; dup {
+			continue
+		}
+		newKinds[c.gk] = &kindIndex{
+			pk: &policyKind{
+				gk:         c.gk,
+				gvr:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
+				desc:       d,
+				namespaced: c.namespaced,
+				schema:     c.schemas[version],
+			},
+			at:       map[nodeID][]*policy{},
+			sections: map[nodeID]map[string]int{},
+			invalid:  map[nodeID][]invalidAt{},
+			gen:      map[nodeID]uint64{},
+		}
+	}
+	st.kinds = newKinds
+	st.kindsGen++
+	old := st.policies
+	st.policies = map[policyID]*policy{}
+	for _, p := range sortedPolicyMap(old) {
+		ki := st.kinds[p.id.gk]
+		if ki == nil {
+			continue // the CRD is gone: forget its policies
+		}
+		np := parsePolicy(ki.pk, p.raw, p.id.namespace, p.id.nm, p.ts, st.defaultStrategy, st.clusterScoped)
+		st.policies[np.id] = np
+	}
+	for _, p := range sortedPolicyMap(st.policies) {
+		p.res = st.resolve(p)
+		st.applyRes(p, 1)
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedPolicyMap(m map[policyID]*policy) []*policy {
+	out := make([]*policy, 0, len(m))
+	for _, p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].id, out[j].id) })
+	return out
+}

@@ -1,0 +1,256 @@
+package compute
+
+// The hierarchy as a graph (SPEC §3): which parents a node has (listeners
+// admitting a route, rules referencing a backend, ...) and walks over it.
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func (st *state) lsAllowed(g *gatewayObj, ls *listenerSetObj) bool {
+	switch g.lsFrom {
+	case "Same":
+		return ls.id.Namespace == g.id.Namespace
+	case "All":
+		return true
+	case "Selector":
+		return g.lsSel != nil && g.lsSel.Matches(labels.Set(st.nsLabels[ls.id.Namespace]))
+	}
+	return false
+}
+
+func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
+	switch l.from {
+	case "All":
+	case "Selector":
+		if l.selector == nil || !l.selector.Matches(labels.Set(st.nsLabels[r.id.Namespace])) {
+			return false
+		}
+	case "Same":
+		if r.id.Namespace != ownerNS {
+			return false
+		}
+	default:
+		return false
+	}
+	if l.kinds != nil {
+		for _, k := range l.kinds {
+			if k.Group == r.id.Group && k.Kind == r.id.Kind {
+				return true
+			}
+		}
+		return false
+	}
+	if dk := defaultRouteKinds(l.protocol); dk != nil {
+		for _, k := range dk {
+			if k == r.id.Kind {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// attachesTo reports whether route r attaches to listener section n.
+func (st *state) attachesTo(r *routeObj, n nodeID) bool {
+	found := false
+	st.eachRouteParent(r, func(p nodeID) bool {
+		found = p == n
+		return !found
+	})
+	return found
+}
+
+// eachRouteParent calls fn with each listener section a route attaches to
+// (possibly more than once), until fn returns false.
+func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
+	for _, pr := range r.parentRefs {
+		var ls []listener
+		switch {
+		case pr.id.Kind == "Gateway":
+			g := st.gateways[pr.id]
+			if g == nil {
+				continue
+			}
+			ls = g.listeners
+		default:
+			l := st.listenerSets[pr.id]
+			if l == nil {
+				continue
+			}
+			ls = l.listeners
+		}
+		for _, l := range ls {
+			if pr.section != "" && pr.section != l.name {
+				continue
+			}
+			if pr.port != 0 && pr.port != l.port {
+				continue
+			}
+			if !st.admits(l, pr.id.Namespace, r) {
+				continue
+			}
+			n := pr.id
+			n.Section = l.name
+			if !fn(n) {
+				return
+			}
+		}
+	}
+}
+
+// appendParents appends the parent nodes of n in the hierarchy to dst
+// (Namespace nodes are not part of the graph; they are inserted into paths,
+// see session.contexts). Callers pass a small array's slice as dst: most
+// nodes have one parent, and nothing needs to be allocated.
+func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
+	if n.Section != "" {
+		return append(dst, n.object())
+	}
+	gk := n.gk()
+	switch {
+	case isNamespaceNode(n), gk.Group == gwGroup && gk.Kind == "GatewayClass":
+		return dst
+	case gk.Group == gwGroup && gk.Kind == "Gateway":
+		if g := st.gateways[n]; g != nil && st.classes[g.class] {
+			return append(dst, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class})
+		}
+		return dst
+	case isListenerSetGK(gk):
+		if ls := st.listenerSets[n]; ls != nil {
+			if g := st.gateways[ls.parent]; g != nil && st.lsAllowed(g, ls) {
+				return append(dst, g.id)
+			}
+		}
+		return dst
+	case isRouteGK(gk):
+		if r := st.routes[n]; r != nil {
+			st.eachRouteParent(r, func(p nodeID) bool {
+				if !slices.Contains(dst, p) { // a handful of parents: no map
+					dst = append(dst, p)
+				}
+				return true
+			})
+			return dst
+		}
+		return dst
+	}
+	ps := st.backendParents[n]
+	if len(ps) == 0 {
+		return dst
+	}
+	start := len(dst)
+	for p := range ps {
+		dst = append(dst, p)
+	}
+	slices.SortFunc(dst[start:], cmpNode)
+	return dst
+}
+
+// cmpNode orders nodes like lessNode.
+func cmpNode(a, b nodeID) int {
+	switch {
+	case lessNode(a, b):
+		return -1
+	case lessNode(b, a):
+		return 1
+	}
+	return 0
+}
+
+// children is the inverse of parents, plus Namespace -> objects in it.
+func (st *state) children(n nodeID, fn func(nodeID)) {
+	gk := n.gk()
+	switch {
+	case isNamespaceNode(n):
+		for c := range st.byNS[n.Name] {
+			fn(c)
+		}
+	case gk.Group == gwGroup && gk.Kind == "GatewayClass":
+		for c := range st.gwByClass[n.Name] {
+			fn(c)
+		}
+	case gk.Group == gwGroup && gk.Kind == "Gateway" && n.Section == "":
+		g := st.gateways[n]
+		if g == nil {
+			return
+		}
+		for _, l := range g.listeners {
+			c := n
+			c.Section = l.name
+			fn(c)
+		}
+		for c := range st.lsByGateway[n] {
+			if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
+				fn(c)
+			}
+		}
+	case isListenerSetGK(gk) && n.Section == "":
+		if ls := st.listenerSets[n]; ls != nil {
+			for _, l := range ls.listeners {
+				c := n
+				c.Section = l.name
+				fn(c)
+			}
+		}
+	case (gk.Group == gwGroup && gk.Kind == "Gateway") || isListenerSetGK(gk):
+		for rid := range st.routesByParent[n.object()] {
+			r := st.routes[rid]
+			if r == nil {
+				continue
+			}
+			if st.attachesTo(r, n) {
+				fn(rid)
+			}
+		}
+	case isRouteGK(gk):
+		r := st.routes[n.object()]
+		if r == nil {
+			return
+		}
+		for _, ru := range r.rules {
+			if n.Section == "" && ru.name != "" {
+				c := n
+				c.Section = ru.name
+				fn(c)
+				continue
+			}
+			if ru.name != n.Section {
+				continue
+			}
+			for _, b := range ru.backends {
+				if st.objects[b] > 0 {
+					fn(b)
+				}
+			}
+		}
+	case gk.Group == "" && gk.Kind == "Service" && n.Section == "":
+		if s := st.services[n]; s != nil {
+			for _, p := range s.ports {
+				c := n
+				c.Section = p
+				fn(c)
+			}
+		}
+	}
+}
+
+// subtree adds the keys of n's owner and of every node below n.
+func (st *state) subtree(n nodeID, ks keySet, seen map[nodeID]bool) {
+	if st.bulk {
+		return
+	}
+	st.walk(n, ks, seen)
+}
+
+func (st *state) walk(n nodeID, ks keySet, seen map[nodeID]bool) {
+	if seen[n] {
+		return
+	}
+	seen[n] = true
+	ks[n.key()] = true
+	st.children(n, func(c nodeID) { st.walk(c, ks, seen) })
+}
