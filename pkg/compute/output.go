@@ -1,0 +1,423 @@
+package compute
+
+// Assembling an output object: per target and policy kind the sources with
+// their outcomes and messages (SPEC §5.6) and the effective entries per
+// context and section (§5.5, §5.7), sorted as SPEC §2 says.
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+type srcAgg struct {
+	pol                                  *policy
+	stanza                               v1alpha1.Stanza
+	strategy                             v1alpha1.MergeStrategy
+	node                                 nodeID
+	level                                int
+	contexts, enforced, overridden, wins int
+	beaters                              []string // distinct, unsorted
+	invalid                              string
+}
+
+func (g *srcAgg) beat(by string) {
+	for _, b := range g.beaters {
+		if b == by {
+			return
+		}
+	}
+	g.beaters = append(g.beaters, by)
+}
+
+// aggs collects the source entries of one target and kind; there are few,
+// so a slice searched linearly beats a map. Its entries are reused from
+// one target to the next (sources copies what it needs).
+type aggs struct {
+	l    []*srcAgg
+	pool []*srcAgg // entries to reuse
+	used int
+}
+
+func (a *aggs) reset() {
+	a.l = a.l[:0]
+	a.used = 0
+}
+
+// get returns the source entry of p's stanza; attachedTo is its least
+// specific attachment point among those that reach the target.
+func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
+	var g *srcAgg
+	for _, x := range a.l {
+		if x.pol == p && x.stanza == e.stanza {
+			g = x
+			break
+		}
+	}
+	if g == nil {
+		if a.used == len(a.pool) {
+			a.pool = append(a.pool, &srcAgg{})
+		}
+		g = a.pool[a.used]
+		a.used++
+		*g = srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: g.beaters[:0]}
+		a.l = append(a.l, g)
+	}
+	if level < g.level || level == g.level && lessNode(n, g.node) {
+		g.level = level
+		g.node = n
+	}
+	return g
+}
+
+func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
+	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
+	a := &s.aggs
+	a.reset()
+	var sections []string
+	for sec := range k.sections[t] {
+		sections = append(sections, sec)
+	}
+	sort.Strings(sections)
+	if k.pk.desc.Class == v1alpha1.ClassDirect {
+		s.direct(t, k, sections, a, &tp)
+	} else {
+		s.inherited(t, k, sections, a, &tp)
+	}
+	for _, inv := range k.invalid[t] {
+		es := invalidEntries(inv.pol)
+		for i := range es {
+			g := a.get(inv.pol, &es[i], inv.node, levelOf(inv.node))
+			g.invalid = inv.msg
+		}
+	}
+	if len(a.l) == 0 {
+		return tp, false
+	}
+	tp.Sources = a.sources(s.m)
+	sort.Slice(tp.Effective, func(i, j int) bool { return lessEffective(tp.Effective[i], tp.Effective[j]) })
+	return tp, true
+}
+
+func invalidEntries(p *policy) []entry {
+	if len(p.entries) > 0 {
+		return p.entries
+	}
+	if p.class == v1alpha1.ClassDirect {
+		return []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone}}
+	}
+	return []entry{{stanza: v1alpha1.StanzaDefaults, strategy: v1alpha1.MergeNone}}
+}
+
+func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+	type part struct {
+		g               *srcAgg
+		total, survived int
+	}
+	var parts []part // scratch, per context
+	var idxBuf []int // scratch: the part of each fold entry
+	emit := func(n nodeID, section string) {
+		for _, v := range s.contexts(n, k) {
+			if len(v.elems) == 0 {
+				continue
+			}
+			r := s.fold(v, k)
+			if len(r.entries) == 0 {
+				continue
+			}
+			// Spec bytes, fieldSources and via are shared with every other
+			// output of this fold: outputs are read-only.
+			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: r.fieldSources, Via: v.refs}
+			tp.Effective = append(tp.Effective, es)
+			// One source per policy and stanza: a policy attached at two
+			// levels of this path takes part once, with the union of what
+			// survives of its entries.
+			parts = parts[:0]
+			idx := idxBuf[:0]
+			for i, fe := range r.entries {
+				level := fe.level
+				for _, el := range v.elems {
+					if el.node == fe.node {
+						level = el.level
+						break
+					}
+				}
+				g := a.get(fe.pol, fe.e, fe.node, level)
+				o := r.outcomes[i]
+				pi := -1
+				for j := range parts {
+					if parts[j].g == g {
+						pi = j
+						break
+					}
+				}
+				if pi < 0 {
+					pi = len(parts)
+					parts = append(parts, part{g: g})
+				}
+				idx = append(idx, pi)
+				p := &parts[pi]
+				if o.total > p.total {
+					p.total = o.total
+				}
+				p.survived += o.survived
+			}
+			idxBuf = idx
+			for j := range parts {
+				p := &parts[j]
+				p.g.contexts++
+				switch {
+				case p.survived >= p.total:
+					p.g.enforced++
+				case p.survived == 0:
+					p.g.overridden++
+				}
+			}
+			for i, pi := range idx {
+				if p := &parts[pi]; p.survived < p.total {
+					for _, b := range r.outcomes[i].beaters {
+						p.g.beat(b)
+					}
+				}
+			}
+		}
+	}
+	// Size Effective once (contexts are memoised, so counting is cheap):
+	// outputs are kept for long, appending would leave up to half unused.
+	total := len(s.contexts(t, k))
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		total += len(s.contexts(n, k))
+	}
+	tp.Effective = make([]v1alpha1.EffectiveSpec, 0, total)
+	emit(t, "")
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		emit(n, sec)
+	}
+	if len(tp.Effective) == 0 {
+		tp.Effective = nil
+	}
+}
+
+func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+	whole := s.attached(t, k)
+	emit := func(n nodeID, section string, cands []*policy, losers []*policy) {
+		if len(cands) == 0 {
+			return
+		}
+		w := cands[0]
+		e := &w.entries[0]
+		val := stripNulls(build(e.spec, 0, e.schema))
+		fs := map[string]string{}
+		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.disp })
+		tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
+			Via: []v1alpha1.ObjectReference{n.ref()}, SectionName: section,
+			Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
+		})
+		g := a.get(w, e, n, levelOf(n))
+		g.contexts++
+		g.wins++
+		for _, l := range append(append([]*policy{}, cands[1:]...), losers...) {
+			ln := n
+			if !contains(sectionsOf(l, k, t), section) {
+				ln = t
+			}
+			lg := a.get(l, &l.entries[0], ln, levelOf(ln))
+			lg.contexts++
+			lg.beat(w.disp)
+		}
+	}
+	emit(t, "", whole, nil)
+	for _, sec := range sections {
+		n := t
+		n.Section = sec
+		emit(n, sec, s.attached(n, k), whole)
+	}
+}
+
+// sectionsOf lists the sections of t that p is attached to.
+func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
+	var out []string
+	for _, a := range p.res.atts {
+		if a.invalid == "" && a.node.object() == t && a.node.Section != "" {
+			out = append(out, a.node.Section)
+		}
+	}
+	return out
+}
+
+func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
+	l := a.l
+	sort.Slice(l, func(i, j int) bool {
+		x, y := l[i], l[j]
+		if x.level != y.level {
+			return x.level < y.level
+		}
+		if !x.pol.ts.Equal(y.pol.ts) {
+			return x.pol.ts.Before(y.pol.ts)
+		}
+		if x.pol.disp != y.pol.disp {
+			return x.pol.disp < y.pol.disp
+		}
+		if x.stanza != y.stanza {
+			return x.stanza == v1alpha1.StanzaOverrides
+		}
+		return lessNode(x.node, y.node)
+	})
+	out := make([]v1alpha1.PolicySource, 0, len(l))
+	for _, g := range l {
+		ps := v1alpha1.PolicySource{
+			Namespace: g.pol.id.namespace, Name: g.pol.id.nm, AttachedTo: g.node.ref(),
+			Stanza: g.stanza, MergeStrategy: g.strategy,
+		}
+		beaters := g.beaters
+		sort.Strings(beaters)
+		by := strings.Join(beaters, ", ")
+		switch {
+		case g.invalid != "":
+			ps.Outcome = v1alpha1.OutcomeInvalid
+			ps.Message = g.invalid
+		case g.strategy == v1alpha1.MergeNone:
+			switch {
+			case g.wins == g.contexts:
+				ps.Outcome = v1alpha1.OutcomeEnforced
+				ps.Message = "established policy; in effect"
+			case g.wins == 0:
+				ps.Outcome = v1alpha1.OutcomeConflicted
+				if len(beaters) == 1 {
+					ps.Message = "conflicts with the established policy " + by + ", which takes effect"
+				} else {
+					ps.Message = "conflicts with the established policies " + by + ", which take effect"
+				}
+			default:
+				ps.Outcome = v1alpha1.OutcomePartiallyEnforced
+				ps.Message = "in effect on the object, but " + by + " takes effect on the section(s) it targets"
+			}
+		case g.enforced == g.contexts:
+			ps.Outcome = v1alpha1.OutcomeEnforced
+			ps.Message = "all fields in effect in " + plural(g.contexts, "context")
+		case g.overridden == g.contexts:
+			ps.Outcome = v1alpha1.OutcomeOverridden
+			ps.Message = "no field in effect in " + plural(g.contexts, "context") + "; superseded by " + orNone(by)
+		default:
+			ps.Outcome = v1alpha1.OutcomePartiallyEnforced
+			ps.Message = "fully in effect in " + strconv.Itoa(g.enforced) + " of " + plural(g.contexts, "context") + "; partly superseded by " + orNone(by)
+		}
+		ps.Message = m.intern(ps.Message) // outputs repeat the same few messages
+		out = append(out, ps)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "its own overrides or a null that removes fields"
+	}
+	return s
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return strconv.Itoa(n) + " " + w + "s"
+}
+
+func lessRef(a, b v1alpha1.ObjectReference) int {
+	for _, p := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}, {a.SectionName, b.SectionName}} {
+		if p[0] != p[1] {
+			if p[0] < p[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func lessEffective(a, b v1alpha1.EffectiveSpec) bool {
+	for i := 0; i < len(a.Via) && i < len(b.Via); i++ {
+		if c := lessRef(a.Via[i], b.Via[i]); c != 0 {
+			return c < 0
+		}
+	}
+	if len(a.Via) != len(b.Via) {
+		return len(a.Via) < len(b.Via)
+	}
+	return a.SectionName < b.SectionName
+}
+
+// targetNodes lists the objects that key names.
+func (st *state) targetNodes(key Key) []nodeID {
+	out := append(make([]nodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
+	for n := range st.invalidKeys[key] {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
+	}
+	return out
+}
+
+func (st *state) sortedKinds() []*kindIndex {
+	out := make([]*kindIndex, 0, len(st.kinds))
+	for _, k := range st.kinds {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].pk.gk, out[j].pk.gk
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		return a.Kind < b.Kind
+	})
+	return out
+}
+
+func (st *state) compute(key Key, s *session) (runtime.Object, bool) {
+	var targets []v1alpha1.Target
+	kinds := st.sortedKinds()
+	for _, n := range st.targetNodes(key) {
+		t := v1alpha1.Target{Group: n.Group, Kind: n.Kind, Name: n.Name}
+		for _, k := range kinds {
+			if tp, ok := s.targetPolicy(n, k); ok {
+				t.Policies = append(t.Policies, tp)
+			}
+		}
+		if len(t.Policies) > 0 {
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, false
+	}
+	sort.SliceStable(targets, func(i, j int) bool {
+		if targets[i].Group != targets[j].Group {
+			return targets[i].Group < targets[j].Group
+		}
+		return targets[i].Kind < targets[j].Kind
+	})
+	if key.Namespace == "" {
+		return &v1alpha1.ClusterEffectivePolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "ClusterEffectivePolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: key.Name},
+			Targets:    targets,
+		}, true
+	}
+	return &v1alpha1.EffectivePolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "EffectivePolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+		Targets:    targets,
+	}, true
+}

@@ -1,0 +1,359 @@
+package compute
+
+// Parsing a policy object: its targets, then one entry per stanza with its
+// merge strategy (SPEC §4, §5 "Default strategies", §6 for what is invalid).
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// parsePolicy reads one policy object of kind pk: its targets, then its
+// entries (one per stanza, with the merge strategy of each). A malformed
+// policy comes back with invalid set and no entries, its targets still read
+// so that it can be listed at them (SPEC §6).
+func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
+	id := policyID{gk: pk.gk, namespace: ns, nm: name}
+	pp := &policyParser{
+		pk: pk, d: &pk.desc, obj: obj, ns: ns,
+		defaultStrategy: defaultStrategy, clusterScoped: clusterScoped,
+		p: &policy{id: id, disp: id.display(), ts: ts, raw: obj, class: pk.desc.Class},
+	}
+	if err := pp.parse(); err != nil {
+		pp.p.invalid = err.Error()
+		pp.p.entries = nil
+	}
+	return pp.p
+}
+
+// policyParser holds what parsing one policy needs: its kind's descriptor,
+// the object, and the server's default strategy for inherited policies that
+// name none.
+type policyParser struct {
+	pk              *policyKind
+	d               *Descriptor
+	obj             map[string]interface{}
+	ns              string
+	defaultStrategy string
+	clusterScoped   func(schema.GroupKind) bool
+	p               *policy
+}
+
+func (pp *policyParser) parse() error {
+	rawSpec, has := pp.obj["spec"]
+	spec, ok := rawSpec.(map[string]interface{})
+	// Targets first, so that an invalid policy can be listed at them.
+	if ok {
+		pp.readTargetRef()
+		pp.readTargetRefs()
+		pp.readTargetSelectors()
+	}
+	if pp.p.invalid != "" {
+		return errors.New(pp.p.invalid)
+	}
+	switch {
+	case !has || rawSpec == nil:
+		return errors.New("the policy has no spec")
+	case !ok:
+		return fmt.Errorf("spec must be an object, not %s", jsonType(rawSpec))
+	case tooDeep(spec, MaxSpecDepth):
+		return fmt.Errorf("spec is nested more than %d levels deep", MaxSpecDepth)
+	case len(pp.p.refs) == 0 && len(pp.p.selectors) == 0:
+		return errors.New("the policy names no target")
+	}
+	for _, r := range pp.p.refs {
+		if r.invalid != "" {
+			return errors.New(r.invalid)
+		}
+	}
+	if pp.d.Class == v1alpha1.ClassDirect {
+		return pp.parseDirect(spec)
+	}
+	return pp.parseInherited(spec)
+}
+
+// readTargetRef reads the single-object target fields (targetRef).
+func (pp *policyParser) readTargetRef() {
+	for _, path := range pp.d.TargetRef {
+		v, found := lookup(pp.obj, path)
+		if !found || v == nil {
+			continue
+		}
+		m, isMap := v.(map[string]interface{})
+		if !isMap {
+			pp.p.refs = append(pp.p.refs, namedRef{invalid: path + " must be an object"})
+			continue
+		}
+		pp.p.refs = append(pp.p.refs, parseRef(m, pp.ns, pp.clusterScoped))
+	}
+}
+
+// readTargetRefs reads the target lists (targetRefs), whose entries name an
+// object or carry a label selector.
+func (pp *policyParser) readTargetRefs() {
+	p := pp.p
+	for _, path := range pp.d.TargetRefs {
+		for i, it := range p.targetList(pp.obj, pp.pk, path) {
+			m, isMap := it.(map[string]interface{})
+			if !isMap {
+				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
+				continue
+			}
+			if selRaw, hasSel := m["selector"]; hasSel && selRaw != nil {
+				if sr, err := parseSelectorRef(m, selRaw); err != nil {
+					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d].selector: %v", path, i, err)})
+				} else {
+					p.selectors = append(p.selectors, sr)
+				}
+				continue
+			}
+			p.refs = append(p.refs, parseRef(m, pp.ns, pp.clusterScoped))
+		}
+	}
+}
+
+// readTargetSelectors reads selector lists whose entries are label
+// selectors themselves (Envoy Gateway's targetSelectors).
+func (pp *policyParser) readTargetSelectors() {
+	p := pp.p
+	for _, path := range pp.d.TargetSelectors {
+		for i, it := range p.targetList(pp.obj, pp.pk, path) {
+			m, isMap := it.(map[string]interface{})
+			if !isMap {
+				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
+				continue
+			}
+			sel := map[string]interface{}{}
+			if v, ok := m["matchLabels"]; ok {
+				sel["matchLabels"] = v
+			}
+			if v, ok := m["matchExpressions"]; ok {
+				sel["matchExpressions"] = v
+			}
+			if sr, err := parseSelectorRef(m, sel); err != nil {
+				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d]: %v", path, i, err)})
+			} else {
+				p.selectors = append(p.selectors, sr)
+			}
+		}
+	}
+}
+
+// notProper lists the spec fields that are not "spec proper": targets and
+// the descriptor's ignored fields.
+func (pp *policyParser) notProper() []string {
+	d := pp.d
+	out := append(append(append([]string{}, d.TargetRef...), d.TargetRefs...), d.TargetSelectors...)
+	return append(out, d.Ignore...)
+}
+
+// parseDirect gives a Direct policy its one entry (strategy None). Stanza
+// wrappers are not spec proper: their fields join the rest (overrides over
+// defaults over the other fields).
+func (pp *policyParser) parseDirect(spec map[string]interface{}) error {
+	d := pp.d
+	excl := append(append(pp.notProper(), d.Defaults...), d.Overrides...)
+	if d.StrategyField != "" {
+		excl = append(excl, "spec."+d.StrategyField)
+	}
+	proper := without(spec, "spec", excl)
+	for _, paths := range [][]string{d.Defaults, d.Overrides} {
+		sv, err := pp.findStanza(paths)
+		if err != nil {
+			return err
+		}
+		if sv == nil {
+			continue
+		}
+		for k, val := range without(sv.m, sv.path, pp.stanzaExclusions(sv.path)) {
+			proper[k] = val
+		}
+	}
+	pp.p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: pp.pk.mergeSchema("spec")}}
+	return nil
+}
+
+// stanzaExclusions are the fields of the stanza at path that are not spec
+// proper: the ignored fields and the stanza's own strategy field.
+func (pp *policyParser) stanzaExclusions(path string) []string {
+	ex := append([]string{}, pp.d.Ignore...)
+	if pp.d.StrategyField != "" {
+		ex = append(ex, path+"."+pp.d.StrategyField)
+	}
+	return ex
+}
+
+// stanza is one defaults or overrides object of a policy and where it is.
+type stanza struct {
+	path string
+	m    map[string]interface{}
+}
+
+// findStanza returns the first of paths that is set (nil when none is).
+func (pp *policyParser) findStanza(paths []string) (*stanza, error) {
+	for _, path := range paths {
+		v, found := lookup(pp.obj, path)
+		if !found || v == nil {
+			continue
+		}
+		m, isMap := v.(map[string]interface{})
+		if !isMap {
+			return nil, fmt.Errorf("%s must be an object, not %s", path, jsonType(v))
+		}
+		return &stanza{path: path, m: m}, nil
+	}
+	return nil, nil
+}
+
+// readStrategy reads the strategy a policy names in m (the spec or a
+// stanza at where): "" when it names none.
+func (pp *policyParser) readStrategy(m map[string]interface{}, where string) (string, error) {
+	d := pp.d
+	if d.StrategyField == "" {
+		return "", nil
+	}
+	v, ok := m[d.StrategyField]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		return "", fmt.Errorf("%s.%s must be a string", where, d.StrategyField)
+	}
+	st, known := d.StrategyValues[strings.ToLower(s)]
+	if !known {
+		return "", fmt.Errorf("unknown strategy %q in %s.%s (known: %s)", s, where, d.StrategyField, strings.Join(sortedKeys(d.StrategyValues), ", "))
+	}
+	return st, nil
+}
+
+// chooseStrategy is SPEC §5's "Default strategies" for one stanza of an
+// inherited policy: the strategy the stanza names; else the one the spec
+// names; else the descriptor's default; else Patch when the policy has both
+// stanzas (only field by field does that make sense); else the server's
+// --default-inherited-strategy; else Atomic.
+func chooseStrategy(stanzaNamed, specNamed, descriptorDefault string, bothStanzas bool, serverDefault string) string {
+	switch {
+	case stanzaNamed != "":
+		return stanzaNamed
+	case specNamed != "":
+		return specNamed
+	case descriptorDefault != "":
+		return descriptorDefault
+	case bothStanzas:
+		return StrategyPatch
+	case serverDefault != "":
+		return serverDefault
+	}
+	return StrategyAtomic
+}
+
+// mergeStrategyOf names the GEP merge strategy of a stanza under strategy
+// (Atomic or Patch).
+func mergeStrategyOf(st v1alpha1.Stanza, strategy string) v1alpha1.MergeStrategy {
+	switch {
+	case st == v1alpha1.StanzaDefaults && strategy == StrategyPatch:
+		return v1alpha1.MergePatchDefaults
+	case st == v1alpha1.StanzaOverrides && strategy == StrategyPatch:
+		return v1alpha1.MergePatchOverrides
+	case st == v1alpha1.StanzaOverrides:
+		return v1alpha1.MergeAtomicOverrides
+	}
+	return v1alpha1.MergeAtomicDefaults
+}
+
+// parseInherited gives an Inherited policy an overrides entry (when it has
+// the stanza) and a defaults entry (the defaults stanza, joined by the
+// fields outside any stanza — the implicit defaults).
+func (pp *policyParser) parseInherited(spec map[string]interface{}) error {
+	d := pp.d
+	specStrategy, err := pp.readStrategy(spec, "spec")
+	if err != nil {
+		return err
+	}
+	def, err := pp.findStanza(d.Defaults)
+	if err != nil {
+		return err
+	}
+	ovr, err := pp.findStanza(d.Overrides)
+	if err != nil {
+		return err
+	}
+	implicitExcl := append(append(pp.notProper(), d.Defaults...), d.Overrides...)
+	if d.StrategyField != "" {
+		implicitExcl = append(implicitExcl, "spec."+d.StrategyField)
+	}
+	implicit := map[string]interface{}{}
+	if !d.NoImplicitDefaults {
+		implicit = without(spec, "spec", implicitExcl)
+	}
+	both := def != nil && ovr != nil
+	add := func(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}) error {
+		e, err := pp.entryFor(st, sv, base, specStrategy, both)
+		if err == nil {
+			pp.p.entries = append(pp.p.entries, e)
+		}
+		return err
+	}
+	if ovr != nil {
+		if err := add(v1alpha1.StanzaOverrides, ovr, nil); err != nil {
+			return err
+		}
+	}
+	switch {
+	case def != nil:
+		var base map[string]interface{}
+		if len(implicit) > 0 {
+			base = implicit
+		}
+		return add(v1alpha1.StanzaDefaults, def, base)
+	case ovr == nil || len(implicit) > 0:
+		return add(v1alpha1.StanzaDefaults, nil, implicit)
+	}
+	return nil
+}
+
+// entryFor builds the entry of stanza st: the stanza's spec proper (sv;
+// nil for implicit defaults only) over base (the implicit defaults), with
+// its merge strategy.
+func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}, specStrategy string, both bool) (entry, error) {
+	var named string
+	m := base
+	sch := pp.pk.mergeSchema("spec")
+	if sv != nil {
+		n, err := pp.readStrategy(sv.m, sv.path)
+		if err != nil {
+			return entry{}, err
+		}
+		named = n
+		proper := without(sv.m, sv.path, pp.stanzaExclusions(sv.path))
+		if base != nil {
+			// Fields outside the stanza join the defaults; the stanza wins.
+			merged := deepCopyMap(base)
+			for k, v := range proper {
+				merged[k] = v
+			}
+			proper = merged
+		}
+		m = proper
+		sch = pp.pk.mergeSchema(sv.path)
+	}
+	strategy := chooseStrategy(named, specStrategy, pp.d.DefaultStrategy, both, pp.defaultStrategy)
+	if m == nil {
+		m = map[string]interface{}{}
+	}
+	return entry{stanza: st, strategy: mergeStrategyOf(st, strategy), spec: m, schema: sch, leaves: countLeaves(m, sch)}, nil
+}
+
+// countLeaves counts the leaves spec has on its own (see walkLeaves).
+func countLeaves(spec map[string]interface{}, sch *mschema) int {
+	n := 0
+	walkLeaves(stripNulls(build(spec, 0, sch)), "", func(string, int) { n++ })
+	return n
+}
