@@ -179,95 +179,54 @@ func (st *state) applyRes(p *policy, d int) {
 		if a.virtual {
 			st.bump(st.virt, o, d)
 		}
-		if a.invalid != "" {
-			if ki != nil {
-				if d > 0 {
-					ki.invalid[o] = append(ki.invalid[o], invalidAt{pol: p, node: a.node, msg: a.invalid})
-				} else {
-					l := ki.invalid[o][:0]
-					for _, x := range ki.invalid[o] {
-						if x.pol != p {
-							l = append(l, x)
-						}
-					}
-					if len(l) == 0 {
-						delete(ki.invalid, o)
-					} else {
-						ki.invalid[o] = l
-					}
-				}
-			}
-			k := o.key()
-			m := st.invalidKeys[k]
-			if m == nil {
-				m = map[nodeID]int{}
-				st.invalidKeys[k] = m
-			}
-			m[o] += d
-			if m[o] <= 0 {
-				delete(m, o)
-			}
-			if len(m) == 0 {
-				delete(st.invalidKeys, k)
-			}
-			continue
-		}
-		if ki == nil {
-			continue
-		}
-		st.attGen++
-		ki.gen[a.node] = st.attGen
-		ki.changed = st.attGen
-		if d > 0 {
-			ki.at[a.node] = append(ki.at[a.node], p)
-		} else {
-			l := ki.at[a.node][:0]
-			for _, x := range ki.at[a.node] {
-				if x != p {
-					l = append(l, x)
-				}
-			}
-			if len(l) == 0 {
-				delete(ki.at, a.node)
-				delete(ki.gen, a.node)
-			} else {
-				ki.at[a.node] = l
-			}
-		}
-		if a.node.Section != "" {
-			m := ki.sections[o]
-			if m == nil {
-				m = map[string]int{}
-				ki.sections[o] = m
-			}
-			m[a.node.Section] += d
-			if m[a.node.Section] <= 0 {
-				delete(m, a.node.Section)
-			}
-			if len(m) == 0 {
-				delete(ki.sections, o)
-			}
+		switch {
+		case a.invalid != "":
+			st.applyInvalidAttachment(ki, p, a, o, d)
+		case ki != nil:
+			st.applyAttachment(ki, p, a, o, d)
 		}
 	}
 	for _, n := range p.res.named {
-		if d > 0 {
-			addSet(st.byTarget, n, p)
-		} else {
-			delSet(st.byTarget, n, p)
-		}
+		updateSet(st.byTarget, n, p, d)
 	}
 	for _, ns := range p.res.crossNS {
-		if d > 0 {
-			addSet(st.crossNS, ns, p)
-		} else {
-			delSet(st.crossNS, ns, p)
-		}
+		updateSet(st.crossNS, ns, p, d)
 	}
 	if len(p.selectors) > 0 && p.id.namespace != "" {
+		updateSet(st.selPolicies, p.id.namespace, p, d)
+	}
+}
+
+// applyInvalidAttachment adds (d > 0) or removes p's Invalid listing at
+// owner object o of the attachment a.
+func (st *state) applyInvalidAttachment(ki *kindIndex, p *policy, a attachment, o nodeID, d int) {
+	if ki != nil {
 		if d > 0 {
-			addSet(st.selPolicies, p.id.namespace, p)
+			ki.invalid[o] = append(ki.invalid[o], invalidAt{pol: p, node: a.node, msg: a.invalid})
+		} else if l := dropFrom(ki.invalid[o], func(x invalidAt) bool { return x.pol == p }); len(l) == 0 {
+			delete(ki.invalid, o)
 		} else {
-			delSet(st.selPolicies, p.id.namespace, p)
+			ki.invalid[o] = l
 		}
+	}
+	addCount(st.invalidKeys, o.key(), o, d)
+}
+
+// applyAttachment adds (d > 0) or removes p at the attachment node of a,
+// bumping the generation the fold memo is checked against.
+func (st *state) applyAttachment(ki *kindIndex, p *policy, a attachment, o nodeID, d int) {
+	st.attGen++
+	ki.gen[a.node] = st.attGen
+	ki.changed = st.attGen
+	if d > 0 {
+		ki.at[a.node] = append(ki.at[a.node], p)
+	} else if l := dropFrom(ki.at[a.node], func(x *policy) bool { return x == p }); len(l) == 0 {
+		delete(ki.at, a.node)
+		delete(ki.gen, a.node)
+	} else {
+		ki.at[a.node] = l
+	}
+	if a.node.Section != "" {
+		addCount(ki.sections, o, a.node.Section, d)
 	}
 }

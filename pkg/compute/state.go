@@ -314,6 +314,44 @@ func delSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
 	}
 }
 
+// updateSet adds v to the set under k when d > 0, else removes it.
+func updateSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V, d int) {
+	if d > 0 {
+		addSet(m, k, v)
+	} else {
+		delSet(m, k, v)
+	}
+}
+
+// addCount adds d to the count of v under k, dropping counts that reach
+// zero and maps left empty.
+func addCount[K comparable, V comparable](m map[K]map[V]int, k K, v V, d int) {
+	c := m[k]
+	if c == nil {
+		c = map[V]int{}
+		m[k] = c
+	}
+	c[v] += d
+	if c[v] <= 0 {
+		delete(c, v)
+	}
+	if len(c) == 0 {
+		delete(m, k)
+	}
+}
+
+// dropFrom removes the elements for which drop holds, in place (the
+// indexes own their slices; nothing else holds them).
+func dropFrom[T any](l []T, drop func(T) bool) []T {
+	out := l[:0]
+	for _, x := range l {
+		if !drop(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 type keySet map[Key]bool
 
 func (ks keySet) sorted() []Key {
