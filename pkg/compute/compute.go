@@ -129,63 +129,14 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	}
 	s.busy[mk] = true
 	defer delete(s.busy, mk)
-	var out []via
-	var seen map[string]int // only for nodes with many contexts
-	addElems := func(elems []viaElem, key string, refs []v1alpha1.ObjectReference) {
-		if key == "" && len(elems) > 0 {
-			key = viaKeyOf(elems)
-			refs = nil
-		}
-		i, dup := -1, false
-		if seen != nil {
-			i, dup = seen[key]
-		} else {
-			for j := range out {
-				if out[j].key == key {
-					i, dup = j, true
-					break
-				}
-			}
-		}
-		if !dup {
-			if refs == nil {
-				refs = refsOf(elems)
-			}
-			out = append(out, via{elems: elems, key: key, refs: refs})
-			if seen == nil && len(out) > 8 {
-				seen = make(map[string]int, 16)
-				for j := range out {
-					seen[out[j].key] = j
-				}
-			} else if seen != nil {
-				seen[key] = len(out) - 1
-			}
-			return
-		}
-		// The same attachment points reached by another path: keep the
-		// least level of each (a Namespace's level depends on the object it
-		// is inserted above), so that the result does not depend on order.
-		cur := out[i].elems
-		var merged []viaElem
-		for j := range cur {
-			if elems[j].level < cur[j].level {
-				if merged == nil {
-					merged = append([]viaElem(nil), cur...)
-				}
-				merged[j].level = elems[j].level
-			}
-		}
-		if merged != nil {
-			out[i].elems = merged
-		}
-	}
+	var vs viaSet
 	if isNamespaceNode(n) {
-		addElems(s.extend(nil, n, k), "", nil)
+		vs.add(s.extend(nil, n, k), "", nil)
 	} else {
 		var buf [4]nodeID
 		ps := s.st.appendParents(buf[:0], n)
 		if len(ps) == 0 {
-			addElems(s.extend(nil, n, k), "", nil)
+			vs.add(s.extend(nil, n, k), "", nil)
 		}
 		for _, p := range ps {
 			pvs := s.contexts(p, k)
@@ -193,24 +144,88 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 			for _, pv := range pvs {
 				elems := s.extend(pv.elems, n, k)
 				if len(elems) == len(pv.elems) {
-					addElems(elems, pv.key, pv.refs) // n adds nothing: same via
+					vs.add(elems, pv.key, pv.refs) // n adds nothing: same via
 				} else {
 					same = false
-					addElems(elems, "", nil)
+					vs.add(elems, "", nil)
 				}
 			}
-			if same && len(out) == len(pvs) {
+			if same && len(vs.out) == len(pvs) {
 				// One parent and n adds nothing to its (distinct) vias:
 				// share the parent's list (most rules, backends, ports).
-				out = pvs
+				vs.out = pvs
 			}
 		}
 	}
+	out := vs.out
 	if len(out) == 1 && len(out[0].elems) == 0 {
 		out = noContext // no policy of k on any path: share one value
 	}
 	out, _ = s.m.vias.put(mk, out, func([]via) bool { return true })
 	return out
+}
+
+// viaSet collects the distinct vias of a node's contexts, in the order
+// they are found (SPEC §5.5: contexts through the same policy-bearing nodes
+// are one).
+type viaSet struct {
+	out  []via
+	seen map[string]int // key -> index in out, only for nodes with many contexts
+}
+
+// add adds the via of elems unless one with the same key is there. key and
+// refs may come from a parent's via that elems equals; "" makes add derive
+// them.
+func (vs *viaSet) add(elems []viaElem, key string, refs []v1alpha1.ObjectReference) {
+	if key == "" && len(elems) > 0 {
+		key = viaKeyOf(elems)
+		refs = nil
+	}
+	i, dup := vs.find(key)
+	if !dup {
+		if refs == nil {
+			refs = refsOf(elems)
+		}
+		vs.out = append(vs.out, via{elems: elems, key: key, refs: refs})
+		if vs.seen == nil && len(vs.out) > 8 {
+			vs.seen = make(map[string]int, 16)
+			for j := range vs.out {
+				vs.seen[vs.out[j].key] = j
+			}
+		} else if vs.seen != nil {
+			vs.seen[key] = len(vs.out) - 1
+		}
+		return
+	}
+	// The same attachment points reached by another path: keep the least
+	// level of each (a Namespace's level depends on the object it is
+	// inserted above), so that the result does not depend on order.
+	cur := vs.out[i].elems
+	var merged []viaElem
+	for j := range cur {
+		if elems[j].level < cur[j].level {
+			if merged == nil {
+				merged = append([]viaElem(nil), cur...)
+			}
+			merged[j].level = elems[j].level
+		}
+	}
+	if merged != nil {
+		vs.out[i].elems = merged
+	}
+}
+
+func (vs *viaSet) find(key string) (int, bool) {
+	if vs.seen != nil {
+		i, ok := vs.seen[key]
+		return i, ok
+	}
+	for j := range vs.out {
+		if vs.out[j].key == key {
+			return j, true
+		}
+	}
+	return -1, false
 }
 
 // noContext is the contexts of a node no policy of the kind reaches.
