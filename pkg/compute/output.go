@@ -116,78 +116,6 @@ func invalidEntries(p *policy) []entry {
 }
 
 func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
-	type part struct {
-		g               *srcAgg
-		total, survived int
-	}
-	var parts []part // scratch, per context
-	var idxBuf []int // scratch: the part of each fold entry
-	emit := func(n nodeID, section string) {
-		for _, v := range s.contexts(n, k) {
-			if len(v.elems) == 0 {
-				continue
-			}
-			r := s.fold(v, k)
-			if len(r.entries) == 0 {
-				continue
-			}
-			// Spec bytes, fieldSources and via are shared with every other
-			// output of this fold: outputs are read-only.
-			es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: r.fieldSources, Via: v.refs}
-			tp.Effective = append(tp.Effective, es)
-			// One source per policy and stanza: a policy attached at two
-			// levels of this path takes part once, with the union of what
-			// survives of its entries.
-			parts = parts[:0]
-			idx := idxBuf[:0]
-			for i, fe := range r.entries {
-				level := fe.level
-				for _, el := range v.elems {
-					if el.node == fe.node {
-						level = el.level
-						break
-					}
-				}
-				g := a.get(fe.pol, fe.e, fe.node, level)
-				o := r.outcomes[i]
-				pi := -1
-				for j := range parts {
-					if parts[j].g == g {
-						pi = j
-						break
-					}
-				}
-				if pi < 0 {
-					pi = len(parts)
-					parts = append(parts, part{g: g})
-				}
-				idx = append(idx, pi)
-				p := &parts[pi]
-				if o.total > p.total {
-					p.total = o.total
-				}
-				p.survived += o.survived
-			}
-			idxBuf = idx
-			for j := range parts {
-				p := &parts[j]
-				p.g.contexts++
-				switch {
-				case p.survived >= p.total:
-					p.g.enforced++
-				case p.survived == 0:
-					p.g.overridden++
-				}
-			}
-			for i, pi := range idx {
-				if p := &parts[pi]; p.survived < p.total {
-					for _, b := range r.outcomes[i].beaters {
-						p.g.beat(b)
-					}
-				}
-			}
-		}
-	}
 	// Size Effective once (contexts are memoised, so counting is cheap):
 	// outputs are kept for long, appending would leave up to half unused.
 	total := len(s.contexts(t, k))
@@ -197,14 +125,100 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 		total += len(s.contexts(n, k))
 	}
 	tp.Effective = make([]v1alpha1.EffectiveSpec, 0, total)
-	emit(t, "")
+	var tally sourceTally
+	s.emitInherited(t, "", k, a, tp, &tally)
 	for _, sec := range sections {
 		n := t
 		n.Section = sec
-		emit(n, sec)
+		s.emitInherited(n, sec, k, a, tp, &tally)
 	}
 	if len(tp.Effective) == 0 {
 		tp.Effective = nil
+	}
+}
+
+// emitInherited adds an effective entry for each context of n (section:
+// the section it stands for, "" for the whole target) and counts how the
+// sources fared in it.
+func (s *session) emitInherited(n nodeID, section string, k *kindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
+	for _, v := range s.contexts(n, k) {
+		if len(v.elems) == 0 {
+			continue
+		}
+		r := s.fold(v, k)
+		if len(r.entries) == 0 {
+			continue
+		}
+		// Spec bytes, fieldSources and via are shared with every other
+		// output of this fold: outputs are read-only.
+		es := v1alpha1.EffectiveSpec{SectionName: section, Spec: runtime.RawExtension{Raw: r.spec}, FieldSources: r.fieldSources, Via: v.refs}
+		tp.Effective = append(tp.Effective, es)
+		tally.add(v, r, a)
+	}
+}
+
+// sourceTally counts, context by context, how each source (one per policy
+// and stanza) fared: its slices are scratch, reused for every context.
+type sourceTally struct {
+	parts []sourcePart
+	idx   []int // the part of each fold entry
+}
+
+type sourcePart struct {
+	g               *srcAgg
+	total, survived int
+}
+
+// add counts the context of via v, folded into r. A policy attached at two
+// levels of the path takes part once, with the union of what survives of
+// its entries.
+func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
+	t.parts = t.parts[:0]
+	t.idx = t.idx[:0]
+	for i, fe := range r.entries {
+		level := fe.level
+		for _, el := range v.elems {
+			if el.node == fe.node {
+				level = el.level
+				break
+			}
+		}
+		g := a.get(fe.pol, fe.e, fe.node, level)
+		o := r.outcomes[i]
+		pi := -1
+		for j := range t.parts {
+			if t.parts[j].g == g {
+				pi = j
+				break
+			}
+		}
+		if pi < 0 {
+			pi = len(t.parts)
+			t.parts = append(t.parts, sourcePart{g: g})
+		}
+		t.idx = append(t.idx, pi)
+		p := &t.parts[pi]
+		if o.total > p.total {
+			p.total = o.total
+		}
+		p.survived += o.survived
+	}
+	for j := range t.parts {
+		p := &t.parts[j]
+		p.g.contexts++
+		switch {
+		case p.survived >= p.total:
+			p.g.enforced++
+		case p.survived == 0:
+			p.g.overridden++
+		}
+	}
+	for i, pi := range t.idx {
+		if p := &t.parts[pi]; p.survived < p.total {
+			for _, b := range r.outcomes[i].beaters {
+				p.g.beat(b)
+			}
+		}
 	}
 }
 
