@@ -44,7 +44,7 @@ start=$(date +%s)
 source "$here/../lib/progress.sh"
 cmds=(./cmd/etcd ./cmd/kube-apiserver ./cmd/kube-controller-manager)
 echo "localcp: building etcd, kube-apiserver, kube-controller-manager ($K8S_VERSION) into $dir" >&2
-echo "localcp: first time only: downloading their modules (~1-3 min), then compiling (~10 min on 2 cores)" >&2
+echo "localcp: first time only: downloading their modules (about a minute), then compiling (10-15 min on 2 cores)" >&2
 total=$(cd "$here" && "$GO" list -deps "${cmds[@]}" | wc -l)
 echo "localcp: modules ready after $(( $(date +%s) - start ))s; compiling up to $total packages" >&2
 (
