@@ -212,8 +212,6 @@ func maxItemsAt(root *apiextv1.JSONSchemaProps, path string) (int64, bool) {
 	return *s.MaxItems, true
 }
 
-// parsePolicy reads one policy object as its kind's descriptor says.
-// defaultStrategy is the engine default (Atomic or Patch).
 // MaxSpecDepth bounds how deeply a policy's spec may nest (objects and
 // lists); a deeper policy is Invalid. The output wraps the merged spec in
 // about ten more levels (list, object, targets, policies, effective, watch
