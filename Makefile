@@ -4,7 +4,7 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin/effectivepolicy-apiserver
 
-.PHONY: all build codegen verify vet fmt test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
+.PHONY: all build codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
 
 all: build
 
@@ -17,9 +17,14 @@ codegen:
 verify:
 	hack/verify.sh
 
-# Unit and in-process integration tests of the product module.
+# Unit and in-process integration tests of the product module, under the race detector (the
+# live layer, the stores and the engine are concurrent).
 test-unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
+
+# golangci-lint with .golangci.yml (hack/lint.sh builds the pinned version once and caches it).
+lint:
+	hack/lint.sh
 
 # Bounded fuzzing of the computation (SPEC.md §6: nothing can crash it).
 test-fuzz:

@@ -9,11 +9,19 @@ Serving decisions (where the specification is silent):
     MethodNotAllowed Status.
   - Field selectors: metadata.name and metadata.namespace (the scheme's
     default field label conversion); anything else is a 400 BadRequest.
-  - list: limit/continue are ignored and the whole list is returned at the
-    current resourceVersion (clients accept that). A resourceVersion newer than
+  - list: served at the current resourceVersion. A resourceVersion newer than
     the current one answers 504 with cause ResourceVersionTooLarge, as the
     watch cache does; resourceVersionMatch=Exact with an older one answers 410.
     get always serves the latest state.
+  - list paging: with a limit, a list answers the first page and, when more
+    remain, a continue token (and remainingItemCount when there is no
+    selector). The pages that follow are cut from a snapshot of the first
+    page, so a paged list is consistent at the first page's resourceVersion,
+    as an etcd-backed list is. A token is valid for snapshotTTL (5 minutes)
+    after its last page, in the namespace it was issued for, on the replica
+    that issued it; otherwise it answers 410 Gone (expired) and clients list
+    again, as after an etcd compaction (client-go's pager does so by itself).
+    See pkg/registry/paging.go.
   - watch: resourceVersion "" and "0" start with synthetic ADDED events of
     the current state; a specific resourceVersion resumes strictly after it, or
     answers 410 Gone when it is older than the retained history
