@@ -123,7 +123,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s := &Server{GenericAPIServer: generic}
 
-	// Sensitive fields (issue #8): one redactor, and so one decision cache,
+	// Sensitive fields: one redactor, and so one decision cache,
 	// for both resources.
 	var opts []registry.Option
 	if authz := c.GenericConfig.Authorization.Authorizer; c.cfg.SensitiveFields != nil && authz != nil {

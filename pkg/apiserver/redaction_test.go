@@ -3,7 +3,7 @@ package apiserver_test
 // An in-process server with a fake authenticator (header X-Test-User) and a
 // fake authorizer in place of the delegated ones: sensitive fields are
 // redacted on get, list and watch through the real handler chain and the
-// generated clientset (issue #8, docs/reliability.md).
+// generated clientset (docs/reliability.md).
 
 import (
 	"context"

@@ -37,7 +37,7 @@ func BenchmarkComputeAll(b *testing.B) {
 			b.ReportMetric(float64(n), "keys")
 		})
 	}
-	// The topology of issue #7 (test/scale, the package that benchmarks it
+	// The benchmark topology (test/scale, the package that benchmarks it
 	// in full), at a tenth of its large size: 2,000 routes, 500 policies.
 	b.Run("issue7/scale=0.1", func(b *testing.B) {
 		objs := scale.Generate(scale.Options{Scale: 0.1, Seed: 1})

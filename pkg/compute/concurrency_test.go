@@ -109,7 +109,7 @@ func TestConcurrentComputeSharesMemo(t *testing.T) {
 
 // TestMemoAfterDropStartsSmall: the memo an edit rebuilds after DropMemo is
 // not sized for a computation of every key (it held ~100 MB of empty
-// buckets at issue #7's large size).
+// buckets at the large benchmark size (scale 1)).
 func TestMemoAfterDropStartsSmall(t *testing.T) {
 	topo, pols := genTopology(genSpec{namespaces: 20, gatewaysPerNS: 2, routesPerGW: 20, servicesPerNS: 10, policies: 200})
 	e, _ := NewEngine(Options{})

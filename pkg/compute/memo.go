@@ -92,7 +92,7 @@ type orderedAt struct {
 // newMemo returns an empty memo, sized for a computation of every key when
 // full is set. Sizing matters both ways: a full computation into small maps
 // spends its time growing them, while an edit after DropMemo into maps sized
-// for everything holds ~100 MB of empty buckets at issue #7's large size.
+// for everything holds ~100 MB of empty buckets at the large benchmark size (scale 1).
 func newMemo(st *state, full bool) *memo {
 	nodes := (len(st.objects) + len(st.virt)) * len(st.kinds)
 	if !full {

@@ -468,7 +468,7 @@ func TestIndenterMatchesJSONIndent(t *testing.T) {
 
 // TestNewKeepsOnlyTheCompressedBytes: an Object holds no more memory than
 // its compressed targets (s2.Encode returns a slice of a buffer larger than
-// the input; keeping that buffer held ~600 MB at issue #7's large size).
+// the input; keeping that buffer held ~600 MB at the large benchmark size (scale 1)).
 func TestNewKeepsOnlyTheCompressedBytes(t *testing.T) {
 	for _, n := range []int{1, 10, 100} {
 		o := mustNew(t, policy("p", n))

@@ -51,7 +51,7 @@ var _ bulkEngine = (*compute.Engine)(nil)
 
 // memoEngine is implemented by engines that memoise folds (*compute.Engine).
 // After the first full computation the memo holds a fold for every context
-// of the cluster, about 150 MB at issue #7's large size; the live layer drops
+// of the cluster, about 150 MB at the large benchmark size (scale 1); the live layer drops
 // it, since an edit recomputes only the outputs it reaches and rebuilds only
 // their part of the memo. Memory is the tighter budget: the server's whole
 // RSS target at that size is 1 GiB (docs/benchmarks/README.md).
@@ -428,7 +428,7 @@ func (l *Live) Run(ctx context.Context) error {
 // informers' initial lists, the engine's bulk feed and its first full
 // computation allocate several times the memory the server keeps, and with
 // Go's default (100: the heap may grow to twice what is live) that transient
-// set the process's peak RSS (1.07 GiB at issue #7's large size, for ~250 MB
+// set the process's peak RSS (1.07 GiB at the large benchmark size (scale 1), for ~250 MB
 // live once ready).
 const startupGCPercent = 50
 

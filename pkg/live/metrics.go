@@ -71,7 +71,7 @@ func registerMetrics() {
 	})
 }
 
-// Metrics added for issue #6. The call sites are in live.go: dirtyKeys where
+// Metrics of the live layer's queue and cache. The call sites are in live.go: dirtyKeys where
 // the dirty set changes, cacheWrites and cacheSize after each successful
 // bbolt write batch (and cacheSize when the file is opened), informerSynced
 // from reportInformers.

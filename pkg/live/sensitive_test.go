@@ -19,7 +19,7 @@ import (
 )
 
 // The live layer exposes the engine's sensitive-field index to the REST
-// layer (issue #8).
+// layer.
 func TestSensitiveFieldsIndex(t *testing.T) {
 	gk := schema.GroupKind{Group: "example.com", Kind: "RetryPolicy"}
 	e, err := compute.NewEngine(compute.Options{Descriptors: []compute.Descriptor{{

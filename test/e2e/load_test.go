@@ -33,7 +33,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 )
 
-// The load test's knobs. The numbers are those of issue #8; the duration can be raised with
+// The load test's knobs. The numbers are those docs/reliability.md states; the duration can be raised with
 // E2E_LOAD_DURATION (a Go duration) for a longer soak.
 const (
 	loadWatchers    = 200 // half across all namespaces, half in one namespace each

@@ -27,12 +27,12 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 )
 
-// Benchmarks run at -scale (default 1: the large size of issue #7) and
+// Benchmarks run at -scale (default 1: the large benchmark size) and
 // -seed; BenchmarkLiveStartUp at -live-scale (default 0.1):
 //
 //	go test -run '^$' -bench . -benchmem -benchtime 1x ./test/scale -args -scale=0.1
 var (
-	scaleFlag     = flag.Float64("scale", 1, "topology size for the benchmarks, relative to issue #7's large size")
+	scaleFlag     = flag.Float64("scale", 1, "topology size for the benchmarks, relative to the large benchmark size (scale 1)")
 	seedFlag      = flag.Uint64("seed", 1, "generator seed for the benchmarks")
 	liveScaleFlag = flag.Float64("live-scale", 0.1, "topology size for BenchmarkLiveStartUp")
 	profileDir    = flag.String("profile-dir", "", "if set, write CPU profiles of the timed loops of BenchmarkFullComputation (full.prof) and BenchmarkIncrementalGatewayPolicyEdit (incremental.prof) and BenchmarkIncrementalRouteEditThenPolicyEdit (route-then-policy.prof) there")

@@ -1,6 +1,6 @@
 // Package scale generates synthetic, reproducible Gateway API topologies with
 // policies attached at every level of the GEP-713 hierarchy, for benchmarks
-// of the EffectivePolicy computation (issue #7).
+// of the EffectivePolicy computation (docs/benchmarks).
 //
 // Generate is deterministic: the same Options give the same objects, in the
 // same order, byte for byte. At Scale 1 ("large") it produces:
@@ -93,7 +93,7 @@ type Sizes struct {
 	Policies                                         int
 }
 
-// Large is the size of issue #7.
+// Large is the large benchmark size (scale 1), the one docs/benchmarks reports.
 var Large = Sizes{
 	GatewayNamespaces: 10, Gateways: 100, ListenersPerGateway: 8,
 	AppNamespaces: 1000, Routes: 20000, RulesPerRoute: 3, Services: 20000,

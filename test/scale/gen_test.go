@@ -82,7 +82,7 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 		t.Error("seeds 1 and 2 gave the same topology")
 	}
 
-	// Every kind has a resource, and the large size resolves to issue #7.
+	// Every kind has a resource, and the large size resolves to scale 1.
 	for _, u := range Generate(Options{Scale: 0.001, GatewayAPICRDs: true}) {
 		if Resource(u).Resource == "" {
 			t.Errorf("no resource for %s", u.GroupVersionKind())

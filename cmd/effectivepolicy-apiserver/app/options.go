@@ -166,7 +166,7 @@ func (o *Options) buildBackends(c *apiserver.Config) error {
 	c.EffectivePolicies = l.EffectivePolicies()
 	c.ClusterEffectivePolicies = l.ClusterEffectivePolicies()
 	// Descriptor sensitiveFields: redacted for callers the authorizer does
-	// not allow to get the policy kind (issue #8; docs/reliability.md).
+	// not allow to get the policy kind (docs/reliability.md).
 	c.SensitiveFields = l.SensitiveFields()
 	c.ReadyzChecks = append(c.ReadyzChecks, l.ReadyCheck(), l.CacheCheck())
 	if c.PostStartHooks == nil {

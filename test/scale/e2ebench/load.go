@@ -38,7 +38,7 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 func runLoad(args []string) error {
 	fs := flag.NewFlagSet("load", flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the control plane")
-	sc := fs.Float64("scale", 1, "topology scale (1 = issue #7's large size)")
+	sc := fs.Float64("scale", 1, "topology scale (1 = the large benchmark size (scale 1))")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	workers := fs.Int("workers", 48, "concurrent create requests")
 	out := fs.String("o", "", "write the result as JSON here")

@@ -1,4 +1,4 @@
-// Command e2ebench is the end-to-end half of `make bench` (issue #7): it
+// Command e2ebench is the end-to-end half of `make bench` (docs/benchmarks): it
 // loads the topology of package scale into a real control plane and measures
 // the server through kube-apiserver's aggregator. hack/bench-e2e.sh runs it:
 //

@@ -21,7 +21,7 @@ import (
 
 func main() {
 	var (
-		s    = flag.Float64("scale", 1, "size relative to the large topology of issue #7 (20,000 routes, 5,000 policies)")
+		s    = flag.Float64("scale", 1, "size relative to the large topology (20,000 routes, 5,000 policies)")
 		seed = flag.Uint64("seed", 1, "seed of the pseudo-random choices")
 		gw   = flag.Bool("gateway-crds", false, "also write minimal schema-less Gateway API CRDs (GatewayClass, Gateway, HTTPRoute); prefer the upstream ones")
 		part = flag.String("part", "all", "all, crds (CustomResourceDefinitions only) or objects (everything else)")
