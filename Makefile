@@ -4,12 +4,16 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin/effectivepolicy-apiserver
 
-.PHONY: all build codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
+.PHONY: all build release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/effectivepolicy-apiserver
+	$(GO) build -ldflags "$$(hack/ldflags.sh)" -o $(BIN) ./cmd/effectivepolicy-apiserver
+
+# Static binaries of every command for linux and darwin, amd64 and arm64, with SHA256SUMS, in dist/.
+release:
+	hack/release.sh
 
 codegen:
 	hack/update-codegen.sh

@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/version"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
@@ -199,6 +200,7 @@ func (o *Options) Run(ctx context.Context) error {
 // NewCommand returns the effectivepolicy-apiserver command.
 func NewCommand(ctx context.Context) *cobra.Command {
 	o := NewOptions()
+	var printVersion bool
 	cmd := &cobra.Command{
 		Use:   "effectivepolicy-apiserver",
 		Short: "Aggregated API server for the effective Gateway API policies of each object",
@@ -207,6 +209,10 @@ resources EffectivePolicy and ClusterEffectivePolicy: which Gateway API
 policies (GEP-713) reach an object and what they add up to.`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if printVersion {
+				fmt.Fprintln(cmd.OutOrStdout(), "effectivepolicy-apiserver", version.Get())
+				return nil
+			}
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected arguments: %q", args)
 			}
@@ -223,6 +229,7 @@ policies (GEP-713) reach an object and what they add up to.`,
 	}
 	fs := cmd.Flags()
 	fss := o.Flags()
+	fss.FlagSet("generic").BoolVar(&printVersion, "version", false, "Print the version, commit and build date, and exit.")
 	for _, f := range fss.FlagSets {
 		fs.AddFlagSet(f)
 	}

@@ -3,10 +3,13 @@ package app
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/version"
 )
 
 func TestDefaults(t *testing.T) {
@@ -99,9 +102,29 @@ func TestHelp(t *testing.T) {
 	}
 	for _, want := range []string{"Secure serving flags:", "--cert-dir", "--authentication-kubeconfig", "--kubeconfig",
 		"--enable-priority-and-fairness", "--watch-history-size", "--feature-gates", "-v, --v",
-		"--cache-dir", "--policy-descriptors", "--default-inherited-strategy", "--shutdown-delay-duration"} {
+		"--cache-dir", "--policy-descriptors", "--default-inherited-strategy", "--shutdown-delay-duration", "--version"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// --version prints the build and exits without validating or starting anything (no kubeconfig
+// is given here: starting would fail).
+func TestVersionFlag(t *testing.T) {
+	cmd := NewCommand(t.Context())
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--version", "--cache-dir=/nonexistent/never/created"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	want := "effectivepolicy-apiserver " + version.Get().String() + "\n"
+	if got != want {
+		t.Errorf("--version printed %q, want %q", got, want)
+	}
+	if _, err := os.Stat("/nonexistent/never/created"); err == nil {
+		t.Error("--version created the cache directory")
 	}
 }
