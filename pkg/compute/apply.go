@@ -263,13 +263,6 @@ func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 	}
 }
 
-func deepCopyMapOrNil(m map[string]interface{}) map[string]interface{} {
-	if m == nil {
-		return nil
-	}
-	return deepCopyMap(m)
-}
-
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[string]interface{}, mutate func(add bool)) []Key {
