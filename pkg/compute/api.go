@@ -84,6 +84,9 @@ func (e *Engine) SetBulk(on bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.st.bulk = on
+	if !on {
+		e.st.settleRejections(nil)
+	}
 }
 
 // PolicyResources lists the policy kinds currently known from CRDs, as the
@@ -168,7 +171,6 @@ func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtim
 		return nil, err
 	}
 	e.SetBulk(true) // the keys Upsert returns are not needed here
-	defer e.SetBulk(false)
 	// CRDs first, so that policies are recognised whatever the order.
 	for _, o := range objs {
 		if o != nil && isCRD(o) {
@@ -180,6 +182,7 @@ func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtim
 			e.Upsert(o)
 		}
 	}
+	e.SetBulk(false) // settles what bulk mode deferred (whole-policy rejections)
 	return e.computeAll(), nil
 }
 

@@ -51,7 +51,11 @@ func (st *state) mutate(f func() []Key) []Key {
 			st.structGen++
 		}
 	}()
-	return f()
+	keys := f()
+	if st.bulk {
+		return keys
+	}
+	return st.settleRejections(keys)
 }
 
 func (st *state) delete(gk schema.GroupKind, ns, name string) (keys []Key) {
@@ -239,9 +243,7 @@ func applyService(st *state, in topoInput) []Key {
 func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 	for _, ru := range r.rules {
 		parent := r.id
-		if ru.name != "" {
-			parent.Section = ru.name
-		}
+		parent.Section = ru.section
 		for _, b := range ru.backends {
 			m := st.backendParents[b]
 			if m == nil {
@@ -301,10 +303,12 @@ func (st *state) policiesNaming(nodes []nodeID, sel *nodeID) []*policy {
 		}
 	}
 	if sel != nil {
-		for p := range st.selPolicies[sel.Namespace] {
-			for _, s := range p.selectors {
-				if s.gk == sel.gk() {
-					set[p] = true
+		for _, ns := range []string{sel.Namespace, anyNamespace} {
+			for p := range st.selPolicies[ns] {
+				for _, s := range p.selectors {
+					if s.gk == sel.gk() {
+						set[p] = true
+					}
 				}
 			}
 		}
@@ -366,7 +370,15 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 		st.bump(st.objects, n, -1)
 	}
 	affectNS()
-	st.reresolve(st.policiesNaming([]nodeID{n}, nil), ks)
+	// Wide selectors pick namespaces by their labels.
+	set := map[*policy]bool{}
+	for _, p := range st.policiesNaming([]nodeID{n}, nil) {
+		set[p] = true
+	}
+	for p := range st.selPolicies[anyNamespace] {
+		set[p] = true
+	}
+	st.reresolve(sortedPolicies(set), ks)
 	return ks.sorted()
 }
 
@@ -388,6 +400,9 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 	ks := keySet{}
 	set := map[*policy]bool{}
 	for p := range st.crossNS[ns] {
+		set[p] = true
+	}
+	for p := range st.selPolicies[anyNamespace] {
 		set[p] = true
 	}
 	st.reresolve(sortedPolicies(set), ks)

@@ -8,6 +8,7 @@ package compute
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -135,7 +136,7 @@ func (st *state) resolve(p *policy) resolution {
 			if !st.exists(t) {
 				a.node.Namespace = p.id.namespace
 			}
-		case st.exists(t):
+		case st.exists(t), st.unnamedRuleFor(p, t):
 			a.node = t
 		default:
 			continue // a served kind that does not exist reaches nothing
@@ -149,20 +150,7 @@ func (st *state) resolve(p *policy) resolution {
 		add(a)
 	}
 	if len(p.selectors) > 0 && p.id.namespace != "" {
-		var matched []nodeID
-		for n := range st.byNS[p.id.namespace] {
-			if st.objects[n] == 0 {
-				continue
-			}
-			for _, s := range p.selectors {
-				if s.gk == n.gk() && s.sel.Matches(labels.Set(st.objLabels[n])) {
-					matched = append(matched, n)
-					break
-				}
-			}
-		}
-		sort.Slice(matched, func(i, j int) bool { return lessNode(matched[i], matched[j]) })
-		for _, n := range matched {
+		for _, n := range st.selected(p) {
 			add(attachment{node: n, invalid: p.invalid})
 		}
 	}
@@ -170,6 +158,64 @@ func (st *state) resolve(p *policy) resolution {
 		add(attachment{node: namespaceNode(p.id.namespace), invalid: p.invalid})
 	}
 	return r
+}
+
+// selected lists, in node order, the objects p's label selectors pick: in the policy's
+// namespace, and for a wide selector in the namespaces it names where a ReferenceGrant lets p
+// reach the object (Envoy Gateway ignores a selected target without one, silently:
+// internal/gatewayapi/helpers.go resolvePolicyTargetsFromSelectors).
+func (st *state) selected(p *policy) []nodeID {
+	var matched []nodeID
+	for _, s := range p.selectors {
+		for _, ns := range st.selectorNamespaces(p, s) {
+			for n := range st.byNS[ns] {
+				if st.objects[n] == 0 || s.gk != n.gk() || !s.sel.Matches(labels.Set(st.objLabels[n])) {
+					continue
+				}
+				if ns != p.id.namespace && !st.granted(p, n) {
+					continue
+				}
+				matched = append(matched, n)
+			}
+		}
+	}
+	sort.Slice(matched, func(i, j int) bool { return lessNode(matched[i], matched[j]) })
+	return slices.Compact(matched)
+}
+
+// selectorNamespaces lists the namespaces selector s of p looks in: the policy's own, or for
+// a wide selector every namespace with objects (All) or those whose Namespace object's labels
+// match (Selector; Envoy Gateway's targetSelectorNamespacesMatch, the policy's own namespace
+// included only when it matches).
+func (st *state) selectorNamespaces(p *policy, s selectorRef) []string {
+	if !s.wide {
+		return []string{p.id.namespace}
+	}
+	var out []string
+	for ns := range st.byNS {
+		lbls, ok := st.nsLabels[ns]
+		if s.nsSel == nil || ok && s.nsSel.Matches(labels.Set(lbls)) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// unnamedRuleFor reports whether t is a route's unnamed rule addressed as
+// rule-<index+1> by a policy whose profile addresses unnamed rules so.
+func (st *state) unnamedRuleFor(p *policy, t nodeID) bool {
+	ki := st.kinds[p.id.gk]
+	if ki == nil || !ki.pk.prof.unnamedRuleSections() || t.Section == "" || !isRouteGK(t.gk()) {
+		return false
+	}
+	if r := st.routes[t.object()]; r != nil && st.objects[t.object()] > 0 {
+		for _, ru := range r.rules {
+			if ru.unnamed && ru.section == t.Section {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (st *state) applyRes(p *policy, d int) {
@@ -194,6 +240,9 @@ func (st *state) applyRes(p *policy, d int) {
 	}
 	if len(p.selectors) > 0 && p.id.namespace != "" {
 		updateSet(st.selPolicies, p.id.namespace, p, d)
+		if p.wideSelectors() {
+			updateSet(st.selPolicies, anyNamespace, p, d)
+		}
 	}
 }
 
@@ -215,9 +264,8 @@ func (st *state) applyInvalidAttachment(ki *kindIndex, p *policy, a attachment, 
 // applyAttachment adds (d > 0) or removes p at the attachment node of a,
 // bumping the generation the fold memo is checked against.
 func (st *state) applyAttachment(ki *kindIndex, p *policy, a attachment, o nodeID, d int) {
-	st.attGen++
-	ki.gen[a.node] = st.attGen
-	ki.changed = st.attGen
+	st.touch(ki, a.node)
+	ki.rejectDirty = true
 	if d > 0 {
 		ki.at[a.node] = append(ki.at[a.node], p)
 	} else if l := dropFrom(ki.at[a.node], func(x *policy) bool { return x == p }); len(l) == 0 {

@@ -20,8 +20,9 @@ type via struct {
 }
 
 type foldKey struct {
-	k   *kindIndex
-	via string
+	k      *kindIndex
+	via    string
+	flavor string // the profile's flavor of the target (profile.flavor)
 }
 
 type memoKey struct {

@@ -133,6 +133,7 @@ func (st *state) rebuildKinds() {
 				desc:       d,
 				namespaced: c.namespaced,
 				schema:     c.schemas[version],
+				prof:       profileOf(&d),
 			},
 			at:       map[nodeID][]*policy{},
 			sections: map[nodeID]map[string]int{},

@@ -79,6 +79,10 @@ type Descriptor struct {
 	// Ignore lists paths that are not "spec proper"; they are removed from
 	// the merged spec.
 	Ignore []string `json:"ignore,omitempty"`
+	// Semantics names whose rules decide what policies of this kind add up
+	// to (SPEC §4.1): GEP (the default: SPEC §5 as written), EnvoyGateway,
+	// Kuadrant or NGINXGatewayFabric.
+	Semantics string `json:"semantics,omitempty"`
 	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
 	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");
 	// each covers its subtree. The API shows the values there only to
@@ -200,6 +204,9 @@ func (d *Descriptor) validate() error {
 			return fmt.Errorf("%s.%s: sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", d.Kind, d.Group, p)
 		}
 	}
+	if err := validSemantics(d.Semantics); err != nil {
+		return fmt.Errorf("%s.%s: %w", d.Kind, d.Group, err)
+	}
 	if strings.Contains(d.StrategyField, ".") {
 		return fmt.Errorf("%s.%s: strategyField %q must be a plain field name", d.Kind, d.Group, d.StrategyField)
 	}
@@ -245,23 +252,20 @@ func BuiltinDescriptors() []Descriptor {
 	direct := func(group, kind string, refs, refLists []string) Descriptor {
 		return Descriptor{Group: group, Kind: kind, Class: v1alpha1.ClassDirect, TargetRef: refs, TargetRefs: refLists}
 	}
-	egInherited := func(kind string, mergeType bool) Descriptor {
-		d := Descriptor{
-			Group: eg, Kind: kind, Class: v1alpha1.ClassInherited,
+	egInherited := func(kind string) Descriptor {
+		return Descriptor{
+			Group: eg, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: SemanticsEnvoyGateway,
 			TargetRef:       []string{"spec.targetRef"},
 			TargetRefs:      []string{"spec.targetRefs"},
 			TargetSelectors: []string{"spec.targetSelectors"},
 			DefaultStrategy: StrategyAtomic,
+			StrategyField:   "mergeType",
+			StrategyValues:  map[string]string{"strategicmerge": StrategyPatch, "jsonmerge": StrategyPatch},
 		}
-		if mergeType {
-			d.StrategyField = "mergeType"
-			d.StrategyValues = map[string]string{"strategicmerge": StrategyPatch, "jsonmerge": StrategyPatch}
-		}
-		return d
 	}
 	kuadrant := func(kind string) Descriptor {
 		return Descriptor{
-			Group: kuad, Kind: kind, Class: v1alpha1.ClassInherited,
+			Group: kuad, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: SemanticsKuadrant,
 			TargetRef:       []string{"spec.targetRef"},
 			TargetRefs:      []string{"spec.targetRefs"},
 			Defaults:        []string{"spec.defaults"},
@@ -271,28 +275,33 @@ func BuiltinDescriptors() []Descriptor {
 			DefaultStrategy: StrategyAtomic,
 		}
 	}
+	nginxDirect := func(kind string) Descriptor {
+		d := direct(nginx, kind, []string{"spec.targetRef"}, []string{"spec.targetRefs"})
+		d.Semantics = SemanticsNGINXGatewayFabric
+		return d
+	}
 	ds := []Descriptor{
 		direct(gw, "BackendTLSPolicy", nil, []string{"spec.targetRefs"}),
 		direct(gwx, "XBackendTrafficPolicy", nil, []string{"spec.targetRefs"}),
-		egInherited("BackendTrafficPolicy", true),
+		egInherited("BackendTrafficPolicy"),
 		{
-			Group: eg, Kind: "ClientTrafficPolicy", Class: v1alpha1.ClassDirect,
+			Group: eg, Kind: "ClientTrafficPolicy", Class: v1alpha1.ClassDirect, Semantics: SemanticsEnvoyGateway,
 			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
 			TargetSelectors: []string{"spec.targetSelectors"},
 		},
-		egInherited("SecurityPolicy", false),
-		egInherited("EnvoyExtensionPolicy", false),
+		egInherited("SecurityPolicy"),
+		egInherited("EnvoyExtensionPolicy"),
 		kuadrant("RateLimitPolicy"),
 		kuadrant("AuthPolicy"),
 		direct(kuad, "DNSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
 		direct(kuad, "TLSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
 		{
-			Group: nginx, Kind: "ClientSettingsPolicy", Class: v1alpha1.ClassInherited,
+			Group: nginx, Kind: "ClientSettingsPolicy", Class: v1alpha1.ClassInherited, Semantics: SemanticsNGINXGatewayFabric,
 			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
 			DefaultStrategy: StrategyPatch,
 		},
-		direct(nginx, "ObservabilityPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
-		direct(nginx, "UpstreamSettingsPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
+		nginxDirect("ObservabilityPolicy"),
+		nginxDirect("UpstreamSettingsPolicy"),
 	}
 	sort.Slice(ds, func(i, j int) bool {
 		if ds[i].Group != ds[j].Group {

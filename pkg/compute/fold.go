@@ -1,14 +1,12 @@
 package compute
 
-// The fold of one context (SPEC §5.4): entries folded from the most specific
-// upwards, each established entry applying its own strategy, memoised per
-// via.
+// The fold of one context (SPEC §5.4): the context's entries, merged by the
+// kind's profile (profile.go), memoised per via and flavor; then which leaf
+// each entry set and how each entry fared.
 
 import (
 	"encoding/json"
 	"sync/atomic"
-
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
 type foldEntry struct {
@@ -21,6 +19,7 @@ type foldEntry struct {
 type entryOutcome struct {
 	total, survived int
 	beaters         []string
+	conflictedBy    string // the policy that beat this entry whole on its target, if any
 }
 
 type foldResult struct {
@@ -45,8 +44,8 @@ func viaStamp(v via, k *kindIndex) uint64 {
 	return m
 }
 
-func (s *session) fold(v via, k *kindIndex) *foldResult {
-	fk := foldKey{k, v.key}
+func (s *session) fold(v via, k *kindIndex, flavor string) *foldResult {
+	fk := foldKey{k, v.key, flavor}
 	old, ok := s.m.folds.get(fk)
 	if ok && old.checked.Load() == k.changed {
 		return old // no attachment of kind k changed since last checked
@@ -56,7 +55,7 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 		old.checked.Store(k.changed)
 		return old
 	}
-	r := s.doFold(v, k)
+	r := s.doFold(v, k, flavor)
 	r.stamp = stamp
 	r.checked.Store(k.changed)
 	r, added := s.m.folds.put(fk, r, func(old *foldResult) bool { return old.stamp == stamp })
@@ -66,7 +65,7 @@ func (s *session) fold(v via, k *kindIndex) *foldResult {
 	return r
 }
 
-func (s *session) doFold(v via, k *kindIndex) *foldResult {
+func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
 	var es []foldEntry
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
@@ -79,24 +78,8 @@ func (s *session) doFold(v via, k *kindIndex) *foldResult {
 	if len(es) == 0 {
 		return r
 	}
-	last := len(es) - 1
-	acc := build(es[last].e.spec, last, es[last].e.schema)
-	for i := last - 1; i >= 0; i-- {
-		e := es[i].e
-		switch e.strategy {
-		case v1alpha1.MergeAtomicOverrides:
-			acc = build(e.spec, i, e.schema)
-		case v1alpha1.MergePatchDefaults:
-			acc = mergePatch(build(e.spec, i, e.schema), acc)
-		case v1alpha1.MergePatchOverrides:
-			acc = mergePatch(acc, build(e.spec, i, e.schema))
-		default: // AtomicDefaults
-			if isEmptyValue(acc) {
-				acc = build(e.spec, i, e.schema)
-			}
-		}
-	}
-	acc = stripNulls(acc)
+	fv := k.pk.prof.fold(es, flavor)
+	acc := stripNulls(fv.acc)
 	r.spec = mustJSON(toJSON(acc))
 	r.fieldSources = map[string]string{}
 	survived := make([]int, len(es))
@@ -104,29 +87,43 @@ func (s *session) doFold(v via, k *kindIndex) *foldResult {
 		r.fieldSources[ptr] = es[src].pol.disp
 		survived[src]++
 	})
+	if len(r.fieldSources) == 0 {
+		r.fieldSources = nil
+	}
+	r.outcomes = outcomesOf(es, fv, survived)
+	return r
+}
+
+// outcomesOf says how each entry of a fold fared: how many of its leaves survived, and who beat
+// it (the policies holding a leaf of the result, or the one that beat it on its target).
+func outcomesOf(es []foldEntry, fv foldValue, survived []int) []entryOutcome {
 	holders := map[string]bool{}
 	for i, n := range survived {
 		if n > 0 {
 			holders[es[i].pol.disp] = true
 		}
 	}
-	r.outcomes = make([]entryOutcome, len(es))
+	out := make([]entryOutcome, len(es))
 	for i := range es {
 		o := entryOutcome{total: es[i].e.leaves, survived: survived[i]}
-		if o.survived < o.total || o.total == 0 && o.survived == 0 && len(es) > 1 {
-			self := es[i].pol.disp
+		if fv.totals != nil {
+			o.total = fv.totals[i]
+		}
+		self := es[i].pol.disp
+		switch {
+		case fv.conflictedBy != nil && fv.conflictedBy[i] != nil:
+			o.conflictedBy = fv.conflictedBy[i].disp
+			o.beaters = []string{o.conflictedBy}
+		case o.survived < o.total || o.total == 0 && o.survived == 0 && len(es) > 1:
 			for h := range holders {
 				if h != self {
 					o.beaters = append(o.beaters, h)
 				}
 			}
 		}
-		r.outcomes[i] = o
+		out[i] = o
 	}
-	if len(r.fieldSources) == 0 {
-		r.fieldSources = nil
-	}
-	return r
+	return out
 }
 
 func mustJSON(v interface{}) []byte {

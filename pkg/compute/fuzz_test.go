@@ -10,32 +10,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-const fuzzCRDs = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: backendtrafficpolicies.gateway.envoyproxy.io}
-spec:
-  group: gateway.envoyproxy.io
-  scope: Namespaced
-  names: {kind: BackendTrafficPolicy, plural: backendtrafficpolicies}
-  versions: [{name: v1alpha1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
----
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: ratelimitpolicies.kuadrant.io}
-spec:
-  group: kuadrant.io
-  scope: Namespaced
-  names: {kind: RateLimitPolicy, plural: ratelimitpolicies}
-  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
-`
-
 var fuzzKinds = []schema.GroupVersionKind{
 	{Group: "example.com", Version: "v1", Kind: "RetryPolicy"},
 	{Group: "example.com", Version: "v1", Kind: "TimeoutPolicy"},
 	{Group: "example.com", Version: "v1", Kind: "ClusterRetryPolicy"},
 	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "BackendTrafficPolicy"},
-	{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"},
+	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "RateLimitPolicy"},
+	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "ClientTrafficPolicy"},
+	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "SecurityPolicy"},
+	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "AuthPolicy"},
+	{Group: "gateway.nginx.org", Version: "v1alpha1", Kind: "UpstreamSettingsPolicy"},
+	{Group: "gateway.nginx.org", Version: "v1alpha1", Kind: "ClientSettingsPolicy"},
 }
 
 var (
@@ -46,7 +31,11 @@ var (
 // fuzzBase parses the fixed part of the fuzz inputs once.
 func fuzzBase() []*unstructured.Unstructured {
 	fuzzBaseOnce.Do(func() {
-		fuzzBaseObjs = append(parseDocsNoT(testCRDs), parseDocsNoT(fuzzCRDs)...)
+		fuzzBaseObjs = parseDocsNoT(testCRDs)
+		// The built-in kinds of the implementations, each with its profile.
+		for _, g := range []string{"gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org"} {
+			fuzzBaseObjs = append(fuzzBaseObjs, descriptorCRDs(nopTB{}, g)...)
+		}
 		fuzzBaseObjs = append(fuzzBaseObjs, parseDocsNoT(baseTopology)...)
 	})
 	return fuzzBaseObjs
@@ -93,6 +82,9 @@ func FuzzCompute(f *testing.F) {
 		`{"targetRefs":[{"kind":"HTTPRoute","selector":{"matchLabels":{"a":"b"}}}],"defaults":5}`,
 		`{"targetSelectors":[{"kind":"HTTPRoute","matchLabels":{"x":"y"}}],"mergeType":"JSONMerge","x":null}`,
 		`{"targetRefs":[{"group":"x.io","kind":"Virtual","name":"v","namespace":"other"}],"strategy":7}`,
+		`{"targetSelectors":[{"kind":"HTTPRoute","matchLabels":{"x":"y"},"namespaces":{"from":"Selector","selector":{"matchLabels":{"a":"b"}}}}],"cors":{}}`,
+		`{"targetRefs":[{"kind":"Service","name":"svc"},{"kind":"Service","name":"svc2"}],"zoneSize":"1k","keepAlive":{"connections":1}}`,
+		`{"targetRef":{"group":"gateway.networking.k8s.io","kind":"HTTPRoute","name":"rt","sectionName":"rule-1"},"rules":{"authorization":{"x":{"when":[]}}}}`,
 		`[1,2,3]`, `"str"`, `null`, `{}`,
 	}
 	route := `{"parentRefs":[{"name":"gw","sectionName":"https","port":443}],"rules":[{"name":"main","backendRefs":[{"name":"svc"}],"filters":[{"type":"RequestMirror","requestMirror":{"backendRef":{"name":"svc2"}}}]}]}`

@@ -212,13 +212,13 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 			return
 		}
 		for _, ru := range r.rules {
-			if n.Section == "" && ru.name != "" {
+			if n.Section == "" {
 				c := n
-				c.Section = ru.name
+				c.Section = ru.section
 				fn(c)
 				continue
 			}
-			if ru.name != n.Section {
+			if ru.section != n.Section {
 				continue
 			}
 			for _, b := range ru.backends {

@@ -22,6 +22,11 @@ type pv struct {
 	isObj   bool
 	isMap   bool
 	mapKeys []string
+	atomic  bool // an object a merge replaces whole (a profile's unit, e.g. a Kuadrant limit)
+	// wholeList: a list-map that is one leaf, set by the entry that merged
+	// it last (lists a profile merges by key although the CRD does not say
+	// so, e.g. Envoy Gateway's StrategicMerge).
+	wholeList bool
 }
 
 func (v *pv) isNull() bool { return v != nil && !v.isObj && !v.isMap && v.leaf == nil }
@@ -48,6 +53,8 @@ type mschema struct {
 	additional *mschema
 	items      *mschema
 	mapKeys    []string
+	atomic     bool // objects here are merged whole, never field by field
+	wholeList  bool // the list-map here is one leaf (see pv.wholeList)
 }
 
 func (m *mschema) child(k string) *mschema {
@@ -119,7 +126,7 @@ func compileMerge(s *apiextv1.JSONSchemaProps, depth int) *mschema {
 func build(v interface{}, src int, s *mschema) *pv {
 	switch t := v.(type) {
 	case map[string]interface{}:
-		o := &pv{isObj: true, obj: make(map[string]*pv, len(t)), src: src}
+		o := &pv{isObj: true, obj: make(map[string]*pv, len(t)), src: src, atomic: s != nil && s.atomic}
 		for k, c := range t {
 			o.obj[k] = build(c, src, s.child(k))
 		}
@@ -127,7 +134,7 @@ func build(v interface{}, src int, s *mschema) *pv {
 	case []interface{}:
 		if keys := s.listMapKeys(); keys != nil && allObjects(t) {
 			is := s.itemSchema()
-			l := &pv{isMap: true, mapKeys: keys, src: src, items: make([]*pv, 0, len(t))}
+			l := &pv{isMap: true, mapKeys: keys, src: src, wholeList: s.wholeList, items: make([]*pv, 0, len(t))}
 			for _, it := range t {
 				l.items = append(l.items, build(it, src, is))
 			}
@@ -161,7 +168,7 @@ func mergePatch(target, patch *pv) *pv {
 		}
 		return patch
 	}
-	if !patch.isObj {
+	if !patch.isObj || patch.atomic {
 		return patch
 	}
 	res := &pv{isObj: true, src: patch.src}
@@ -199,7 +206,10 @@ func itemKey(it *pv, keys []string) (string, bool) {
 }
 
 func mergeListMap(target, patch *pv) *pv {
-	res := &pv{isMap: true, mapKeys: patch.mapKeys, src: patch.src, items: make([]*pv, 0, len(target.items)+len(patch.items))}
+	if patch.wholeList {
+		return mergeStrategicList(target, patch)
+	}
+	res := &pv{isMap: true, mapKeys: patch.mapKeys, src: patch.src, wholeList: patch.wholeList, items: make([]*pv, 0, len(target.items)+len(patch.items))}
 	res.items = append(res.items, target.items...)
 	idx := map[string]int{}
 	for i, it := range res.items {
@@ -222,6 +232,55 @@ func mergeListMap(target, patch *pv) *pv {
 	return res
 }
 
+// mergeStrategicList merges a list by its keys and orders the result as Kubernetes' strategic
+// merge patch does (k8s.io/apimachinery/pkg/util/strategicpatch, normalizeElementOrder and
+// mergeSortedSlice; Envoy Gateway's StrategicMerge uses it): the patch's items (each merged with
+// the target's item of the same key) in the patch's order and the target's other items in
+// theirs, interleaved by position in the target where both have one, else patch items first.
+func mergeStrategicList(target, patch *pv) *pv {
+	pos := map[string]int{} // key -> index in target
+	for i, t := range target.items {
+		if k, ok := itemKey(t, patch.mapKeys); ok {
+			if _, dup := pos[k]; !dup {
+				pos[k] = i
+			}
+		}
+	}
+	type placed struct {
+		v   *pv
+		pos int // index in target, -1 when not there
+	}
+	var left []placed
+	used := make([]bool, len(target.items))
+	for _, it := range patch.items {
+		p := placed{v: it, pos: -1}
+		if k, ok := itemKey(it, patch.mapKeys); ok {
+			if i, found := pos[k]; found && !used[i] {
+				used[i] = true
+				p = placed{v: mergePatch(target.items[i], it), pos: i}
+			}
+		}
+		left = append(left, p)
+	}
+	var right []placed
+	for i, t := range target.items {
+		if !used[i] {
+			right = append(right, placed{v: t, pos: i})
+		}
+	}
+	res := &pv{isMap: true, mapKeys: patch.mapKeys, src: patch.src, wholeList: true, items: make([]*pv, 0, len(left)+len(right))}
+	for len(left) > 0 || len(right) > 0 {
+		if len(right) == 0 || len(left) > 0 && (left[0].pos < 0 || left[0].pos < right[0].pos) {
+			res.items = append(res.items, left[0].v)
+			left = left[1:]
+			continue
+		}
+		res.items = append(res.items, right[0].v)
+		right = right[1:]
+	}
+	return res
+}
+
 // stripNulls removes null leaves (they only ever mean "remove").
 func stripNulls(v *pv) *pv {
 	if v == nil {
@@ -239,7 +298,7 @@ func stripNulls(v *pv) *pv {
 		if !changed {
 			return v
 		}
-		res := &pv{isObj: true, src: v.src, obj: make(map[string]*pv, len(v.obj))}
+		res := &pv{isObj: true, src: v.src, atomic: v.atomic, obj: make(map[string]*pv, len(v.obj))}
 		for k, c := range v.obj {
 			if c.isNull() {
 				continue
@@ -248,7 +307,7 @@ func stripNulls(v *pv) *pv {
 		}
 		return res
 	case v.isMap:
-		res := &pv{isMap: true, mapKeys: v.mapKeys, src: v.src, items: make([]*pv, 0, len(v.items))}
+		res := &pv{isMap: true, mapKeys: v.mapKeys, src: v.src, wholeList: v.wholeList, items: make([]*pv, 0, len(v.items))}
 		for _, it := range v.items {
 			res.items = append(res.items, stripNulls(it))
 		}
@@ -320,7 +379,7 @@ func walkLeavesBuf(v *pv, buf []byte, fn func(ptr string, src int)) []byte {
 			buf = walkLeavesBuf(v.obj[k], append(append(buf, '/'), jsonpointer.Escape(k)...), fn)[:n]
 		}
 	case v.isMap:
-		if len(v.items) == 0 {
+		if len(v.items) == 0 || v.wholeList {
 			fn(string(buf), v.src)
 			return buf
 		}
@@ -332,4 +391,34 @@ func walkLeavesBuf(v *pv, buf []byte, fn func(ptr string, src int)) []byte {
 		fn(string(buf), v.src)
 	}
 	return buf
+}
+
+// withPath returns a copy of m in which the node at path (field names; "*"
+// for every key of a map) has been changed by set, creating the nodes on
+// the way: profiles add what their implementation declares outside the CRD
+// schema (list keys from Go struct tags, objects merged whole).
+func withPath(m *mschema, path []string, set func(*mschema)) *mschema {
+	c := &mschema{}
+	if m != nil {
+		*c = *m
+		if m.props != nil {
+			c.props = make(map[string]*mschema, len(m.props)+1)
+			for k, v := range m.props {
+				c.props[k] = v
+			}
+		}
+	}
+	if len(path) == 0 {
+		set(c)
+		return c
+	}
+	if path[0] == "*" {
+		c.additional = withPath(c.additional, path[1:], set)
+		return c
+	}
+	if c.props == nil {
+		c.props = map[string]*mschema{}
+	}
+	c.props[path[0]] = withPath(c.child(path[0]), path[1:], set)
+	return c
 }

@@ -23,6 +23,7 @@ type srcAgg struct {
 	node                                 nodeID
 	level                                int
 	contexts, enforced, overridden, wins int
+	conflicted                           int      // contexts where a same-target rule beat it whole
 	beaters                              []string // distinct, unsorted
 	invalid                              string
 }
@@ -40,6 +41,7 @@ func (g *srcAgg) beat(by string) {
 // so a slice searched linearly beats a map. Its entries are reused from
 // one target to the next (sources copies what it needs).
 type aggs struct {
+	prof profile // the kind's: it names the strategy each source reports
 	l    []*srcAgg
 	pool []*srcAgg // entries to reuse
 	used int
@@ -66,7 +68,7 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 		}
 		g = a.pool[a.used]
 		a.used++
-		*g = srcAgg{pol: p, stanza: e.stanza, strategy: e.strategy, node: n, level: level, beaters: g.beaters[:0]}
+		*g = srcAgg{pol: p, stanza: e.stanza, strategy: a.prof.reportedStrategy(e), node: n, level: level, beaters: g.beaters[:0]}
 		a.l = append(a.l, g)
 	}
 	if level < g.level || level == g.level && lessNode(n, g.node) {
@@ -80,15 +82,20 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
 	a := &s.aggs
 	a.reset()
-	var sections []string
-	for sec := range k.sections[t] {
-		sections = append(sections, sec)
-	}
-	sort.Strings(sections)
-	if k.pk.desc.Class == v1alpha1.ClassDirect {
-		s.direct(t, k, sections, a, &tp)
-	} else {
-		s.inherited(t, k, sections, a, &tp)
+	a.prof = k.pk.prof
+	// Where the kind cannot take effect there is no effective entry, but a policy listed
+	// Invalid here is still shown.
+	if a.prof.reaches(k.pk.gk.Kind, t) {
+		var sections []string
+		for sec := range k.sections[t] {
+			sections = append(sections, sec)
+		}
+		sort.Strings(sections)
+		if k.pk.desc.Class == v1alpha1.ClassDirect {
+			s.direct(t, k, sections, a, &tp)
+		} else {
+			s.inherited(t, k, sections, a, &tp)
+		}
 	}
 	for _, inv := range k.invalid[t] {
 		es := invalidEntries(inv.pol)
@@ -141,11 +148,12 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 // the section it stands for, "" for the whole target) and counts how the
 // sources fared in it.
 func (s *session) emitInherited(n nodeID, section string, k *kindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
+	flavor := k.pk.prof.flavor(k.pk.gk.Kind, n)
 	for _, v := range s.contexts(n, k) {
 		if len(v.elems) == 0 {
 			continue
 		}
-		r := s.fold(v, k)
+		r := s.fold(v, k, flavor)
 		if len(r.entries) == 0 {
 			continue
 		}
@@ -167,6 +175,7 @@ type sourceTally struct {
 type sourcePart struct {
 	g               *srcAgg
 	total, survived int
+	conflicted      bool
 }
 
 // add counts the context of via v, folded into r. A policy attached at two
@@ -202,11 +211,17 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 			p.total = o.total
 		}
 		p.survived += o.survived
+		if o.conflictedBy != "" {
+			p.conflicted = true
+		}
 	}
 	for j := range t.parts {
 		p := &t.parts[j]
 		p.g.contexts++
 		switch {
+		case p.conflicted:
+			p.g.conflicted++
+			p.g.overridden++
 		case p.survived >= p.total:
 			p.g.enforced++
 		case p.survived == 0:
@@ -214,7 +229,7 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 		}
 	}
 	for i, pi := range t.idx {
-		if p := &t.parts[pi]; p.survived < p.total {
+		if p := &t.parts[pi]; p.survived < p.total || p.conflicted {
 			for _, b := range r.outcomes[i].beaters {
 				p.g.beat(b)
 			}
@@ -224,37 +239,69 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 
 func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
 	whole := s.attached(t, k)
-	emit := func(n nodeID, section string, cands []*policy, losers []*policy) {
-		if len(cands) == 0 {
-			return
-		}
-		w := cands[0]
-		e := &w.entries[0]
-		val := stripNulls(build(e.spec, 0, e.schema))
-		fs := map[string]string{}
-		walkLeaves(val, "", func(ptr string, _ int) { fs[ptr] = w.disp })
-		tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
-			Via: []v1alpha1.ObjectReference{n.ref()}, SectionName: section,
-			Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
-		})
-		g := a.get(w, e, n, levelOf(n))
-		g.contexts++
-		g.wins++
-		for _, l := range append(append([]*policy{}, cands[1:]...), losers...) {
-			ln := n
-			if !contains(sectionsOf(l, k, t), section) {
-				ln = t
-			}
-			lg := a.get(l, &l.entries[0], ln, levelOf(ln))
-			lg.contexts++
-			lg.beat(w.disp)
-		}
-	}
-	emit(t, "", whole, nil)
+	s.emitDirect(t, t, "", k, whole, nil, a, tp)
 	for _, sec := range sections {
 		n := t
 		n.Section = sec
-		emit(n, sec, s.attached(n, k), whole)
+		s.emitDirect(t, n, sec, k, s.attached(n, k), whole, a, tp)
+	}
+}
+
+// emitDirect adds the effective entry of a Direct kind at n (target t, or its section): the
+// policies there that the profile lets take effect (SPEC §5.3: the established one), their
+// specs merged in order; every other candidate, and every policy on the whole object when n is
+// a section (losers), is Conflicted there.
+func (s *session) emitDirect(t, n nodeID, section string, k *kindIndex, cands, losers []*policy, a *aggs, tp *v1alpha1.TargetPolicy) {
+	if len(cands) == 0 {
+		return
+	}
+	winners := k.pk.prof.direct(cands)
+	if len(winners) > 0 {
+		s.emitDirectWinners(t, n, section, winners, len(losers) > 0, a, tp)
+	}
+	for _, l := range append(append([]*policy{}, cands...), losers...) {
+		if slices.Contains(winners, l) {
+			continue
+		}
+		by := l.rejectedBy
+		if by == nil {
+			by = winners[0]
+		}
+		ln := n
+		if !contains(sectionsOf(l, k, t), section) {
+			ln = t
+		}
+		lg := a.get(l, &l.entries[0], ln, levelOf(ln))
+		lg.contexts++
+		lg.beat(by.disp)
+	}
+}
+
+// emitDirectWinners adds the effective entry of the winners of a Direct kind at n: their specs
+// merged in order. objectBears says the object t bears policies of the kind too, when n is
+// one of its sections.
+func (s *session) emitDirectWinners(t, n nodeID, section string, winners []*policy, objectBears bool, a *aggs, tp *v1alpha1.TargetPolicy) {
+	var val *pv
+	for i, w := range winners {
+		e := &w.entries[0]
+		val = mergePatch(val, build(e.spec, i, e.schema))
+	}
+	val = stripNulls(val)
+	fs := map[string]string{}
+	walkLeaves(val, "", func(ptr string, src int) { fs[ptr] = winners[src].disp })
+	via := []v1alpha1.ObjectReference{n.ref()}
+	if n != t && objectBears {
+		// The object bears policies too: it is on the section's path (SPEC §5.5).
+		via = []v1alpha1.ObjectReference{t.ref(), n.ref()}
+	}
+	tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
+		Via: via, SectionName: section,
+		Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
+	})
+	for _, w := range winners {
+		g := a.get(w, &w.entries[0], n, levelOf(n))
+		g.contexts++
+		g.wins++
 	}
 }
 
@@ -293,43 +340,47 @@ func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
 			Namespace: g.pol.id.namespace, Name: g.pol.id.nm, AttachedTo: g.node.ref(),
 			Stanza: g.stanza, MergeStrategy: g.strategy,
 		}
-		beaters := g.beaters
-		sort.Strings(beaters)
-		by := strings.Join(beaters, ", ")
-		switch {
-		case g.invalid != "":
-			ps.Outcome = v1alpha1.OutcomeInvalid
-			ps.Message = g.invalid
-		case g.strategy == v1alpha1.MergeNone:
-			switch {
-			case g.wins == g.contexts:
-				ps.Outcome = v1alpha1.OutcomeEnforced
-				ps.Message = "established policy; in effect"
-			case g.wins == 0:
-				ps.Outcome = v1alpha1.OutcomeConflicted
-				if len(beaters) == 1 {
-					ps.Message = "conflicts with the established policy " + by + ", which takes effect"
-				} else {
-					ps.Message = "conflicts with the established policies " + by + ", which take effect"
-				}
-			default:
-				ps.Outcome = v1alpha1.OutcomePartiallyEnforced
-				ps.Message = "in effect on the object, but " + by + " takes effect on the section(s) it targets"
-			}
-		case g.enforced == g.contexts:
-			ps.Outcome = v1alpha1.OutcomeEnforced
-			ps.Message = "all fields in effect in " + plural(g.contexts, "context")
-		case g.overridden == g.contexts:
-			ps.Outcome = v1alpha1.OutcomeOverridden
-			ps.Message = "no field in effect in " + plural(g.contexts, "context") + "; superseded by " + orNone(by)
-		default:
-			ps.Outcome = v1alpha1.OutcomePartiallyEnforced
-			ps.Message = "fully in effect in " + strconv.Itoa(g.enforced) + " of " + plural(g.contexts, "context") + "; partly superseded by " + orNone(by)
+		ps.Outcome, ps.Message = g.outcome()
+		if r := a.prof.rule(g.pol.id.gk.Kind); r != "" && g.invalid == "" {
+			ps.Message += "; " + r
 		}
 		ps.Message = m.intern(ps.Message) // outputs repeat the same few messages
 		out = append(out, ps)
 	}
 	return out
+}
+
+// outcome is SPEC §5.6 over what the source went through in every context.
+func (g *srcAgg) outcome() (v1alpha1.Outcome, string) {
+	beaters := g.beaters
+	sort.Strings(beaters)
+	by := strings.Join(beaters, ", ")
+	switch {
+	case g.invalid != "":
+		return v1alpha1.OutcomeInvalid, g.invalid
+	case g.strategy == v1alpha1.MergeNone:
+		switch {
+		case g.wins == g.contexts:
+			return v1alpha1.OutcomeEnforced, "established policy; in effect"
+		case g.wins == 0:
+			return v1alpha1.OutcomeConflicted, conflictMessage(beaters, by)
+		}
+		return v1alpha1.OutcomePartiallyEnforced, "in effect on the object, but " + by + " takes effect on the section(s) it targets"
+	case g.conflicted > 0 && g.conflicted == g.contexts:
+		return v1alpha1.OutcomeConflicted, conflictMessage(beaters, by)
+	case g.enforced == g.contexts:
+		return v1alpha1.OutcomeEnforced, "all fields in effect in " + plural(g.contexts, "context")
+	case g.overridden == g.contexts:
+		return v1alpha1.OutcomeOverridden, "no field in effect in " + plural(g.contexts, "context") + "; superseded by " + orNone(by)
+	}
+	return v1alpha1.OutcomePartiallyEnforced, "fully in effect in " + strconv.Itoa(g.enforced) + " of " + plural(g.contexts, "context") + "; partly superseded by " + orNone(by)
+}
+
+func conflictMessage(beaters []string, by string) string {
+	if len(beaters) == 1 {
+		return "conflicts with the established policy " + by + ", which takes effect"
+	}
+	return "conflicts with the established policies " + by + ", which take effect"
 }
 
 func orNone(s string) string {

@@ -20,21 +20,31 @@ type policyKind struct {
 	desc       Descriptor
 	namespaced bool
 	schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
-	// merge caches compileMerge of the schema at a stanza path; filled
-	// while parsing policies, which holds the engine's write lock.
-	merge map[string]*mschema
+	prof       profile                   // the descriptor's semantics
+	// merge caches the profile's merge schema at a stanza path for a named
+	// strategy; filled while parsing policies, which holds the engine's
+	// write lock.
+	merge map[mergeSchemaKey]*mschema
 }
 
-// mergeSchema returns the compiled merge schema at a dotted path.
-func (pk *policyKind) mergeSchema(path string) *mschema {
-	if m, ok := pk.merge[path]; ok {
+type mergeSchemaKey struct{ path, named string }
+
+// mergeSchema returns the merge schema of the stanza at a dotted path, for
+// an entry that names strategy named (as written, lower case; "" for none).
+func (pk *policyKind) mergeSchema(path, named string) *mschema {
+	key := mergeSchemaKey{path, named}
+	if m, ok := pk.merge[key]; ok {
 		return m
 	}
-	m := compileMerge(schemaAt(pk.schema, path), 0)
-	if pk.merge == nil {
-		pk.merge = map[string]*mschema{}
+	prof := pk.prof
+	if prof == nil {
+		prof = gepProfile{}
 	}
-	pk.merge[path] = m
+	m := prof.mergeSchema(pk.gk.Kind, schemaAt(pk.schema, path), named)
+	if pk.merge == nil {
+		pk.merge = map[mergeSchemaKey]*mschema{}
+	}
+	pk.merge[key] = m
 	return m
 }
 
@@ -54,6 +64,7 @@ func (p policyID) display() string {
 type entry struct {
 	stanza   v1alpha1.Stanza
 	strategy v1alpha1.MergeStrategy
+	named    string // the strategy value the policy wrote (lower case), "" for none
 	spec     map[string]interface{}
 	schema   *mschema // list-maps of the stanza's schema
 	leaves   int      // leaves of the spec (fieldSources entries it would set alone)
@@ -68,6 +79,12 @@ type namedRef struct {
 type selectorRef struct {
 	gk  schema.GroupKind
 	sel labels.Selector
+	// wide is set when the selector looks beyond the policy's namespace (Envoy Gateway's
+	// targetSelectors namespaces.from All or Selector); nsSel then picks the namespaces by
+	// their labels (nil: all), and a target outside the policy's namespace needs a
+	// ReferenceGrant there.
+	wide  bool
+	nsSel labels.Selector
 }
 
 type policy struct {
@@ -81,6 +98,19 @@ type policy struct {
 	invalid   string // whole policy is malformed
 	class     v1alpha1.PolicyClass
 	res       resolution // current attachments (maintained by state)
+	// rejectedBy is the policy that beat this one whole under a profile's whole-policy
+	// same-target rule, nil when none did (maintained by state, rejections.go).
+	rejectedBy *policy
+}
+
+// wideSelectors reports whether a selector of p looks beyond its namespace.
+func (p *policy) wideSelectors() bool {
+	for _, s := range p.selectors {
+		if s.wide {
+			return true
+		}
+	}
+	return false
 }
 
 func pathParts(p string) []string { return strings.Split(p, ".") }

@@ -136,13 +136,51 @@ func (pp *policyParser) readTargetSelectors() {
 			if v, ok := m["matchExpressions"]; ok {
 				sel["matchExpressions"] = v
 			}
-			if sr, err := parseSelectorRef(m, sel); err != nil {
+			sr, err := parseSelectorRef(m, sel)
+			if err == nil {
+				err = readSelectorNamespaces(&sr, m["namespaces"])
+			}
+			if err != nil {
 				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d]: %v", path, i, err)})
 			} else {
 				p.selectors = append(p.selectors, sr)
 			}
 		}
 	}
+}
+
+// readSelectorNamespaces reads a targetSelectors entry's namespaces (Envoy Gateway v1.9,
+// api/v1alpha1/policy_helpers.go TargetSelectorNamespaces): from Same (or absent) selects in
+// the policy's namespace, All in every namespace, Selector in the namespaces whose labels
+// match selector.
+func readSelectorNamespaces(sr *selectorRef, v interface{}) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]interface{})
+	if !ok {
+		return fmt.Errorf("namespaces must be an object")
+	}
+	from, _ := m["from"].(string)
+	switch from {
+	case "", "Same":
+		return nil
+	case "All":
+		sr.wide = true
+		return nil
+	case "Selector":
+		sm, ok := m["selector"].(map[string]interface{})
+		if !ok {
+			return fmt.Errorf("namespaces.selector is required when namespaces.from is Selector")
+		}
+		sel, err := parseSelector(sm)
+		if err != nil {
+			return fmt.Errorf("namespaces.selector: %v", err)
+		}
+		sr.wide, sr.nsSel = true, sel
+		return nil
+	}
+	return fmt.Errorf("namespaces.from must be Same, All or Selector, not %q", from)
 }
 
 // notProper lists the spec fields that are not "spec proper": targets and
@@ -175,7 +213,7 @@ func (pp *policyParser) parseDirect(spec map[string]interface{}) error {
 			proper[k] = val
 		}
 	}
-	pp.p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: pp.pk.mergeSchema("spec")}}
+	pp.p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: pp.pk.mergeSchema("spec", "")}}
 	return nil
 }
 
@@ -213,24 +251,37 @@ func (pp *policyParser) findStanza(paths []string) (*stanza, error) {
 
 // readStrategy reads the strategy a policy names in m (the spec or a
 // stanza at where): "" when it names none.
-func (pp *policyParser) readStrategy(m map[string]interface{}, where string) (string, error) {
+func (pp *policyParser) readStrategy(m map[string]interface{}, where string) (named, error) {
 	d := pp.d
 	if d.StrategyField == "" {
-		return "", nil
+		return named{}, nil
 	}
 	v, ok := m[d.StrategyField]
 	if !ok || v == nil {
-		return "", nil
+		return named{}, nil
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		return "", fmt.Errorf("%s.%s must be a string", where, d.StrategyField)
+		return named{}, fmt.Errorf("%s.%s must be a string", where, d.StrategyField)
 	}
 	st, known := d.StrategyValues[strings.ToLower(s)]
 	if !known {
-		return "", fmt.Errorf("unknown strategy %q in %s.%s (known: %s)", s, where, d.StrategyField, strings.Join(sortedKeys(d.StrategyValues), ", "))
+		return named{}, fmt.Errorf("unknown strategy %q in %s.%s (known: %s)", s, where, d.StrategyField, strings.Join(sortedKeys(d.StrategyValues), ", "))
 	}
-	return st, nil
+	return named{strategy: st, value: strings.ToLower(s)}, nil
+}
+
+// named is the strategy a policy names: Atomic or Patch, and the value as
+// written (lower case), which a profile may read (Envoy Gateway's mergeType
+// JSONMerge and StrategicMerge are both Patch, and merge lists differently).
+type named struct{ strategy, value string }
+
+// or returns n when it names a strategy, else other.
+func (n named) or(other named) named {
+	if n.strategy != "" {
+		return n
+	}
+	return other
 }
 
 // chooseStrategy is SPEC §5's "Default strategies" for one stanza of an
@@ -322,16 +373,16 @@ func (pp *policyParser) parseInherited(spec map[string]interface{}) error {
 // entryFor builds the entry of stanza st: the stanza's spec proper (sv;
 // nil for implicit defaults only) over base (the implicit defaults), with
 // its merge strategy.
-func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}, specStrategy string, both bool) (entry, error) {
-	var named string
+func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}, specStrategy named, both bool) (entry, error) {
+	var stanzaNamed named
 	m := base
-	sch := pp.pk.mergeSchema("spec")
+	schemaPath := "spec"
 	if sv != nil {
 		n, err := pp.readStrategy(sv.m, sv.path)
 		if err != nil {
 			return entry{}, err
 		}
-		named = n
+		stanzaNamed = n
 		proper := without(sv.m, sv.path, pp.stanzaExclusions(sv.path))
 		if base != nil {
 			// Fields outside the stanza join the defaults; the stanza wins.
@@ -342,13 +393,15 @@ func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string
 			proper = merged
 		}
 		m = proper
-		sch = pp.pk.mergeSchema(sv.path)
+		schemaPath = sv.path
 	}
-	strategy := chooseStrategy(named, specStrategy, pp.d.DefaultStrategy, both, pp.defaultStrategy)
+	strategy := chooseStrategy(stanzaNamed.strategy, specStrategy.strategy, pp.d.DefaultStrategy, both, pp.defaultStrategy)
 	if m == nil {
 		m = map[string]interface{}{}
 	}
-	return entry{stanza: st, strategy: mergeStrategyOf(st, strategy), spec: m, schema: sch, leaves: countLeaves(m, sch)}, nil
+	value := stanzaNamed.or(specStrategy).value
+	sch := pp.pk.mergeSchema(schemaPath, value)
+	return entry{stanza: st, strategy: mergeStrategyOf(st, strategy), named: value, spec: m, schema: sch, leaves: countLeaves(m, sch)}, nil
 }
 
 // countLeaves counts the leaves spec has on its own (see walkLeaves).

@@ -48,6 +48,9 @@ type kindIndex struct {
 	// changed is the newest gen of the kind: a fold checked at that value
 	// is valid without looking at its nodes.
 	changed uint64
+	// rejectDirty is set when an attachment of the kind changed since the
+	// policies' rejectedBy were last settled (rejections.go).
+	rejectDirty bool
 }
 
 type crdInfo struct {
@@ -106,7 +109,7 @@ type state struct {
 
 	policies    map[policyID]*policy
 	byTarget    map[nodeID]map[*policy]bool
-	selPolicies map[string]map[*policy]bool
+	selPolicies map[string]map[*policy]bool // by namespace; anyNamespace: wide selectors
 	crossNS     map[string]map[*policy]bool
 	invalidKeys map[Key]map[nodeID]int
 }
@@ -194,6 +197,10 @@ var builtinClusterKinds = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
 }
 
+// anyNamespace keys the policies whose selectors look in every namespace (no namespace is
+// named so: names are DNS labels).
+const anyNamespace = "*"
+
 func (st *state) clusterScoped(gk schema.GroupKind) bool {
 	return builtinClusterKinds[gk] || st.clusterKinds[gk]
 }
@@ -245,7 +252,7 @@ func (st *state) hasSection(n nodeID) bool {
 	case isRouteGK(o.gk()):
 		if r := st.routes[o]; r != nil {
 			for _, ru := range r.rules {
-				if ru.name != "" && ru.name == n.Section {
+				if ru.section == n.Section && !ru.unnamed {
 					return true
 				}
 			}
@@ -390,6 +397,28 @@ func (st *state) policyResources() []schema.GroupVersionResource {
 	return out
 }
 
+// limitedKeys adds the keys of kind ki whose profile limits where it takes effect: those of
+// the nodes below its attachments that the kind reaches.
+func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
+	seen := map[nodeID]bool{}
+	var visit func(n nodeID)
+	visit = func(n nodeID) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if ki.pk.prof.reaches(ki.pk.gk.Kind, n) {
+			ks[n.key()] = true
+		}
+		if ki.pk.desc.Class == v1alpha1.ClassInherited {
+			st.children(n, visit)
+		}
+	}
+	for n := range ki.at {
+		visit(n)
+	}
+}
+
 // keys computes the keys with output: objects reached by an inherited
 // attachment (its subtree), objects a direct policy is attached to, and
 // owners of Invalid listings.
@@ -397,6 +426,10 @@ func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
 	seen := make(map[nodeID]bool, len(st.objects))
 	for _, ki := range st.kinds {
+		if l, ok := ki.pk.prof.(reachLimiter); ok && l.limitsReach(ki.pk.gk.Kind) {
+			st.limitedKeys(ki, ks)
+			continue
+		}
 		for n := range ki.at {
 			ks[n.key()] = true
 			if ki.pk.desc.Class == v1alpha1.ClassInherited {

@@ -106,7 +106,7 @@ spec:
 		t.Errorf("whole %s %v %s", whole.Spec.Raw, whole.FieldSources, viaString(whole.Via))
 	}
 	sec := onlyEffective(t, tp, "http")
-	if string(sec.Spec.Raw) != `{"timeout":"1s"}` || viaString(sec.Via) != "[Service/svc#http]" {
+	if string(sec.Spec.Raw) != `{"timeout":"1s"}` || viaString(sec.Via) != "[Service/svc Service/svc#http]" {
 		t.Errorf("section %s %s (strategy must be stripped)", sec.Spec.Raw, viaString(sec.Via))
 	}
 	for name, want := range map[string]v1alpha1.Outcome{
@@ -505,7 +505,7 @@ spec:
 	if eg == nil || len(eg.Effective) != 1 || string(eg.Effective[0].Spec.Raw) != `{"timeout":{"http":{"requestTimeout":"5s"}}}` {
 		t.Fatalf("envoy gateway selector policy:\n%s", dump(got[Key{"appns", "labelled"}]))
 	}
-	if eg.Sources[0].MergeStrategy != v1alpha1.MergePatchDefaults {
+	if eg.Sources[0].MergeStrategy != v1alpha1.MergeCustom {
 		t.Errorf("mergeType StrategicMerge -> %s", eg.Sources[0].MergeStrategy)
 	}
 	// On rt: gateway-level BTP (AtomicDefaults by default) flows down.

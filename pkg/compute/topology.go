@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -145,7 +146,11 @@ type parentRef struct {
 }
 
 type ruleObj struct {
-	name     string
+	// section is the rule's section node: its name, or for an unnamed rule
+	// rule-<index+1>, which only profiles that address unnamed rules so
+	// (Kuadrant) may target; for every other kind it is not a section.
+	section  string
+	unnamed  bool
 	backends []nodeID
 }
 
@@ -371,8 +376,11 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 		}
 		r.parentRefs = append(r.parentRefs, pr)
 	}
-	for _, ru := range maps(lget(spec, "rules")) {
-		rule := ruleObj{name: sget(ru, "name")}
+	for i, ru := range maps(lget(spec, "rules")) {
+		rule := ruleObj{section: sget(ru, "name")}
+		if rule.section == "" {
+			rule.section, rule.unnamed = "rule-"+strconv.Itoa(i+1), true
+		}
 		seen := map[nodeID]bool{}
 		add := func(b nodeID) {
 			if !seen[b] {

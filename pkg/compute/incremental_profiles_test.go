@@ -1,0 +1,164 @@
+package compute
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TestIncrementalProfiles is TestIncremental for the implementations' profiles: the mutations
+// their rules make non-local (a NGINX Gateway Fabric policy rejected on one Service is rejected
+// on all; an Envoy Gateway selector reaching into namespaces whose labels and ReferenceGrants
+// decide what it selects; Envoy Gateway's oldest-wins and mergeType; Kuadrant's named rules)
+// must return every key whose output changes, and leave the engine equal to a full
+// recomputation.
+func TestIncrementalProfiles(t *testing.T) {
+	topo, pols := genTopology(genSpec{namespaces: 3, gatewaysPerNS: 2, routesPerGW: 3, servicesPerNS: 3, policies: 8})
+	for _, g := range []string{"gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org"} {
+		topo = append(topo, descriptorCRDs(t, g)...)
+	}
+	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	at := func(o *unstructured.Unstructured, sec int) *unstructured.Unstructured {
+		o.SetCreationTimestamp(metav1NewTime(t0.Add(time.Duration(sec) * time.Second)))
+		return o
+	}
+	svc := func(name string) interface{} { return ref("", "Service", name) }
+	usp := func(name string, sec int, spec map[string]interface{}, targets ...interface{}) *unstructured.Unstructured {
+		spec["targetRefs"] = targets
+		return at(u("gateway.nginx.org/v1alpha1", "UpstreamSettingsPolicy", "ns-0", name, spec), sec)
+	}
+	eg := func(kind, ns, name string, sec int, spec map[string]interface{}) *unstructured.Unstructured {
+		return at(u("gateway.envoyproxy.io/v1alpha1", kind, ns, name, spec), sec)
+	}
+	gw0 := ref(gwGroup, "Gateway", "gw-0")
+	listener := ref(gwGroup, "Gateway", "gw-0")
+	listener["sectionName"] = "http"
+	route0 := ref(gwGroup, "HTTPRoute", "route-0")
+	pols = append(pols,
+		usp("usp-a", 1, map[string]interface{}{"zoneSize": "64k"}, svc("svc-0")),
+		usp("usp-b", 2, map[string]interface{}{"zoneSize": "128k", "keepAlive": map[string]interface{}{"connections": int64(5)}}, svc("svc-0"), svc("svc-1")),
+		usp("usp-c", 3, map[string]interface{}{"keepAlive": map[string]interface{}{"requests": int64(7)}}, svc("svc-1")),
+		eg("BackendTrafficPolicy", "ns-0", "btp-gw", 1, map[string]interface{}{"targetRefs": []interface{}{gw0}, "timeout": map[string]interface{}{"http": map[string]interface{}{"requestTimeout": "5s"}}}),
+		eg("BackendTrafficPolicy", "ns-0", "btp-listener", 2, map[string]interface{}{"targetRefs": []interface{}{listener}, "retry": map[string]interface{}{"numRetries": int64(2)}}),
+		eg("BackendTrafficPolicy", "ns-0", "btp-route", 3, map[string]interface{}{"targetRefs": []interface{}{route0}, "mergeType": "StrategicMerge", "retry": map[string]interface{}{"numRetries": int64(4)}}),
+		eg("ClientTrafficPolicy", "ns-0", "ctp-old", 1, map[string]interface{}{"targetRefs": []interface{}{gw0}, "http3": map[string]interface{}{}}),
+		eg("ClientTrafficPolicy", "ns-0", "ctp-new", 2, map[string]interface{}{"targetRefs": []interface{}{gw0}, "tcpKeepalive": map[string]interface{}{"probes": int64(3)}}),
+		eg("SecurityPolicy", "ns-0", "sp-wide", 1, map[string]interface{}{
+			"targetSelectors": []interface{}{map[string]interface{}{
+				"group": gwGroup, "kind": "HTTPRoute", "matchLabels": map[string]interface{}{"team": "blue"},
+				"namespaces": map[string]interface{}{"from": "Selector", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"idx": "1"}}},
+			}},
+			"cors": map[string]interface{}{"allowOrigins": []interface{}{"https://example.com"}},
+		}),
+		at(u("kuadrant.io/v1", "RateLimitPolicy", "ns-0", "rlp-gw", map[string]interface{}{
+			"targetRef": gw0,
+			"defaults": map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
+				"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(100), "window": "1m"}}},
+			}},
+		}), 1),
+		at(u("kuadrant.io/v1", "RateLimitPolicy", "ns-0", "rlp-route", map[string]interface{}{
+			"targetRef": route0,
+			"limits": map[string]interface{}{
+				"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5), "window": "1s"}}, "counters": []interface{}{map[string]interface{}{"expression": "auth.identity.user"}}},
+			},
+		}), 2),
+	)
+	e, cur := feedIncremental(t, topo, pols)
+	before := snapshot(t, e)
+	if want := snapshotAll(t, cur); !reflect.DeepEqual(before, want) {
+		t.Fatalf("initial state differs from ComputeAll")
+	}
+	get := func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured {
+		o := cur[objKey{gk, ns, name}]
+		if o == nil {
+			t.Fatalf("no %v %s/%s", gk, ns, name)
+		}
+		return o.DeepCopy()
+	}
+	uspGK := schema.GroupKind{Group: "gateway.nginx.org", Kind: "UpstreamSettingsPolicy"}
+	btpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy"}
+	ctpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"}
+	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
+	rtGK := schema.GroupKind{Group: gwGroup, Kind: "HTTPRoute"}
+	nsGK := schema.GroupKind{Kind: "Namespace"}
+	grantGK := schema.GroupKind{Group: gwGroup, Kind: "ReferenceGrant"}
+
+	var muts []mutation
+	add := func(name string, objs ...*unstructured.Unstructured) {
+		muts = append(muts, mutation{name: name, upsert: objs})
+	}
+	// usp-b loses to usp-a on svc-0 and so on svc-1 too: deleting usp-a changes svc-1.
+	muts = append(muts, mutation{name: "delete the policy a whole-policy rejection came from", del: []objKey{{uspGK, "ns-0", "usp-a"}}})
+	add("re-add it, older", at(get(uspGK, "ns-0", "usp-a"), 0))
+	{
+		p := get(uspGK, "ns-0", "usp-b")
+		_ = unstructured.SetNestedSlice(p.Object, []interface{}{svc("svc-1")}, "spec", "targetRefs")
+		add("retarget the rejected policy away from its conflict", p)
+	}
+	{
+		p := get(uspGK, "ns-0", "usp-c")
+		_ = unstructured.SetNestedField(p.Object, int64(9), "spec", "keepAlive", "connections")
+		add("overlap on the other Service", p)
+	}
+	{
+		p := get(uspGK, "ns-0", "usp-a")
+		_ = unstructured.SetNestedSlice(p.Object, []interface{}{svc("svc-0"), svc("svc-1"), svc("svc-2")}, "spec", "targetRefs")
+		add("the oldest policy spreads", p)
+	}
+	{
+		r := get(rtGK, "ns-1", "route-6")
+		r.SetLabels(map[string]string{"team": "blue"})
+		add("label a route in another namespace (no grant yet)", r)
+		add("grant it", u("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "ns-1", "sp", map[string]interface{}{
+			"from": []interface{}{map[string]interface{}{"group": "gateway.envoyproxy.io", "kind": "SecurityPolicy", "namespace": "ns-0"}},
+			"to":   []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute"}},
+		}))
+		n := get(nsGK, "", "ns-1")
+		n.SetLabels(map[string]string{"idx": "7"})
+		add("the namespace's labels no longer match", n)
+		n = n.DeepCopy()
+		n.SetLabels(map[string]string{"idx": "1"})
+		add("they match again", n)
+		muts = append(muts, mutation{name: "revoke the grant", del: []objKey{{grantGK, "ns-1", "sp"}}})
+	}
+	{
+		p := get(btpGK, "ns-0", "btp-route")
+		unstructured.RemoveNestedField(p.Object, "spec", "mergeType")
+		add("route policy without mergeType", p)
+		muts = append(muts, mutation{name: "delete the listener policy", del: []objKey{{btpGK, "ns-0", "btp-listener"}}})
+	}
+	add("the newer ClientTrafficPolicy becomes the oldest", at(get(ctpGK, "ns-0", "ctp-new"), 0))
+	{
+		p := get(rlpGK, "ns-0", "rlp-gw")
+		_ = unstructured.SetNestedField(p.Object, map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
+			"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(1), "window": "1h"}}},
+		}}, "spec", "overrides")
+		unstructured.RemoveNestedField(p.Object, "spec", "defaults")
+		add("Kuadrant defaults become overrides", p)
+	}
+	checkMutations(t, e, cur, before, muts)
+}
+
+// feedIncremental upserts CRDs first, then everything else, one by one (not in bulk mode), and
+// returns the engine and the objects it holds.
+func feedIncremental(t *testing.T, topo, pols []*unstructured.Unstructured) (*Engine, map[objKey]*unstructured.Unstructured) {
+	t.Helper()
+	e, err := NewEngine(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := map[objKey]*unstructured.Unstructured{}
+	all := append(append([]*unstructured.Unstructured{}, topo...), pols...)
+	for _, crds := range []bool{true, false} {
+		for _, o := range all {
+			if isCRD(o) == crds {
+				cur[keyOfObj(o)] = o
+				e.Upsert(o)
+			}
+		}
+	}
+	return e, cur
+}

@@ -1,0 +1,176 @@
+package compute
+
+// The Envoy Gateway profile (v1.9: BackendTrafficPolicy, SecurityPolicy, EnvoyExtensionPolicy,
+// ClientTrafficPolicy), from github.com/envoyproxy/gateway v1.9.0:
+//
+//   - internal/gatewayapi/backendtrafficpolicy.go (securitypolicy.go and envoyextensionpolicy.go
+//     alike): policies are processed route rule, route, listener, Gateway; a route's settings are
+//     set once (translateBackendTrafficPolicyForRoute, and for Gateway policies
+//     translateBackendTrafficPolicyForListeners skips routes whose Traffic is already set), so on
+//     HTTP and GRPC routes only the most specific level with a policy counts.
+//   - processBackendTrafficPolicyForRoute: a route (or rule) policy with mergeType is merged
+//     (utils.Merge, the route policy patching the parent) onto the closest Gateway-side policy
+//     only: the listener's if there is one, else the Gateway's. A rule policy never merges with
+//     the route policy.
+//   - internal/utils/merge.go: JSONMerge is RFC 7386; StrategicMerge is
+//     strategicpatch.StrategicMergePatch with the API types' tags (patchMergeKey, in
+//     api/v1alpha1/*_types.go), which merge compression, compressor and httpUpgrade items by type
+//     and extAuth.contextExtensions by name.
+//   - resolveBackendTrafficPolicyGatewayTargetRef / ...RouteTargetRef and the order of
+//     internal/gatewayapi/resource/resource.go (*Resources).Sort: of two policies on one target
+//     the oldest (creationTimestamp, then namespace/name) applies, the others are Conflicted.
+//   - applyTrafficFeatureToRoute and translateBackendTrafficPolicyForListeners: on TCP (TCPRoute,
+//     and TLSRoute, whose routes are TCP routes in the IR) and UDP routes each setting is set if
+//     still unset (setIfNil), so a BackendTrafficPolicy's top-level fields combine, the most
+//     specific policy winning field by field.
+
+import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+type envoyGatewayProfile struct{}
+
+// egStrategicKeys are the lists Envoy Gateway's API types tag patchStrategy=merge, with their
+// patchMergeKey, per policy kind (paths in the spec proper).
+var egStrategicKeys = map[string]map[string][]string{
+	"BackendTrafficPolicy": {
+		"compression": {"type"},
+		"compressor":  {"type"},
+		"httpUpgrade": {"type"},
+	},
+	"SecurityPolicy": {
+		"extAuth.contextExtensions": {"name"},
+	},
+}
+
+// egFlavorL4 is the flavor of BackendTrafficPolicy on TCP and UDP routes.
+const egFlavorL4 = "l4"
+
+const (
+	egMergeJSON      = "jsonmerge"
+	egMergeStrategic = "strategicmerge"
+)
+
+func (envoyGatewayProfile) name() string { return SemanticsEnvoyGateway }
+
+// mergeSchema: with StrategicMerge the lists Envoy Gateway's types tag merge item by item;
+// everything else (JSONMerge, and policies without mergeType, which never merge) replaces
+// lists whole, whatever the CRD says. A list merged by key is still one leaf of fieldSources
+// (SPEC §5.6: the CRD does not make it a list-map), named after the policy whose merge made it.
+func (envoyGatewayProfile) mergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named string) *mschema {
+	if named != egMergeStrategic {
+		return nil
+	}
+	var m *mschema
+	for path, keys := range egStrategicKeys[kind] {
+		m = withPath(m, pathParts(path), func(n *mschema) { n.mapKeys, n.wholeList = keys, true })
+	}
+	return m
+}
+
+// reportedStrategy: a route policy with mergeType is merged by a rule of Envoy Gateway's own
+// (the child decides, onto the closest parent only): Custom. Without it a policy applies whole
+// where it is the most specific: AtomicDefaults.
+func (envoyGatewayProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy {
+	switch {
+	case e.strategy == v1alpha1.MergeNone:
+		return v1alpha1.MergeNone
+	case e.named != "":
+		return v1alpha1.MergeCustom
+	}
+	return v1alpha1.MergeAtomicDefaults
+}
+
+func (envoyGatewayProfile) flavor(kind string, target nodeID) string {
+	if kind != "BackendTrafficPolicy" || target.Group != gwGroup {
+		return ""
+	}
+	switch target.Kind {
+	case "TCPRoute", "UDPRoute", "TLSRoute":
+		return egFlavorL4
+	}
+	return ""
+}
+
+func (envoyGatewayProfile) rule(kind string) string {
+	if kind == "ClientTrafficPolicy" {
+		return "Envoy Gateway: a listener policy beats the Gateway policy for its listener; of two on one target the oldest applies"
+	}
+	return "Envoy Gateway: only the most specific policy applies (route rule, route, listener, Gateway; on TCP and UDP routes field by field), a route policy with mergeType merged onto the closest listener or Gateway policy; of two on one target the oldest applies"
+}
+
+// direct: ClientTrafficPolicy; the oldest policy on a target applies whole.
+func (envoyGatewayProfile) direct(cands []*policy) []*policy { return cands[:1] }
+
+func (envoyGatewayProfile) fold(es []foldEntry, flavor string) foldValue {
+	conflicts := sameTargetWinners(es)
+	var live []int // entries Envoy Gateway applies: on Gateways and routes, not beaten on their target
+	for i := range es {
+		if conflicts != nil && conflicts[i] != nil {
+			continue
+		}
+		if n := es[i].node; n.Group == gwGroup && (n.Kind == "Gateway" || isRouteGK(n.gk())) {
+			live = append(live, i)
+		}
+	}
+	fv := foldValue{conflictedBy: conflicts}
+	if len(live) == 0 {
+		return fv
+	}
+	if flavor == egFlavorL4 {
+		fv.acc = combineTopLevel(es, live)
+		return fv
+	}
+	last := live[len(live)-1]
+	child := es[last]
+	fv.acc = build(child.e.spec, last, child.e.schema)
+	if child.e.named == "" || !isRouteGK(child.node.gk()) {
+		return fv
+	}
+	parent := -1
+	for _, i := range live[:len(live)-1] {
+		if es[i].node.Kind == "Gateway" {
+			parent = i // the last one: the listener's when there is one
+		}
+	}
+	if parent < 0 {
+		return fv
+	}
+	// The parent is read with the child's merge rules (its lists keyed as the child's
+	// mergeType says), so its leaves are counted that way too.
+	pb := build(es[parent].e.spec, parent, child.e.schema)
+	fv.totals = make([]int, len(es))
+	for i := range es {
+		fv.totals[i] = es[i].e.leaves
+	}
+	fv.totals[parent] = countBuilt(pb)
+	fv.acc = mergePatch(pb, fv.acc)
+	return fv
+}
+
+// combineTopLevel takes each top-level field from the most specific of the live entries that
+// sets it.
+func combineTopLevel(es []foldEntry, live []int) *pv {
+	acc := &pv{isObj: true, obj: map[string]*pv{}, src: live[len(live)-1]}
+	for j := len(live) - 1; j >= 0; j-- {
+		i := live[j]
+		for k, v := range es[i].e.spec {
+			if _, set := acc.obj[k]; !set && v != nil {
+				acc.obj[k] = build(v, i, es[i].e.schema.child(k))
+			}
+		}
+	}
+	return acc
+}
+
+func countBuilt(v *pv) int {
+	n := 0
+	walkLeaves(stripNulls(v), "", func(string, int) { n++ })
+	return n
+}
+
+func (envoyGatewayProfile) reaches(string, nodeID) bool { return true }
+
+func (envoyGatewayProfile) unnamedRuleSections() bool { return false }

@@ -1,0 +1,69 @@
+package compute
+
+// The Kuadrant profile (v1.5: RateLimitPolicy, AuthPolicy), from
+// github.com/kuadrant/kuadrant-operator v1.5.2:
+//
+//   - api/v1/merge_strategies.go: EffectivePolicyForPath folds the policies of a path from the
+//     most specific up, as SPEC §5 does (AtomicDefaultsMergeStrategy, AtomicOverridesMergeStrategy);
+//     "merge" (PolicyRuleDefaultsMergeStrategy, PolicyRuleOverridesMergeStrategy) works on the
+//     policy's rules as Rules() lists them, each kept or replaced whole, never merged inside.
+//   - api/v1/ratelimitpolicy_types.go Rules(): the top-level `when` predicates and each named
+//     limit under `limits`.
+//   - api/v1/authpolicy_types.go Rules(): each named pattern (`patterns`), the top-level `when`,
+//     each named rule under `rules.authentication|metadata|authorization|callbacks`,
+//     `rules.response.unauthenticated|unauthorized`, and each named entry under
+//     `rules.response.success.headers|filters`.
+
+import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+type kuadrantProfile struct{}
+
+// kuadrantUnits are the paths (in the spec proper) of the rules a Kuadrant merge keeps or
+// replaces whole, per policy kind; "*" is any name. `when` is a list, replaced whole anyway.
+var kuadrantUnits = map[string][]string{
+	"RateLimitPolicy": {"limits.*"},
+	"AuthPolicy": {
+		"patterns.*",
+		"rules.authentication.*", "rules.metadata.*", "rules.authorization.*", "rules.callbacks.*",
+		"rules.response.unauthenticated", "rules.response.unauthorized",
+		"rules.response.success.headers.*", "rules.response.success.filters.*",
+	},
+}
+
+func (kuadrantProfile) name() string { return SemanticsKuadrant }
+
+func (kuadrantProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *mschema {
+	m := compileMerge(s, 0)
+	for _, path := range kuadrantUnits[kind] {
+		m = withPath(m, pathParts(path), func(n *mschema) { n.atomic = true })
+	}
+	return m
+}
+
+func (kuadrantProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy { return e.strategy }
+
+func (kuadrantProfile) flavor(string, nodeID) string { return "" }
+
+func (kuadrantProfile) rule(kind string) string {
+	if _, ok := kuadrantUnits[kind]; !ok {
+		return ""
+	}
+	return "Kuadrant: a merge keeps or replaces whole named rules (limits, auth rules), never fields inside them"
+}
+
+func (kuadrantProfile) direct(cands []*policy) []*policy { return cands[:1] }
+
+// fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
+func (kuadrantProfile) fold(es []foldEntry, _ string) foldValue {
+	return foldValue{acc: gepFold(es)}
+}
+
+func (kuadrantProfile) reaches(string, nodeID) bool { return true }
+
+// unnamedRuleSections: policy-machinery names an unnamed HTTPRoute rule rule-<index+1>
+// (github.com/kuadrant/policy-machinery machinery/gateway_api_topology.go, HTTPRouteRule).
+func (kuadrantProfile) unnamedRuleSections() bool { return true }

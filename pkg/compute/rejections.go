@@ -1,0 +1,71 @@
+package compute
+
+// Whole-policy rejections: under some profiles (wholePolicyRejecter) a policy that loses a
+// same-target rule on one target is rejected on all of them, so what takes effect at a node
+// depends on the policy's other targets. The state settles policy.rejectedBy after every
+// mutation that changed an attachment of such a kind, and treats a policy whose verdict
+// changed as edited: its attachment nodes get new generations (memoised folds and orders are
+// recomputed) and its reach is added to the affected keys.
+
+// touch gives node n of kind ki a new attachment generation.
+func (st *state) touch(ki *kindIndex, n nodeID) {
+	st.attGen++
+	ki.gen[n] = st.attGen
+	ki.changed = st.attGen
+}
+
+// settleRejections recomputes rejectedBy for every kind whose attachments changed and
+// returns keys with the reach of every policy whose verdict changed added.
+func (st *state) settleRejections(keys []Key) []Key {
+	var ks keySet
+	for _, ki := range st.kinds {
+		if !ki.rejectDirty {
+			continue
+		}
+		ki.rejectDirty = false
+		r, ok := ki.pk.prof.(wholePolicyRejecter)
+		if !ok {
+			continue
+		}
+		now := r.rejections(ki.pk.gk.Kind, ki.at)
+		for _, p := range attachedPolicies(ki) {
+			by := now[p]
+			same := (by == nil) == (p.rejectedBy == nil) && (by == nil || by.id == p.rejectedBy.id)
+			p.rejectedBy = by
+			if same {
+				continue
+			}
+			for _, a := range p.res.atts {
+				if a.invalid == "" {
+					st.touch(ki, a.node)
+				}
+			}
+			if ks == nil {
+				ks = keySet{}
+				for _, k := range keys {
+					ks[k] = true
+				}
+			}
+			st.affect(p, ks)
+		}
+	}
+	if ks == nil {
+		return keys
+	}
+	return ks.sorted()
+}
+
+// attachedPolicies lists the policies with a valid attachment of kind ki, once each.
+func attachedPolicies(ki *kindIndex) []*policy {
+	seen := map[*policy]bool{}
+	var out []*policy
+	for _, ps := range ki.at {
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
