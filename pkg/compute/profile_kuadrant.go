@@ -64,6 +64,7 @@ func (kuadrantProfile) fold(es []foldEntry, _ string) foldValue {
 
 func (kuadrantProfile) reaches(string, nodeID) bool { return true }
 
-// unnamedRuleSections: policy-machinery names an unnamed HTTPRoute rule rule-<index+1>
-// (github.com/kuadrant/policy-machinery machinery/gateway_api_topology.go, HTTPRouteRule).
+// unnamedRuleSections: policy-machinery, which kuadrant-operator builds its topology with,
+// names HTTPRoute rules rule-<index+1> (github.com/kuadrant/policy-machinery v0.8.0,
+// machinery/gateway_api_topology.go httpRouteRulesFromHTTPRouteFunc).
 func (kuadrantProfile) unnamedRuleSections() bool { return true }
