@@ -35,6 +35,9 @@ func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
 	default:
 		return false
 	}
+	if !hostnamesIntersect(l, r.hostnames) {
+		return false
+	}
 	if l.kinds != nil {
 		for _, k := range l.kinds {
 			if k.Group == r.id.Group && k.Kind == r.id.Kind {

@@ -213,6 +213,19 @@ func TestIncremental(t *testing.T) {
 		p.SetCreationTimestamp(metav1NewTime(baseTime.Add(-1e9)))
 		muts = append(muts, mutation{name: "older timestamp", upsert: []*unstructured.Unstructured{p}})
 	}
+	{ // hostnames: a listener gets one, then a route's hostnames stop intersecting it
+		g := get(gwGK, "ns-2", "gw-0")
+		ls, _, _ := unstructured.NestedSlice(g.Object, "spec", "listeners")
+		ls[0].(map[string]interface{})["hostname"] = "*.example.com"
+		_ = unstructured.SetNestedSlice(g.Object, ls, "spec", "listeners")
+		muts = append(muts, mutation{name: "listener hostname", upsert: []*unstructured.Unstructured{g}})
+		r := get(rtGK, "ns-2", "route-16")
+		_ = unstructured.SetNestedStringSlice(r.Object, []string{"app.example.net"}, "spec", "hostnames")
+		muts = append(muts, mutation{name: "route hostnames miss the listener", upsert: []*unstructured.Unstructured{r}})
+		r = r.DeepCopy()
+		_ = unstructured.SetNestedStringSlice(r.Object, []string{"app.example.net", "app.example.com"}, "spec", "hostnames")
+		muts = append(muts, mutation{name: "route hostnames hit it again", upsert: []*unstructured.Unstructured{r}})
+	}
 	muts = append(muts, mutation{name: "delete direct CRD", del: []objKey{{crdGK, "", "timeoutpolicies.example.com"}}})
 	muts = append(muts, mutation{name: "no-op re-upsert", upsert: []*unstructured.Unstructured{get(rtGK, "ns-0", "route-0")}})
 

@@ -123,6 +123,7 @@ type listener struct {
 	selector labels.Selector
 	kinds    []schema.GroupKind // nil: by protocol
 	protocol string
+	hostname string // "" matches every route hostname
 }
 
 type gatewayObj struct {
@@ -158,6 +159,7 @@ type routeObj struct {
 	id         nodeID
 	parentRefs []parentRef
 	rules      []ruleObj
+	hostnames  []string // spec.hostnames (HTTPRoute, GRPCRoute, TLSRoute); none matches every listener
 }
 
 type serviceObj struct {
@@ -244,7 +246,7 @@ func parseListeners(spec map[string]interface{}) []listener {
 			continue
 		}
 		port, _ := iget(l, "port")
-		li := listener{name: name, port: port, from: "Same", protocol: strings.ToUpper(sget(l, "protocol"))}
+		li := listener{name: name, port: port, from: "Same", protocol: strings.ToUpper(sget(l, "protocol")), hostname: strings.ToLower(sget(l, "hostname"))}
 		ar := mget(l, "allowedRoutes")
 		li.from, li.selector = parseFromNamespaces(mget(ar, "namespaces"), li.from)
 		if ks, ok := ar["kinds"].([]interface{}); ok && ar != nil {
@@ -349,6 +351,11 @@ func mirrorBackends(filters []interface{}, ns string, add func(nodeID)) {
 
 func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 	r := &routeObj{id: id}
+	for _, h := range lget(spec, "hostnames") {
+		if hs, ok := h.(string); ok && hs != "" {
+			r.hostnames = append(r.hostnames, strings.ToLower(hs))
+		}
+	}
 	for _, p := range maps(lget(spec, "parentRefs")) {
 		name := sget(p, "name")
 		if name == "" {
