@@ -398,6 +398,7 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 		}
 	}
 	ks := keySet{}
+	st.crossNSBackends(ns, ks)
 	set := map[*policy]bool{}
 	for p := range st.crossNS[ns] {
 		set[p] = true
@@ -418,10 +419,16 @@ func grantNamespace(t nodeID) string {
 }
 
 func (st *state) granted(p *policy, t nodeID) bool {
+	return st.grantAllows(p.id.gk.Group, p.id.gk.Kind, p.id.namespace, t)
+}
+
+// grantAllows reports whether a ReferenceGrant in t's namespace lets objects of group/kind in
+// namespace fromNS refer to t.
+func (st *state) grantAllows(group, kind, fromNS string, t nodeID) bool {
 	for _, g := range st.grants[grantNamespace(t)] {
 		from := false
 		for _, f := range g.from {
-			if f.group == p.id.gk.Group && f.kind == p.id.gk.Kind && f.ns == p.id.namespace {
+			if f.group == group && f.kind == kind && f.ns == fromNS {
 				from = true
 				break
 			}
@@ -436,4 +443,25 @@ func (st *state) granted(p *policy, t nodeID) bool {
 		}
 	}
 	return false
+}
+
+// backendAllowed reports whether backend b hangs under route rule r: always in the route's
+// namespace, in another only when a ReferenceGrant there lets the route's kind refer to it
+// (Gateway API: backendRefs and RequestMirror backends across namespaces).
+func (st *state) backendAllowed(r, b nodeID) bool {
+	return r.Namespace == b.Namespace || st.grantAllows(r.Group, r.Kind, r.Namespace, b)
+}
+
+// crossNSBackends adds the subtrees of the backends in namespace ns that routes of other
+// namespaces reference: a ReferenceGrant there decides whether they hang under those routes.
+func (st *state) crossNSBackends(ns string, ks keySet) {
+	seen := map[nodeID]bool{}
+	for b := range st.byNS[ns] {
+		for p := range st.backendParents[b] {
+			if p.Namespace != ns {
+				st.subtree(b, ks, seen)
+				break
+			}
+		}
+	}
 }

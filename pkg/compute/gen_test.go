@@ -47,6 +47,15 @@ func genTopology(g genSpec) (topo, pols []*unstructured.Unstructured) {
 			"ports": []interface{}{map[string]interface{}{"name": "http", "port": int64(80)}},
 		}))
 	}
+	// Routes reach the shared Services only where a ReferenceGrant allows it: from every
+	// namespace but the last.
+	var from []interface{}
+	for n := 0; n+1 < g.namespaces; n++ {
+		from = append(from, map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "namespace": fmt.Sprintf("ns-%d", n)})
+	}
+	topo = append(topo, u("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "shared", "routes", map[string]interface{}{
+		"from": from, "to": []interface{}{map[string]interface{}{"group": "", "kind": "Service"}},
+	}))
 	route := 0
 	for n := 0; n < g.namespaces; n++ {
 		ns := fmt.Sprintf("ns-%d", n)

@@ -147,7 +147,9 @@ func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 	}
 	start := len(dst)
 	for p := range ps {
-		dst = append(dst, p)
+		if st.backendAllowed(p, n) {
+			dst = append(dst, p)
+		}
 	}
 	slices.SortFunc(dst[start:], cmpNode)
 	return dst
@@ -225,7 +227,7 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 				continue
 			}
 			for _, b := range ru.backends {
-				if st.objects[b] > 0 {
+				if st.objects[b] > 0 && st.backendAllowed(n, b) {
 					fn(b)
 				}
 			}

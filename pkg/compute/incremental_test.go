@@ -226,6 +226,15 @@ func TestIncremental(t *testing.T) {
 		_ = unstructured.SetNestedStringSlice(r.Object, []string{"app.example.net", "app.example.com"}, "spec", "hostnames")
 		muts = append(muts, mutation{name: "route hostnames hit it again", upsert: []*unstructured.Unstructured{r}})
 	}
+	{ // the shared Services' ReferenceGrant: revoked, then granted to every namespace
+		grantGK := schema.GroupKind{Group: gwGroup, Kind: "ReferenceGrant"}
+		g := get(grantGK, "shared", "routes")
+		muts = append(muts, mutation{name: "revoke backend grant", del: []objKey{{grantGK, "shared", "routes"}}})
+		from, _, _ := unstructured.NestedSlice(g.Object, "spec", "from")
+		from = append(from, map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "namespace": "ns-2"})
+		_ = unstructured.SetNestedSlice(g.Object, from, "spec", "from")
+		muts = append(muts, mutation{name: "grant backends to every namespace", upsert: []*unstructured.Unstructured{g}})
+	}
 	muts = append(muts, mutation{name: "delete direct CRD", del: []objKey{{crdGK, "", "timeoutpolicies.example.com"}}})
 	muts = append(muts, mutation{name: "no-op re-upsert", upsert: []*unstructured.Unstructured{get(rtGK, "ns-0", "route-0")}})
 

@@ -390,6 +390,13 @@ metadata: {name: app, namespace: team-a}
 apiVersion: v1
 kind: Service
 metadata: {name: mirror, namespace: infra}
+---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: mirror-from-team-a, namespace: infra}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: team-a}]
+  to: [{group: "", kind: Service, name: mirror}]
 `
 	pols := `
 apiVersion: example.com/v1
@@ -441,7 +448,7 @@ spec:
 	}
 	// team-a is selected by "sel" (labels), not admitted by "same".
 	check(Key{"team-a", "ra"}, "HTTPRoute", "[Namespace/infra Gateway/gw#sel]")
-	// Backends: app (team-a) and the mirror backend (infra, already on path).
+	// Backends: app (team-a) and the mirror backend (infra, already on path; granted).
 	check(Key{"team-a", "app"}, "Service", "[Namespace/infra Gateway/gw#sel]")
 	check(Key{"infra", "mirror"}, "Service", "[Namespace/infra Gateway/gw#sel]")
 	// team-b HTTPRoute: nothing admits it (sel needs the label, all-grpc
