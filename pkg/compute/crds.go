@@ -104,24 +104,15 @@ func (st *state) rebuildKinds() {
 		if !c.namespaced {
 			st.clusterKinds[c.gk] = true
 		}
-		d, ok := st.descs[c.gk]
-		if !ok {
-			v, has := c.labels["gateway.networking.k8s.io/policy"]
-			switch strings.ToLower(v) {
-			case "direct", "true":
-				d = conventionDescriptor(c.gk.Group, c.gk.Kind, v1alpha1.ClassDirect)
-			case "inherited":
-				d = conventionDescriptor(c.gk.Group, c.gk.Kind, v1alpha1.ClassInherited)
-			default:
-				has = false
-			}
-			if !has {
-				continue
-			}
-		}
 		version := c.storage
 		if version == "" || !contains(c.served, version) {
 			version = c.served[0]
+		}
+		d, ok := st.descs[c.gk]
+		if !ok {
+			if d, ok = crdDescriptor(c, c.schemas[version]); !ok {
+				continue
+			}
 		}
 		if _, dup := newKinds[c.gk]; dup {
 			continue
@@ -157,6 +148,27 @@ func (st *state) rebuildKinds() {
 		p.res = st.resolve(p)
 		st.applyRes(p, 1)
 	}
+}
+
+// crdDescriptor recognises a CRD without a descriptor as a policy kind: by the GEP-713 label
+// when it has one (any other value than direct, true or inherited says it is not a policy),
+// else by its schema (schemaClass).
+func crdDescriptor(c *crdInfo, s *apiextv1.JSONSchemaProps) (Descriptor, bool) {
+	class, ok := schemaClass(s)
+	if v, labelled := c.labels["gateway.networking.k8s.io/policy"]; labelled {
+		switch strings.ToLower(v) {
+		case "direct", "true":
+			class, ok = v1alpha1.ClassDirect, true
+		case "inherited":
+			class, ok = v1alpha1.ClassInherited, true
+		default:
+			ok = false
+		}
+	}
+	if !ok {
+		return Descriptor{}, false
+	}
+	return conventionDescriptor(c.gk.Group, c.gk.Kind, class), true
 }
 
 func contains(l []string, s string) bool {

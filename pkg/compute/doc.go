@@ -11,7 +11,8 @@
 // five route kinds, ReferenceGrants, and objects of the policy kinds. A CRD
 // is a policy kind when a Descriptor names its group/kind (built-ins, see
 // BuiltinDescriptors, plus Options.Descriptors, which win) or, failing that,
-// when it carries the gateway.networking.k8s.io/policy label (SPEC §4).
+// when it carries the gateway.networking.k8s.io/policy label, or, without the
+// label, when its schema has GEP-713 targetRef(s) (schemaClass; SPEC §4).
 //
 // # The hierarchy
 //

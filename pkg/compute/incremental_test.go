@@ -235,6 +235,41 @@ func TestIncremental(t *testing.T) {
 		_ = unstructured.SetNestedSlice(g.Object, from, "spec", "from")
 		muts = append(muts, mutation{name: "grant backends to every namespace", upsert: []*unstructured.Unstructured{g}})
 	}
+	{ // a policy kind found by its schema, then refused by the label
+		crd := parseDocsNoT(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: schemapolicies.found.example}
+spec:
+  group: found.example
+  scope: Namespaced
+  names: {kind: SchemaPolicy, plural: schemapolicies}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              targetRefs: {type: array, items: {type: object, properties: {group: {type: string}, kind: {type: string}, name: {type: string}}}}
+              defaults: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`)[0]
+		p := u("found.example/v1", "SchemaPolicy", "ns-0", "found", map[string]interface{}{
+			"targetRefs": []interface{}{ref(gwGroup, "Gateway", "gw-0")},
+			"defaults":   map[string]interface{}{"found": int64(1)},
+		})
+		// The informer of a kind starts when its CRD is recognised: CRD first.
+		muts = append(muts, mutation{name: "an unlabelled CRD with a policy schema", upsert: []*unstructured.Unstructured{crd}})
+		muts = append(muts, mutation{name: "a policy of its kind", upsert: []*unstructured.Unstructured{p}})
+		refused := crd.DeepCopy()
+		refused.SetLabels(map[string]string{"gateway.networking.k8s.io/policy": "none"})
+		muts = append(muts, mutation{name: "the label says it is no policy", upsert: []*unstructured.Unstructured{refused}})
+	}
 	muts = append(muts, mutation{name: "delete direct CRD", del: []objKey{{crdGK, "", "timeoutpolicies.example.com"}}})
 	muts = append(muts, mutation{name: "no-op re-upsert", upsert: []*unstructured.Unstructured{get(rtGK, "ns-0", "route-0")}})
 
