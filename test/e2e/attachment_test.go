@@ -1,0 +1,164 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// TestAttachmentRules runs the Gateway API's attachment rules through the real API: a policy
+// kind known only by its CRD schema (no label, no descriptor), a route that attaches through
+// only the listener whose hostname it intersects, and a backend in another namespace that
+// hangs under the route only while a ReferenceGrant allows it.
+func TestAttachmentRules(t *testing.T) {
+	const app, be = "e2e-attach-app", "e2e-attach-be"
+	createNamespace(t, app)
+	createNamespace(t, be)
+	kubectlApply(t, `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: reachpolicies.attach.e2e.example}
+spec:
+  group: attach.e2e.example
+  scope: Namespaced
+  names: {kind: ReachPolicy, plural: reachpolicies, singular: reachpolicy, listKind: ReachPolicyList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              targetRefs:
+                type: array
+                items:
+                  type: object
+                  properties: {group: {type: string}, kind: {type: string}, name: {type: string}, sectionName: {type: string}}
+              defaults: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: effectivepolicy-e2e:read-reachpolicies
+  labels: {effectivepolicy.dev/aggregate-to-reader: "true"}
+rules:
+- apiGroups: [attach.e2e.example]
+  resources: [reachpolicies]
+  verbs: [get, list, watch]
+`)
+	t.Cleanup(func() {
+		_, _, _ = kubectlRaw(nil, "delete", "crd", "reachpolicies.attach.e2e.example", "--ignore-not-found")
+		_, _, _ = kubectlRaw(nil, "delete", "clusterrole", "effectivepolicy-e2e:read-reachpolicies", "--ignore-not-found")
+	})
+	kubectl(t, "wait", "--for=condition=Established", "--timeout=60s", "crd/reachpolicies.attach.e2e.example")
+	kubectlApply(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: %[1]s}
+spec:
+  gatewayClassName: e2e-attach
+  listeners:
+  - {name: foo, port: 80, protocol: HTTP, hostname: foo.example.com}
+  - {name: wild, port: 80, protocol: HTTP, hostname: "*.example.com"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: rt, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [bar.example.com]
+  rules: [{backendRefs: [{name: svc, namespace: %[2]s, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: %[2]s}
+spec: {ports: [{name: http, port: 80}]}
+---
+apiVersion: attach.e2e.example/v1
+kind: ReachPolicy
+metadata: {name: on-foo, namespace: %[1]s}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: foo}]
+  defaults: {from: foo}
+---
+apiVersion: attach.e2e.example/v1
+kind: ReachPolicy
+metadata: {name: on-wild, namespace: %[1]s}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: wild}]
+  defaults: {from: wild}
+`, app, be))
+	cs := clientset(t, "")
+	ctx := context.Background()
+	reach := func(ns, name, targetKind string) (string, error) {
+		ep, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		tp := findTargetPolicy(ep, targetKind, "attach.e2e.example", "ReachPolicy")
+		if tp == nil {
+			return "", nil
+		}
+		if tp.Class != v1alpha1.ClassInherited || len(tp.Effective) != 1 {
+			return "", fmt.Errorf("%s/%s: class %s, %d effective entries", ns, name, tp.Class, len(tp.Effective))
+		}
+		return string(tp.Effective[0].Spec.Raw), nil
+	}
+	want := func(ns, name, targetKind, spec string) func() error {
+		return func() error {
+			got, err := reach(ns, name, targetKind)
+			if err != nil {
+				return err
+			}
+			if got != spec {
+				return fmt.Errorf("%s/%s %s: ReachPolicy spec %q, want %q", ns, name, targetKind, got, spec)
+			}
+			return nil
+		}
+	}
+	// bar.example.com attaches through *.example.com, not foo.example.com; the Service in the
+	// other namespace has no grant yet, so nothing reaches it.
+	eventually(t, time.Minute, "route reached through the wildcard listener only", want(app, "rt", "HTTPRoute", `{"from":"wild"}`))
+	eventually(t, time.Minute, "no path to the ungranted backend", want(be, "svc", "Service", ""))
+
+	kubectlApply(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: from-app, namespace: %s}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: %s}]
+  to: [{group: "", kind: Service}]
+`, be, app))
+	eventually(t, time.Minute, "the granted backend under the route", want(be, "svc", "Service", `{"from":"wild"}`))
+	kubectl(t, "delete", "referencegrant", "from-app", "-n", be)
+	eventually(t, time.Minute, "the backend gone with its grant", want(be, "svc", "Service", ""))
+
+	// The route's hostnames change to the exact listener's: both listeners now match.
+	kubectl(t, "patch", "httproute", "rt", "-n", app, "--type=merge", "-p", `{"spec":{"hostnames":["foo.example.com"]}}`)
+	eventually(t, time.Minute, "route reached through both listeners", func() error {
+		ep, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(app).Get(ctx, "rt", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		tp := findTargetPolicy(ep, "HTTPRoute", "attach.e2e.example", "ReachPolicy")
+		if tp == nil || len(tp.Effective) != 2 {
+			return fmt.Errorf("want two contexts (foo and wild), got %+v", tp)
+		}
+		return nil
+	})
+}
