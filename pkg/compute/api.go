@@ -160,18 +160,20 @@ func (e *Engine) DropMemo() {
 }
 
 // RecoveredPanics returns how many panics Upsert and Delete have recovered
-// from in this process (the last line of defence against malformed input).
+// from in this process (the last line of defense against malformed input).
 // It should stay 0; tests that feed hostile input assert that it does.
 func RecoveredPanics() uint64 { return recoveredPanics.Load() }
 
 // ComputeAll feeds objs to a fresh engine and computes every key.
+//
+//nolint:revive // compute.ComputeAll says at its call sites what compute.All would not.
 func ComputeAll(objs []*unstructured.Unstructured, opts Options) (map[Key]runtime.Object, error) {
 	e, err := NewEngine(opts)
 	if err != nil {
 		return nil, err
 	}
 	e.SetBulk(true) // the keys Upsert returns are not needed here
-	// CRDs first, so that policies are recognised whatever the order.
+	// CRDs first, so that policies are recognized whatever the order.
 	for _, o := range objs {
 		if o != nil && isCRD(o) {
 			e.Upsert(o)

@@ -18,7 +18,7 @@ func isCRD(o *unstructured.Unstructured) bool {
 	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
 }
 
-// recoverPanics is a last line of defence: inputs can never crash the
+// recoverPanics is a last line of defense: inputs can never crash the
 // engine. Tests (the fuzzer) turn it off to see any panic.
 var recoverPanics = true
 
@@ -257,7 +257,7 @@ func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 			if len(m) == 0 {
 				delete(st.backendParents, b)
 			}
-			if !(b.Group == "" && b.Kind == "Service") {
+			if b.Group != "" || b.Kind != "Service" {
 				st.bump(st.objects, b, d)
 				*touched = append(*touched, b)
 			}

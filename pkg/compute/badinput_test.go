@@ -136,7 +136,7 @@ spec:
 	if e := onlyEffective(t, rt, ""); normJSON(t, e.Spec.Raw) != `{"m":{"a":1,"b":3}}` {
 		t.Errorf("spec %s", e.Spec.Raw)
 	}
-	// C's label value is not recognised.
+	// C's label value is not recognized.
 	e.Upsert(parseDocs(t, "apiVersion: x.io/v1\nkind: C\nmetadata: {name: c, namespace: appns}\nspec: {targetRef: {kind: Service, name: svc}}")[0])
 	if len(e.Keys()) != 0 {
 		t.Errorf("C treated as a policy: %v", e.Keys())

@@ -150,12 +150,12 @@ func (st *state) rebuildKinds() {
 	}
 }
 
-// crdDescriptor recognises a CRD without a descriptor as a policy kind: by the GEP-713 label
+// crdDescriptor recognizes a CRD without a descriptor as a policy kind: by the GEP-713 label
 // when it has one (any other value than direct, true or inherited says it is not a policy),
 // else by its schema (schemaClass).
 func crdDescriptor(c *crdInfo, s *apiextv1.JSONSchemaProps) (Descriptor, bool) {
 	class, ok := schemaClass(s)
-	if v, labelled := c.labels["gateway.networking.k8s.io/policy"]; labelled {
+	if v, labeled := c.labels["gateway.networking.k8s.io/policy"]; labeled {
 		switch strings.ToLower(v) {
 		case "direct", "true":
 			class, ok = v1alpha1.ClassDirect, true

@@ -150,9 +150,5 @@ func genTopology(g genSpec) (topo, pols []*unstructured.Unstructured) {
 }
 
 func parseDocsNoT(s string) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, o := range parseDocs(nopTB{}, s) {
-		out = append(out, o)
-	}
-	return out
+	return parseDocs(nopTB{}, s)
 }

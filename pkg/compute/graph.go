@@ -72,8 +72,8 @@ func (st *state) attachesTo(r *routeObj, n nodeID) bool {
 func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 	for _, pr := range r.parentRefs {
 		var ls []listener
-		switch {
-		case pr.id.Kind == "Gateway":
+		switch pr.id.Kind {
+		case "Gateway":
 			g := st.gateways[pr.id]
 			if g == nil {
 				continue
@@ -169,6 +169,7 @@ func cmpNode(a, b nodeID) int {
 // children is the inverse of parents, plus Namespace -> objects in it.
 func (st *state) children(n nodeID, fn func(nodeID)) {
 	gk := n.gk()
+	isGateway := gk.Group == gwGroup && gk.Kind == "Gateway"
 	switch {
 	case isNamespaceNode(n):
 		for c := range st.byNS[n.Name] {
@@ -178,66 +179,78 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 		for c := range st.gwByClass[n.Name] {
 			fn(c)
 		}
-	case gk.Group == gwGroup && gk.Kind == "Gateway" && n.Section == "":
-		g := st.gateways[n]
-		if g == nil {
-			return
-		}
-		for _, l := range g.listeners {
-			c := n
-			c.Section = l.name
-			fn(c)
-		}
-		for c := range st.lsByGateway[n] {
-			if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
-				fn(c)
-			}
-		}
+	case isGateway && n.Section == "":
+		st.gatewayChildren(n, fn)
 	case isListenerSetGK(gk) && n.Section == "":
 		if ls := st.listenerSets[n]; ls != nil {
-			for _, l := range ls.listeners {
-				c := n
-				c.Section = l.name
-				fn(c)
-			}
+			sectionsOfList(n, ls.listeners, fn)
 		}
-	case (gk.Group == gwGroup && gk.Kind == "Gateway") || isListenerSetGK(gk):
-		for rid := range st.routesByParent[n.object()] {
-			r := st.routes[rid]
-			if r == nil {
-				continue
-			}
-			if st.attachesTo(r, n) {
-				fn(rid)
-			}
-		}
+	case isGateway || isListenerSetGK(gk):
+		st.listenerChildren(n, fn)
 	case isRouteGK(gk):
-		r := st.routes[n.object()]
-		if r == nil {
-			return
-		}
-		for _, ru := range r.rules {
-			if n.Section == "" {
-				c := n
-				c.Section = ru.section
-				fn(c)
-				continue
-			}
-			if ru.section != n.Section {
-				continue
-			}
-			for _, b := range ru.backends {
-				if st.objects[b] > 0 && st.backendAllowed(n, b) {
-					fn(b)
-				}
-			}
-		}
+		st.routeChildren(n, fn)
 	case gk.Group == "" && gk.Kind == "Service" && n.Section == "":
 		if s := st.services[n]; s != nil {
 			for _, p := range s.ports {
 				c := n
 				c.Section = p
 				fn(c)
+			}
+		}
+	}
+}
+
+// sectionsOfList calls fn with the listener sections of object n.
+func sectionsOfList(n nodeID, ls []listener, fn func(nodeID)) {
+	for _, l := range ls {
+		c := n
+		c.Section = l.name
+		fn(c)
+	}
+}
+
+// gatewayChildren: a Gateway's listeners and the ListenerSets it allows.
+func (st *state) gatewayChildren(n nodeID, fn func(nodeID)) {
+	g := st.gateways[n]
+	if g == nil {
+		return
+	}
+	sectionsOfList(n, g.listeners, fn)
+	for c := range st.lsByGateway[n] {
+		if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
+			fn(c)
+		}
+	}
+}
+
+// listenerChildren: the routes attached through listener section n.
+func (st *state) listenerChildren(n nodeID, fn func(nodeID)) {
+	for rid := range st.routesByParent[n.object()] {
+		if r := st.routes[rid]; r != nil && st.attachesTo(r, n) {
+			fn(rid)
+		}
+	}
+}
+
+// routeChildren: a route's rules; a rule's backends (those allowed to hang under it).
+func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
+	r := st.routes[n.object()]
+	if r == nil {
+		return
+	}
+	for _, ru := range r.rules {
+		if n.Section == "" {
+			c := n
+			c.Section = ru.section
+			fn(c)
+			continue
+		}
+		if ru.section != n.Section {
+			continue
+		}
+		for _, b := range ru.backends {
+			if st.objects[b] > 0 && st.backendAllowed(n, b) {
+				fn(b)
 			}
 		}
 	}

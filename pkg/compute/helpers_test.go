@@ -86,11 +86,11 @@ func normJSON(t testing.TB, v interface{}) string {
 			t.Fatal(err)
 		}
 	}
-	var any interface{}
-	if err := json.Unmarshal(b, &any); err != nil {
+	var decoded interface{}
+	if err := json.Unmarshal(b, &decoded); err != nil {
 		t.Fatalf("json %s: %v", b, err)
 	}
-	out, _ := json.Marshal(any)
+	out, _ := json.Marshal(decoded)
 	return string(out)
 }
 

@@ -146,7 +146,7 @@ func TestIncremental(t *testing.T) {
 	}
 	muts = append(muts, mutation{name: "delete gateway", del: []objKey{{gwGK, "ns-1", "gw-0"}}})
 	muts = append(muts, mutation{name: "re-add gateway", upsert: []*unstructured.Unstructured{get(gwGK, "ns-1", "gw-0")}})
-	{ // gateway https listener admits only labelled namespaces
+	{ // gateway https listener admits only labeled namespaces
 		g := get(gwGK, "ns-0", "gw-1")
 		ls, _, _ := unstructured.NestedSlice(g.Object, "spec", "listeners")
 		ls[1].(map[string]interface{})["allowedRoutes"] = map[string]interface{}{"namespaces": map[string]interface{}{"from": "Selector", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"idx": "0"}}}}
@@ -263,8 +263,8 @@ spec:
 			"targetRefs": []interface{}{ref(gwGroup, "Gateway", "gw-0")},
 			"defaults":   map[string]interface{}{"found": int64(1)},
 		})
-		// The informer of a kind starts when its CRD is recognised: CRD first.
-		muts = append(muts, mutation{name: "an unlabelled CRD with a policy schema", upsert: []*unstructured.Unstructured{crd}})
+		// The informer of a kind starts when its CRD is recognized: CRD first.
+		muts = append(muts, mutation{name: "an unlabeled CRD with a policy schema", upsert: []*unstructured.Unstructured{crd}})
 		muts = append(muts, mutation{name: "a policy of its kind", upsert: []*unstructured.Unstructured{p}})
 		refused := crd.DeepCopy()
 		refused.SetLabels(map[string]string{"gateway.networking.k8s.io/policy": "none"})

@@ -213,7 +213,7 @@ func TestCompileMerge(t *testing.T) {
 	}
 	for _, c := range cases {
 		cur := m
-		var want *apiextv1.JSONSchemaProps = s
+		want := s
 		for _, p := range c.path {
 			cur = cur.child(p)
 			want = schemaChild(want, p)

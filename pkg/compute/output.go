@@ -359,10 +359,10 @@ func (g *srcAgg) outcome() (v1alpha1.Outcome, string) {
 	case g.invalid != "":
 		return v1alpha1.OutcomeInvalid, g.invalid
 	case g.strategy == v1alpha1.MergeNone:
-		switch {
-		case g.wins == g.contexts:
+		switch g.wins {
+		case g.contexts:
 			return v1alpha1.OutcomeEnforced, "established policy; in effect"
-		case g.wins == 0:
+		case 0:
 			return v1alpha1.OutcomeConflicted, conflictMessage(beaters, by)
 		}
 		return v1alpha1.OutcomePartiallyEnforced, "in effect on the object, but " + by + " takes effect on the section(s) it targets"

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// TestRecoveredPanicsCounted: a panic the last line of defence swallows is
+// TestRecoveredPanicsCounted: a panic the last line of defense swallows is
 // counted, so that tests feeding hostile input can see it.
 func TestRecoveredPanicsCounted(t *testing.T) {
 	before := RecoveredPanics()

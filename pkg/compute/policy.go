@@ -252,11 +252,11 @@ func maxItemsAt(root *apiextv1.JSONSchemaProps, path string) (int64, bool) {
 // levels at most.
 const MaxSpecDepth = 1000
 
-// tooDeep reports whether v nests more than max levels of objects and lists
-// (v itself is level 1). It stops descending past max, so its recursion is
+// tooDeep reports whether v nests more than limit levels of objects and lists
+// (v itself is level 1). It stops descending past limit, so its recursion is
 // bounded whatever the input.
-func tooDeep(v interface{}, max int) bool {
-	if max < 1 {
+func tooDeep(v interface{}, limit int) bool {
+	if limit < 1 {
 		switch v.(type) {
 		case map[string]interface{}, []interface{}:
 			return true
@@ -266,13 +266,13 @@ func tooDeep(v interface{}, max int) bool {
 	switch c := v.(type) {
 	case map[string]interface{}:
 		for _, x := range c {
-			if tooDeep(x, max-1) {
+			if tooDeep(x, limit-1) {
 				return true
 			}
 		}
 	case []interface{}:
 		for _, x := range c {
-			if tooDeep(x, max-1) {
+			if tooDeep(x, limit-1) {
 				return true
 			}
 		}
@@ -294,8 +294,8 @@ func (p *policy) targetList(obj map[string]interface{}, pk *policyKind, path str
 		p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
 		return nil
 	}
-	if max, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > max {
-		p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), max)
+	if limit, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > limit {
+		p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), limit)
 	}
 	return l
 }

@@ -49,7 +49,7 @@ func TestSchemaClass(t *testing.T) {
 	}
 }
 
-// TestPolicyKindBySchema: an unlabelled CRD with a GEP-713 targetRefs schema is a policy kind;
+// TestPolicyKindBySchema: an unlabeled CRD with a GEP-713 targetRefs schema is a policy kind;
 // the label still wins (a value other than direct, true or inherited says it is not one).
 func TestPolicyKindBySchema(t *testing.T) {
 	crd := func(kind, labels, specProps string) string {

@@ -464,7 +464,7 @@ func TestSelectorTargets(t *testing.T) {
 	topo := baseTopology + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: labelled, namespace: appns, labels: {tier: gold}}
+metadata: {name: labeled, namespace: appns, labels: {tier: gold}}
 ---
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -499,18 +499,18 @@ spec:
   retry: {numRetries: 3}
 `
 	got := world(t, topo, pols)
-	tp := effAt(t, got, Key{"appns", "labelled"}, "HTTPRoute", retryK)
+	tp := effAt(t, got, Key{"appns", "labeled"}, "HTTPRoute", retryK)
 	if e := onlyEffective(t, tp, ""); string(e.Spec.Raw) != `{"attempts":7}` {
 		t.Errorf("selector target %s", e.Spec.Raw)
 	}
 	if _, ok := got[Key{"appns", "rt"}]; ok {
 		if findTP(got[Key{"appns", "rt"}], "HTTPRoute", retryG, retryK) != nil {
-			t.Error("unlabelled route selected")
+			t.Error("unlabeled route selected")
 		}
 	}
-	eg := findTP(got[Key{"appns", "labelled"}], "HTTPRoute", "gateway.envoyproxy.io", "BackendTrafficPolicy")
+	eg := findTP(got[Key{"appns", "labeled"}], "HTTPRoute", "gateway.envoyproxy.io", "BackendTrafficPolicy")
 	if eg == nil || len(eg.Effective) != 1 || string(eg.Effective[0].Spec.Raw) != `{"timeout":{"http":{"requestTimeout":"5s"}}}` {
-		t.Fatalf("envoy gateway selector policy:\n%s", dump(got[Key{"appns", "labelled"}]))
+		t.Fatalf("envoy gateway selector policy:\n%s", dump(got[Key{"appns", "labeled"}]))
 	}
 	if eg.Sources[0].MergeStrategy != v1alpha1.MergeCustom {
 		t.Errorf("mergeType StrategicMerge -> %s", eg.Sources[0].MergeStrategy)

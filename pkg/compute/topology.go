@@ -374,8 +374,8 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 			ns = id.Namespace
 		}
 		gk := schema.GroupKind{Group: g, Kind: k}
-		if !(gk.Group == gwGroup && gk.Kind == "Gateway") && !isListenerSetGK(gk) {
-			continue // GAMMA (Service parents) and others are not modelled
+		if (gk.Group != gwGroup || gk.Kind != "Gateway") && !isListenerSetGK(gk) {
+			continue // GAMMA (Service parents) and others are not modeled
 		}
 		pr := parentRef{id: nodeID{Group: g, Kind: k, Namespace: ns, Name: name}, section: sget(p, "sectionName")}
 		if port, ok := iget(p, "port"); ok {
