@@ -109,13 +109,13 @@ func TestObjectEncodesLikeTheDecodedObject(t *testing.T) {
 					t.Errorf("encoded differently:\n got %s\nwant %s", got, want)
 				}
 				if name == "json" && classify(enc.Identifier()).kind != plainJSON {
-					t.Errorf("the plain JSON encoder %s is not recognised", enc.Identifier())
+					t.Errorf("the plain JSON encoder %s is not recognized", enc.Identifier())
 				}
 				if name != "json" && classify(enc.Identifier()).kind == plainJSON {
 					t.Errorf("encoder %s taken for plain JSON", enc.Identifier())
 				}
 				if name == "json-pretty" && classify(enc.Identifier()).kind != prettyJSON {
-					t.Errorf("the pretty JSON encoder %s is not recognised", enc.Identifier())
+					t.Errorf("the pretty JSON encoder %s is not recognized", enc.Identifier())
 				}
 				mj, err := o.MarshalJSON()
 				if err != nil {

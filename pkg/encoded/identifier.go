@@ -39,7 +39,7 @@ const (
 // classes caches classify's answers; there are a handful of identifiers.
 var classes sync.Map // runtime.Identifier -> encoderClass
 
-// classify recognises an encoder by its identifier. Identifiers are JSON
+// classify recognizes an encoder by its identifier. Identifiers are JSON
 // objects with a "name" (versioning codec, json serializer, watch encoder);
 // an identifier this code does not understand falls back to the decoded
 // object, which is always correct.

@@ -180,7 +180,7 @@ func appendString(dst []byte, s string) []byte {
 // MarshalJSON, then compacted with HTML-safe escaping. A raw spec that is
 // already compact and HTML-safe (the engine writes compact JSON) is copied.
 func appendRaw(dst []byte, re *runtime.RawExtension) ([]byte, error) {
-	if re.Raw != nil && len(re.Raw) > 0 && (re.Raw[0] == '{' || re.Raw[0] == '[') && plainRaw(re.Raw) {
+	if len(re.Raw) > 0 && (re.Raw[0] == '{' || re.Raw[0] == '[') && plainRaw(re.Raw) {
 		return append(dst, re.Raw...), nil
 	}
 	b, err := json.Marshal(re)

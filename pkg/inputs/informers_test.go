@@ -43,7 +43,7 @@ func (e sinkEvent) String() string {
 }
 
 // recordingSink records every call and, like the engine, derives the policy
-// resources from the CRDs labelled as policies it was given.
+// resources from the CRDs labeled as policies it was given.
 type recordingSink struct {
 	mu     sync.Mutex
 	events []sinkEvent
@@ -350,7 +350,9 @@ func kindCases() []kindCase {
 			name: "Service", gvr: ServiceResource, gk: serviceGK,
 			make: func(ns, name, value string) *unstructured.Unstructured {
 				var port int64
-				fmt.Sscan(value, &port)
+				if _, err := fmt.Sscan(value, &port); err != nil {
+					panic(fmt.Sprintf("test value %q is not a port: %v", value, err))
+				}
 				return testService(ns, name, port)
 			},
 			value: func(u *unstructured.Unstructured) string {

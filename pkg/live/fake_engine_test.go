@@ -14,7 +14,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 )
 
-// fakeEngine is a tiny stand-in for compute.Engine: CRDs labelled
+// fakeEngine is a tiny stand-in for compute.Engine: CRDs labeled
 // gateway.networking.k8s.io/policy are policy kinds; a policy reaches the
 // object named by spec.targetRef.name in its namespace (or, for
 // spec.targetRef.kind GatewayClass, the cluster-scoped one), and the output

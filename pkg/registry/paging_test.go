@@ -19,7 +19,7 @@ import (
 
 // page lists with opts and returns the names, the continue token, the
 // remaining count (-1: unset) and the resourceVersion.
-func page(t *testing.T, r *registry.REST, ctx context.Context, opts *metainternalversion.ListOptions) ([]string, string, int64, string) {
+func page(ctx context.Context, t *testing.T, r *registry.REST, opts *metainternalversion.ListOptions) ([]string, string, int64, string) {
 	t.Helper()
 	obj, err := r.List(ctx, opts)
 	if err != nil {
@@ -85,7 +85,7 @@ func TestListPaging(t *testing.T) {
 			var got []string
 			firstRV := ""
 			for i := 0; ; i++ {
-				names, token, rem, rv := page(t, r, tc.ctx, opts)
+				names, token, rem, rv := page(tc.ctx, t, r, opts)
 				if firstRV == "" {
 					firstRV = rv
 				} else if rv != firstRV {
@@ -120,7 +120,7 @@ func TestListContinueErrors(t *testing.T) {
 	r := registry.NewEffectivePolicyREST(s)
 	s.Apply([]change{put("ns", "a", nil), put("ns", "b", nil), put("ns2", "c", nil)})
 	nsCtx := genericapirequest.WithNamespace(context.Background(), "ns")
-	_, token, _, _ := page(t, r, nsCtx, &metainternalversion.ListOptions{Limit: 1})
+	_, token, _, _ := page(nsCtx, t, r, &metainternalversion.ListOptions{Limit: 1})
 	if token == "" {
 		t.Fatal("no continue token")
 	}

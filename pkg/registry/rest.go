@@ -341,7 +341,7 @@ func foreignRV(rv uint64) error {
 }
 
 // tooLargeRV is the error the watch cache gives for a resourceVersion from
-// the future; client-go reflectors recognise its cause.
+// the future; client-go reflectors recognize its cause.
 func tooLargeRV(want, current uint64) error {
 	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", want, current), 1)
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{

@@ -37,7 +37,7 @@ spec: {ports: [{name: http, port: 80}]}
 	lister := informer.Lister()
 	informer.Informer() // register before Start
 	factory.Start(ctx.Done())
-	// Shutdown waits for the informers, which stop when ctx is cancelled.
+	// Shutdown waits for the informers, which stop when ctx is canceled.
 	defer func() { cancel(); factory.Shutdown() }()
 	syncCtx, syncCancel := context.WithTimeout(ctx, 60*time.Second)
 	defer syncCancel()

@@ -5,7 +5,7 @@
 // Generate is deterministic: the same Options give the same objects, in the
 // same order, byte for byte. At Scale 1 ("large") it produces:
 //
-//   - 3 policy CRDs (group bench.effectivepolicy.dev, labelled
+//   - 3 policy CRDs (group bench.effectivepolicy.dev, labeled
 //     gateway.networking.k8s.io/policy: inherited, each declaring an
 //     x-kubernetes-list-type: map list), optionally minimal Gateway API CRDs;
 //   - 1 GatewayClass;
@@ -33,7 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Group of the generated policy kinds.
+// PolicyGroup is the group of the generated policy kinds.
 const PolicyGroup = "bench.effectivepolicy.dev"
 
 // PolicyKinds are the three generated policy kinds; each declares one
@@ -52,7 +52,7 @@ type PolicyKind struct {
 	ListMapField string
 }
 
-// Gateway API group.
+// GatewayGroup is the Gateway API group.
 const GatewayGroup = "gateway.networking.k8s.io"
 
 // Level names where a policy is attached.
@@ -142,14 +142,26 @@ var Variants = []string{"implicit", "defaults-patch", "overrides", "overrides-pa
 
 var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Names of the generated objects.
+// GatewayNamespace names the i-th Gateway namespace.
 func GatewayNamespace(i int) string { return fmt.Sprintf("gw-ns-%d", i) }
-func AppNamespace(i int) string     { return fmt.Sprintf("app-%d", i) }
-func GatewayName(i int) string      { return fmt.Sprintf("gw-%d", i) }
-func ListenerName(i int) string     { return fmt.Sprintf("l%d", i) }
-func RouteName(i int) string        { return fmt.Sprintf("route-%d", i) }
-func RuleName(i int) string         { return fmt.Sprintf("rule-%d", i) }
-func ServiceName(i int) string      { return fmt.Sprintf("svc-%d", i) }
+
+// AppNamespace names the i-th application namespace.
+func AppNamespace(i int) string { return fmt.Sprintf("app-%d", i) }
+
+// GatewayName names the i-th Gateway.
+func GatewayName(i int) string { return fmt.Sprintf("gw-%d", i) }
+
+// ListenerName names a Gateway's i-th listener.
+func ListenerName(i int) string { return fmt.Sprintf("l%d", i) }
+
+// RouteName names the i-th HTTPRoute.
+func RouteName(i int) string { return fmt.Sprintf("route-%d", i) }
+
+// RuleName names a route's i-th rule.
+func RuleName(i int) string { return fmt.Sprintf("rule-%d", i) }
+
+// ServiceName names the i-th Service.
+func ServiceName(i int) string { return fmt.Sprintf("svc-%d", i) }
 
 // GatewayClassName is the one GatewayClass.
 const GatewayClassName = "bench"

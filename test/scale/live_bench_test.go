@@ -135,17 +135,13 @@ func BenchmarkLiveMemory(b *testing.B) {
 	defer quietKlog()()
 	for i := 0; i < b.N; i++ {
 		base := heapAfterGC()
-		objs := Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
-		client := fakeClient(b, objs)
-		objs = nil
+		// The generated objects live only as long as the fake cluster needs them.
+		client := fakeClient(b, Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
 		withCluster := heapAfterGC()
 		s := startLive(b, client, b.TempDir())
 		running := heapAfterGC()
 		writeHeapProfile(b, "live-heap.prof")
-		ns, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
-		cl, _, _ := s.l.ClusterEffectivePolicies().List(context.Background(), "")
-		outputs := len(ns) + len(cl)
-		ns, cl = nil, nil
+		outputs := countOutputs(s)
 		s.stop()
 		dir, ready, readyCPU := s.dir, s.ready, s.readyCPU
 		s = nil
@@ -168,6 +164,14 @@ func BenchmarkLiveMemory(b *testing.B) {
 		}
 		runtime.KeepAlive(client)
 	}
+}
+
+// countOutputs counts the objects both stores hold (the lists are dropped on return, before
+// the next heap reading).
+func countOutputs(s *liveServer) int {
+	ns, _, _ := s.l.EffectivePolicies().List(context.Background(), "")
+	cl, _, _ := s.l.ClusterEffectivePolicies().List(context.Background(), "")
+	return len(ns) + len(cl)
 }
 
 // countingWriter counts the bytes an encoder writes.
@@ -243,10 +247,10 @@ func BenchmarkLiveList(b *testing.B) {
 // in the latencies).
 func BenchmarkLiveEditToWatch(b *testing.B) {
 	defer quietKlog()()
-	objs := Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
-	p := firstPolicy(b, objs, LevelListener)
-	client := fakeClient(b, objs)
-	objs = nil
+	p, client := func() (*unstructured.Unstructured, *dynamicfake.FakeDynamicClient) {
+		objs := Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
+		return firstPolicy(b, objs, LevelListener), fakeClient(b, objs)
+	}()
 	s := startLive(b, client, b.TempDir())
 	defer s.stop()
 	ctx := context.Background()

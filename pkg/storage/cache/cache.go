@@ -95,7 +95,7 @@ func Open(dir, format string, resources []string, decode DecodeFunc) (db *DB, lo
 		return nil, nil, nil, fmt.Errorf("creating cache directory: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, loaded, discarded, err = openValidated(path, format, resources, decode)
+	db, loaded, _, err = openValidated(path, format, resources, decode)
 	if err == nil {
 		return db, loaded, nil, nil
 	}

@@ -262,8 +262,8 @@ func markdown(r report) string {
 		sort.Strings(keys)
 		for _, k := range keys {
 			v := res.Metrics[k]
-			switch {
-			case k == "ns/key":
+			switch k {
+			case "ns/key":
 				ms = append(ms, fmt.Sprintf("%s/key", dur(v)))
 			default:
 				ms = append(ms, fmt.Sprintf("%s %s", num(v), k))

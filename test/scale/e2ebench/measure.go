@@ -38,8 +38,6 @@ const (
 	routePath = "/apis/gateway.networking.k8s.io/v1/httproutes"
 )
 
-var epGVR = schema.GroupVersionResource{Group: "effectivepolicy.dev", Version: "v1alpha1", Resource: "effectivepolicies"}
-
 // Report is docs/benchmarks/e2e.json.
 type Report struct {
 	Machine map[string]string `json:"machine"`
@@ -154,47 +152,48 @@ func (k *kvFlag) Set(s string) error {
 	return nil
 }
 
-func runMeasure(args []string) error {
-	fs := newFlagSet("measure")
-	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig of the control plane")
-	local := fs.String("local", ".local", "local-up state directory")
-	loadFile := fs.String("load", "", "JSON written by `e2ebench load`")
-	readyFile := fs.String("ready", "", "JSON written by `e2ebench ready`")
-	out := fs.String("o", "docs/benchmarks/e2e", "output path without extension (.md and .json)")
-	gets := fs.Int("gets", 4000, "single GET requests")
-	conc := fs.Int("concurrency", 16, "concurrent GETs")
-	listReps := fs.Int("list-reps", 3, "LIST repetitions of each resource")
-	edits := fs.Int("edits", 20, "repetitions of each policy edit")
-	editTimeout := fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long")
-	seed := fs.Uint64("seed", 1, "seed of the GET sample")
-	var machine kvFlag
-	fs.Var(&machine, "machine", "key=value describing the machine or run (repeatable)")
-	_ = fs.Parse(args)
+// measureFlags are the flags of `e2ebench measure`.
+type measureFlags struct {
+	kubeconfig, local, loadFile, readyFile, out *string
+	gets, conc, listReps, edits                 *int
+	editTimeout                                 *time.Duration
+	seed                                        *uint64
+	machine                                     kvFlag
+}
 
+func parseMeasureFlags(args []string) *measureFlags {
+	fs := newFlagSet("measure")
+	f := &measureFlags{
+		kubeconfig:  fs.String("kubeconfig", "", "admin kubeconfig of the control plane"),
+		local:       fs.String("local", ".local", "local-up state directory"),
+		loadFile:    fs.String("load", "", "JSON written by `e2ebench load`"),
+		readyFile:   fs.String("ready", "", "JSON written by `e2ebench ready`"),
+		out:         fs.String("o", "docs/benchmarks/e2e", "output path without extension (.md and .json)"),
+		gets:        fs.Int("gets", 4000, "single GET requests"),
+		conc:        fs.Int("concurrency", 16, "concurrent GETs"),
+		listReps:    fs.Int("list-reps", 3, "LIST repetitions of each resource"),
+		edits:       fs.Int("edits", 20, "repetitions of each policy edit"),
+		editTimeout: fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long"),
+		seed:        fs.Uint64("seed", 1, "seed of the GET sample"),
+	}
+	fs.Var(&f.machine, "machine", "key=value describing the machine or run (repeatable)")
+	_ = fs.Parse(args)
+	return f
+}
+
+func runMeasure(args []string) error {
+	f := parseMeasureFlags(args)
 	rep := Report{Machine: map[string]string{}, LoadAvg: map[string]string{}}
-	for i, k := range machine.keys {
-		rep.Machine[k] = machine.vals[i]
+	for i, k := range f.machine.keys {
+		rep.Machine[k] = f.machine.vals[i]
 	}
 	describeMachine(rep.Machine)
 	rep.LoadAvg["measure start"] = loadAvg()
-	if err := readJSON(*loadFile, &rep.Load); err != nil {
-		return fmt.Errorf("load result: %w", err)
-	}
-	var rd readyResult
-	if err := readJSON(*readyFile, &rd); err != nil {
-		return fmt.Errorf("ready result: %w", err)
-	}
-	sl, err := parseServerLog(filepath.Join(*local, "logs", "effectivepolicy-apiserver.log"))
+	rd, err := readStartUp(f, &rep)
 	if err != nil {
 		return err
 	}
-	rep.StartUp = startUp{
-		ReadyzSeconds: rd.ReadyzSeconds, CPUSecondsAtReady: rd.CPUSecondsAtReady, InformersSyncedSeconds: sl.InformersSyncedSeconds,
-		FirstComputationReady: sl.ReadySeconds, ReadyAfterSyncSeconds: sl.ReadySeconds - sl.InformersSyncedSeconds,
-		EffectivePolicies: sl.EffectivePolicies, ClusterEffective: sl.ClusterEffective,
-	}
-
-	cfg, err := restConfig(*kubeconfig)
+	cfg, err := restConfig(*f.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -214,37 +213,84 @@ func runMeasure(args []string) error {
 	// start-up garbage; on 2 shared cores the first LISTs after start took
 	// 2-3 times as long as those a minute later. Measure once both
 	// processes are quiet.
-	settled, err := waitQuiet([]int{rd.PID, pidFromFile(filepath.Join(*local, "run", "kube-apiserver.pid"))}, 0.25, 5*time.Second, 3*time.Minute)
+	settled, err := waitQuiet([]int{rd.PID, pidFromFile(filepath.Join(*f.local, "run", "kube-apiserver.pid"))}, 0.25, 5*time.Second, 3*time.Minute)
 	if err != nil {
 		return err
 	}
 	rep.SettleSeconds = settled.Seconds()
 	logf("settled: the server and kube-apiserver used < 0.25 core over 5 s, %.0f s after measuring began", settled.Seconds())
 
-	// LIST, alternating the two resources so that both see the same load.
-	logf("LIST: %d repetitions each of every EffectivePolicy and every HTTPRoute, after one unmeasured LIST of each", *listReps)
+	idx, err := measureLists(ctx, rc, *f.listReps, &rep)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := measureGets(ctx, rc, f, idx, &rep); err != nil {
+		return err
+	}
+	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
+		return err
+	}
+	rep.Server, err = serverResourcesOf(rd.PID, *f.local)
+	if err != nil {
+		return err
+	}
+	rep.Targets = targets(rep)
+	rep.Decisions = notes
+	if err := writeJSON(*f.out+".json", rep); err != nil {
+		return err
+	}
+	return os.WriteFile(*f.out+".md", []byte(markdown(rep)), 0o644)
+}
+
+// readStartUp reads what `e2ebench load` and `e2ebench ready` wrote and the server's log
+// into rep.
+func readStartUp(f *measureFlags, rep *Report) (readyResult, error) {
+	var rd readyResult
+	if err := readJSON(*f.loadFile, &rep.Load); err != nil {
+		return rd, fmt.Errorf("load result: %w", err)
+	}
+	if err := readJSON(*f.readyFile, &rd); err != nil {
+		return rd, fmt.Errorf("ready result: %w", err)
+	}
+	sl, err := parseServerLog(filepath.Join(*f.local, "logs", "effectivepolicy-apiserver.log"))
+	if err != nil {
+		return rd, err
+	}
+	rep.StartUp = startUp{
+		ReadyzSeconds: rd.ReadyzSeconds, CPUSecondsAtReady: rd.CPUSecondsAtReady, InformersSyncedSeconds: sl.InformersSyncedSeconds,
+		FirstComputationReady: sl.ReadySeconds, ReadyAfterSyncSeconds: sl.ReadySeconds - sl.InformersSyncedSeconds,
+		EffectivePolicies: sl.EffectivePolicies, ClusterEffective: sl.ClusterEffective,
+	}
+	return rd, nil
+}
+
+// measureLists times LISTs, alternating the two resources so that both see the same load,
+// and indexes the EffectivePolicies of the unmeasured first LIST.
+func measureLists(ctx context.Context, rc rest.Interface, reps int, rep *Report) (*outputIndex, error) {
+	logf("LIST: %d repetitions each of every EffectivePolicy and every HTTPRoute, after one unmeasured LIST of each", reps)
 	// The warm-up: a fresh client process reading a 521 MB body first grows
 	// its own heap (page faults, buffer doubling, garbage collection): its
 	// first EffectivePolicy LIST took 6-11 s, the following ones 3-4 s,
 	// against a 24 MB HTTPRoute LIST that hardly notices. Its body is the
-	// one indexed below.
-	_, epBody, err := timedList(ctx, rc, epPath)
+	// one indexed.
+	_, body, err := timedList(ctx, rc, epPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	epBody = append([]byte(nil), epBody...) // timedList reuses its buffer
+	epBody := append([]byte(nil), body...) // timedList reuses its buffer
 	if _, _, err := timedList(ctx, rc, routePath); err != nil {
-		return err
+		return nil, err
 	}
-	for i := 0; i < *listReps; i++ {
+	for i := 0; i < reps; i++ {
 		r, _, err := timedList(ctx, rc, epPath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rep.List.EffectivePolicies = append(rep.List.EffectivePolicies, r)
 		r, _, err = timedList(ctx, rc, routePath)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rep.List.HTTPRoutes = append(rep.List.HTTPRoutes, r)
 		logf("  EffectivePolicies %.2f s (%d objects, %d MB); HTTPRoutes %.2f s (%d objects, %d MB)",
@@ -256,16 +302,14 @@ func runMeasure(args []string) error {
 	rep.List.ObjectsPerSecRatio = rep.List.RouteMedian.ObjectsPerSec / rep.List.EPMedian.ObjectsPerSec
 	rep.List.BytesPerSecRatio = rep.List.RouteMedian.BytesPerSecond / rep.List.EPMedian.BytesPerSecond
 	rep.LoadAvg["after LIST"] = loadAvg()
+	return indexOutputs(epBody)
+}
 
-	idx, err := indexOutputs(epBody)
-	epBody = nil
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-
-	logf("GET: %d single EffectivePolicies, concurrency %d", *gets, *conc)
-	rep.Get, err = getLatency(ctx, rc, idx.names, epGetPath, *gets, *conc, *seed)
+// measureGets times single GETs of EffectivePolicies and, as the baseline, of HTTPRoutes.
+func measureGets(ctx context.Context, rc rest.Interface, f *measureFlags, idx *outputIndex, rep *Report) error {
+	var err error
+	logf("GET: %d single EffectivePolicies, concurrency %d", *f.gets, *f.conc)
+	rep.Get, err = getLatency(ctx, rc, idx.names, epGetPath, *f.gets, *f.conc, *f.seed)
 	if err != nil {
 		return err
 	}
@@ -273,17 +317,20 @@ func runMeasure(args []string) error {
 	if err != nil {
 		return err
 	}
-	logf("GET: %d single HTTPRoutes (baseline), concurrency %d", *gets, *conc)
-	rep.GetHTTPRoute, err = getLatency(ctx, rc, routes, routeGetPath, *gets, *conc, *seed)
+	logf("GET: %d single HTTPRoutes (baseline), concurrency %d", *f.gets, *f.conc)
+	rep.GetHTTPRoute, err = getLatency(ctx, rc, routes, routeGetPath, *f.gets, *f.conc, *f.seed)
 	if err != nil {
 		return err
 	}
 	logf("  EffectivePolicies p50 %.1f ms p99 %.1f ms (%.0f/s); HTTPRoutes p50 %.1f ms p99 %.1f ms (%.0f/s)",
 		rep.Get.P50Ms, rep.Get.P99Ms, rep.Get.PerSecond, rep.GetHTTPRoute.P50Ms, rep.GetHTTPRoute.P99Ms, rep.GetHTTPRoute.PerSecond)
 	rep.LoadAvg["after GET"] = loadAvg()
+	return nil
+}
 
-	// Edits: a Gateway-level policy (the median reach among them) and the
-	// policy whose reach is closest to 200 outputs.
+// measureEdits times policy edits to their last watch event: a Gateway-level policy (the
+// median reach among them) and the policy whose reach is closest to 200 outputs.
+func measureEdits(ctx context.Context, rc rest.Interface, dc dynamic.Interface, f *measureFlags, idx *outputIndex, rep *Report) error {
 	gw, near := idx.pickPolicies()
 	w, err := newWatcher(ctx, rc, idx.rv)
 	if err != nil {
@@ -297,8 +344,8 @@ func runMeasure(args []string) error {
 		if e.p == nil {
 			return fmt.Errorf("no %s in the outputs", e.name)
 		}
-		logf("edit: %s %s (attached to %s, %d outputs), %d times", e.name, e.p.id, e.p.attached, len(e.p.keys), *edits)
-		r, err := runEdits(ctx, dc, w, e.name, e.field, e.p, *edits, *editTimeout)
+		logf("edit: %s %s (attached to %s, %d outputs), %d times", e.name, e.p.id, e.p.attached, len(e.p.keys), *f.edits)
+		r, err := runEdits(ctx, dc, w, e.name, e.field, e.p, *f.edits, *f.editTimeout)
 		if err != nil {
 			return err
 		}
@@ -306,17 +353,7 @@ func runMeasure(args []string) error {
 		rep.Edits = append(rep.Edits, r)
 	}
 	rep.LoadAvg["after edits"] = loadAvg()
-
-	rep.Server, err = serverResourcesOf(rd.PID, *local)
-	if err != nil {
-		return err
-	}
-	rep.Targets = targets(rep)
-	rep.Decisions = notes
-	if err := writeJSON(*out+".json", rep); err != nil {
-		return err
-	}
-	return os.WriteFile(*out+".md", []byte(markdown(rep)), 0o644)
+	return nil
 }
 
 func logf(format string, args ...interface{}) {
@@ -830,7 +867,9 @@ func serverResourcesOf(pid int, local string) (serverResources, error) {
 		return r, err
 	}
 	if f, err := procStatFields(pid); err == nil {
-		fmt.Sscan(f[19], &r.Threads)
+		if _, err := fmt.Sscan(f[19], &r.Threads); err != nil {
+			return r, fmt.Errorf("threads of process %d: %w", pid, err)
+		}
 	}
 	if started, err := processStart(pid); err == nil {
 		r.ProcessUptime = time.Since(started).Seconds()
@@ -872,8 +911,9 @@ func describeMachine(m map[string]string) {
 		for _, l := range strings.Split(string(data), "\n") {
 			if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
 				var kb float64
-				fmt.Sscan(v, &kb)
-				set("memory", fmt.Sprintf("%.1f GiB", kb/(1<<20)))
+				if _, err := fmt.Sscan(v, &kb); err == nil {
+					set("memory", fmt.Sprintf("%.1f GiB", kb/(1<<20)))
+				}
 			}
 		}
 	}

@@ -30,6 +30,8 @@ const (
 // MergeStrategy is a GEP-713 merge strategy.
 type MergeStrategy string
 
+// The merge strategies a source reports: None for Direct kinds, the four GEP-713 strategies,
+// and Custom where an implementation's rule decided (SPEC §4.1).
 const (
 	MergeNone            MergeStrategy = "None"
 	MergeAtomicDefaults  MergeStrategy = "AtomicDefaults"
@@ -43,15 +45,15 @@ const (
 type Outcome string
 
 const (
-	// OutcomeEnforced: every leaf of the source survives in every context it takes part in.
+	// OutcomeEnforced means every leaf of the source survives in every context it takes part in.
 	OutcomeEnforced Outcome = "Enforced"
-	// OutcomePartiallyEnforced: some leaves survive somewhere, not all everywhere.
+	// OutcomePartiallyEnforced means some leaves survive somewhere, not all everywhere.
 	OutcomePartiallyEnforced Outcome = "PartiallyEnforced"
-	// OutcomeOverridden: no leaf survives anywhere.
+	// OutcomeOverridden means no leaf survives anywhere.
 	OutcomeOverridden Outcome = "Overridden"
-	// OutcomeConflicted: lost to an established policy under merge strategy None.
+	// OutcomeConflicted means it lost to an established policy under merge strategy None.
 	OutcomeConflicted Outcome = "Conflicted"
-	// OutcomeInvalid: malformed, or a target the policy may not reach; listed, never merged.
+	// OutcomeInvalid means malformed, or a target the policy may not reach; listed, never merged.
 	OutcomeInvalid Outcome = "Invalid"
 )
 
