@@ -71,31 +71,17 @@ const gzipThreshold = 128 * 1024
 // chunkItems is how many items are prepared at once for writing.
 const chunkItems = 256
 
-// CacheEncode implements runtime.CacheableObject (see the package comment).
-// The plain JSON is written in chunks, the next chunk decompressed on another
-// goroutine while the current one is written (and, by the API server,
-// gzipped).
-func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
-	kind := classify(id).kind
-	if kind != plainJSON && kind != prettyJSON {
-		return encode(l.GetObject(), w)
-	}
-	// Pretty JSON is the plain JSON re-indented on the way out (indent.go).
-	var ind *indenter
-	var pretty []byte
-	out := func(b []byte) []byte {
-		if ind == nil {
-			return b
-		}
-		pretty = ind.write(pretty[:0], b)
-		return pretty
-	}
-	if kind == prettyJSON {
-		ind = &indenter{}
-	}
+// listChunk is a run of items' JSON, or the error that stopped producing them.
+type listChunk struct {
+	data []byte
+	err  error
+}
+
+// jsonHead is the list's JSON up to the first item.
+func (l *List) jsonHead() ([]byte, error) {
 	meta, err := json.Marshal(&l.ListMeta)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	head := make([]byte, 0, 256)
 	head = append(head, `{"kind":"`...)
@@ -104,22 +90,19 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 	head = append(head, v1alpha1.SchemeGroupVersion.String()...)
 	head = append(head, `","metadata":`...)
 	head = append(head, meta...)
-	head = append(head, `,"items":[`...)
+	return append(head, `,"items":[`...), nil
+}
 
-	type chunk struct {
-		data []byte
-		err  error
-	}
-	// Three buffers circulate: one being filled, one being written, one
-	// spare; a written buffer comes back through free (an io.Writer keeps
-	// nothing of what it is given).
-	chunks := make(chan chunk, 1)
+// produceChunks writes the items' JSON, chunkItems at a time, into chunks on another
+// goroutine until done is closed. Three buffers circulate: one being filled, one being
+// written, one spare; the consumer hands a written buffer back through free (an io.Writer
+// keeps nothing of what it is given).
+func (l *List) produceChunks(done <-chan struct{}) (<-chan listChunk, chan<- []byte) {
+	chunks := make(chan listChunk, 1)
 	free := make(chan []byte, 3)
 	for range 3 {
 		free <- nil
 	}
-	done := make(chan struct{})
-	defer close(done)
 	go func() {
 		defer close(chunks)
 		for start := 0; start < len(l.Items); start += chunkItems {
@@ -142,7 +125,7 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 				buf, err = l.Items[i].appendJSON(buf, false)
 			}
 			select {
-			case chunks <- chunk{buf, err}:
+			case chunks <- listChunk{buf, err}:
 			case <-done:
 				return
 			}
@@ -151,6 +134,38 @@ func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io
 			}
 		}
 	}()
+	return chunks, free
+}
+
+// CacheEncode implements runtime.CacheableObject (see the package comment).
+// The plain JSON is written in chunks, the next chunk decompressed on another
+// goroutine while the current one is written (and, by the API server,
+// gzipped).
+func (l *List) CacheEncode(id runtime.Identifier, encode func(runtime.Object, io.Writer) error, w io.Writer) error {
+	kind := classify(id).kind
+	if kind != plainJSON && kind != prettyJSON {
+		return encode(l.GetObject(), w)
+	}
+	// Pretty JSON is the plain JSON re-indented on the way out (indent.go).
+	var ind *indenter
+	var pretty []byte
+	out := func(b []byte) []byte {
+		if ind == nil {
+			return b
+		}
+		pretty = ind.write(pretty[:0], b)
+		return pretty
+	}
+	if kind == prettyJSON {
+		ind = &indenter{}
+	}
+	head, err := l.jsonHead()
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	defer close(done)
+	chunks, free := l.produceChunks(done)
 
 	end := "]}\n" // json.Encoder ends a value with a newline
 	if ind != nil {

@@ -160,72 +160,20 @@ func openValidated(path, format string, resources []string, decode DecodeFunc) (
 	return db, loaded, nil, nil
 }
 
+// validate checks the file's header (initializing a brand-new file) and loads every stored
+// resource, handing each entry to decode.
 func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 	var empty bool
-	if err := d.db.View(func(tx *bolt.Tx) error {
-		fi, err := os.Stat(d.db.Path())
-		if err != nil {
-			return err
-		}
-		if tx.Size() > fi.Size() {
-			return corruptError{fmt.Errorf("truncated: %d bytes in use, file has %d", tx.Size(), fi.Size())}
-		}
-		h := tx.Bucket(headerBucket)
-		if h == nil {
-			// A brand-new file (or one with no bucket at all) is initialized;
-			// a file with other buckets belongs to someone else.
-			n := 0
-			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { n++; return nil })
-			if n > 0 {
-				return corruptError{errors.New("no header bucket (foreign bbolt file)")}
-			}
-			empty = true
-			return nil
-		}
-		if m := string(h.Get([]byte("magic"))); m != Magic {
-			return corruptError{fmt.Errorf("unknown magic %q", m)}
-		}
-		if f := string(h.Get([]byte("format"))); f != d.format {
-			return corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, d.format)}
-		}
-		e, err := resourceversion.ParseEpoch(string(h.Get([]byte("epoch"))))
-		if err != nil {
-			return corruptError{err}
-		}
-		d.epoch = e
-		return nil
+	if err := d.db.View(func(tx *bolt.Tx) (err error) {
+		empty, err = d.readHeader(tx)
+		return err
 	}); err != nil {
 		return nil, err
 	}
 	if empty {
-		epoch := resourceversion.NewEpoch()
-		if err := d.db.Update(func(tx *bolt.Tx) error {
-			h, err := tx.CreateBucketIfNotExists(headerBucket)
-			if err != nil {
-				return err
-			}
-			if err := h.Put([]byte("magic"), []byte(Magic)); err != nil {
-				return err
-			}
-			if err := h.Put([]byte("format"), []byte(d.format)); err != nil {
-				return err
-			}
-			if err := h.Put([]byte("epoch"), []byte(resourceversion.FormatEpoch(epoch))); err != nil {
-				return err
-			}
-			if _, err := tx.CreateBucketIfNotExists(rvBucket); err != nil {
-				return err
-			}
-			for _, r := range d.resources {
-				if _, err := tx.CreateBucketIfNotExists([]byte(r)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
+		if err := d.initialize(); err != nil {
 			return nil, fmt.Errorf("initializing cache file: %w", err)
 		}
-		d.epoch = epoch
 	}
 	loaded := map[string]Resource{}
 	err := d.db.View(func(tx *bolt.Tx) error {
@@ -234,34 +182,8 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 			return corruptError{errors.New("no rv bucket")}
 		}
 		for _, r := range d.resources {
-			b := tx.Bucket([]byte(r))
-			if b == nil {
-				return corruptError{fmt.Errorf("no bucket for %s", r)}
-			}
-			var res Resource
-			if raw := rvs.Get([]byte(r)); raw != nil {
-				rv, err := resourceversion.Parse(string(raw))
-				if err != nil {
-					return corruptError{fmt.Errorf("resourceVersion of %s: %w", r, err)}
-				}
-				if resourceversion.EpochOf(rv) != d.epoch {
-					return corruptError{fmt.Errorf("resourceVersion %d of %s is not of the file's epoch %d", rv, r, d.epoch)}
-				}
-				res.ResourceVersion = rv
-			}
-			if err := b.ForEach(func(k, v []byte) error {
-				e := Entry{Key: string(k), Data: append([]byte(nil), v...)}
-				if v == nil {
-					return corruptError{fmt.Errorf("%s: nested bucket %q", r, k)}
-				}
-				if decode != nil {
-					if err := decode(r, e); err != nil {
-						return corruptError{fmt.Errorf("%s %q: %w", r, k, err)}
-					}
-				}
-				res.Entries = append(res.Entries, e)
-				return nil
-			}); err != nil {
+			res, err := d.loadResource(tx, rvs, r, decode)
+			if err != nil {
 				return err
 			}
 			loaded[r] = res
@@ -272,6 +194,100 @@ func (d *DB) validate(decode DecodeFunc) (map[string]Resource, error) {
 		return nil, err
 	}
 	return loaded, nil
+}
+
+// readHeader checks the header bucket and reads the epoch; empty says the file has no
+// bucket at all and must be initialized.
+func (d *DB) readHeader(tx *bolt.Tx) (empty bool, err error) {
+	fi, err := os.Stat(d.db.Path())
+	if err != nil {
+		return false, err
+	}
+	if tx.Size() > fi.Size() {
+		return false, corruptError{fmt.Errorf("truncated: %d bytes in use, file has %d", tx.Size(), fi.Size())}
+	}
+	h := tx.Bucket(headerBucket)
+	if h == nil {
+		// A brand-new file (or one with no bucket at all) is initialized;
+		// a file with other buckets belongs to someone else.
+		n := 0
+		_ = tx.ForEach(func([]byte, *bolt.Bucket) error { n++; return nil })
+		if n > 0 {
+			return false, corruptError{errors.New("no header bucket (foreign bbolt file)")}
+		}
+		return true, nil
+	}
+	if m := string(h.Get([]byte("magic"))); m != Magic {
+		return false, corruptError{fmt.Errorf("unknown magic %q", m)}
+	}
+	if f := string(h.Get([]byte("format"))); f != d.format {
+		return false, corruptError{fmt.Errorf("unsupported format version %q (want %q)", f, d.format)}
+	}
+	e, err := resourceversion.ParseEpoch(string(h.Get([]byte("epoch"))))
+	if err != nil {
+		return false, corruptError{err}
+	}
+	d.epoch = e
+	return false, nil
+}
+
+// initialize writes the header of a new epoch and the empty buckets.
+func (d *DB) initialize() error {
+	epoch := resourceversion.NewEpoch()
+	if err := d.db.Update(func(tx *bolt.Tx) error {
+		h, err := tx.CreateBucketIfNotExists(headerBucket)
+		if err != nil {
+			return err
+		}
+		for _, kv := range [][2]string{{"magic", Magic}, {"format", d.format}, {"epoch", resourceversion.FormatEpoch(epoch)}} {
+			if err := h.Put([]byte(kv[0]), []byte(kv[1])); err != nil {
+				return err
+			}
+		}
+		for _, b := range append([]string{string(rvBucket)}, d.resources...) {
+			if _, err := tx.CreateBucketIfNotExists([]byte(b)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	d.epoch = epoch
+	return nil
+}
+
+// loadResource reads resource r: its resourceVersion (of the file's epoch) and its entries.
+func (d *DB) loadResource(tx *bolt.Tx, rvs *bolt.Bucket, r string, decode DecodeFunc) (Resource, error) {
+	var res Resource
+	b := tx.Bucket([]byte(r))
+	if b == nil {
+		return res, corruptError{fmt.Errorf("no bucket for %s", r)}
+	}
+	if raw := rvs.Get([]byte(r)); raw != nil {
+		rv, err := resourceversion.Parse(string(raw))
+		if err != nil {
+			return res, corruptError{fmt.Errorf("resourceVersion of %s: %w", r, err)}
+		}
+		if resourceversion.EpochOf(rv) != d.epoch {
+			return res, corruptError{fmt.Errorf("resourceVersion %d of %s is not of the file's epoch %d", rv, r, d.epoch)}
+		}
+		res.ResourceVersion = rv
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			return corruptError{fmt.Errorf("%s: nested bucket %q", r, k)}
+		}
+		e := Entry{Key: string(k), Data: append([]byte(nil), v...)}
+		if decode != nil {
+			if err := decode(r, e); err != nil {
+				return corruptError{fmt.Errorf("%s %q: %w", r, k, err)}
+			}
+		}
+		res.Entries = append(res.Entries, e)
+		return nil
+	})
+	return res, err
 }
 
 // Batch is one write: per resource, the entries in the order they were
