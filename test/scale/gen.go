@@ -169,41 +169,64 @@ const GatewayClassName = "bench"
 // Generate returns the objects of the topology: CRDs first, then Namespaces,
 // the GatewayClass, Gateways, Services, HTTPRoutes and policies.
 func Generate(o Options) []*unstructured.Unstructured {
-	sz := o.Sizes()
-	rng := rand.New(rand.NewPCG(o.Seed, 0x5ca1e))
-	var out []*unstructured.Unstructured
-	add := func(u *unstructured.Unstructured) { out = append(out, u) }
+	g := &generator{sz: o.Sizes(), rng: rand.New(rand.NewPCG(o.Seed, 0x5ca1e))}
+	g.crds(o.GatewayAPICRDs)
+	g.namespaces()
+	g.add(obj(GatewayGroup+"/v1", "GatewayClass", "", GatewayClassName, map[string]interface{}{
+		"controllerName": "effectivepolicy.dev/bench",
+	}, nil))
+	g.gateways()
+	g.services()
+	g.routes()
+	g.policies()
+	return g.out
+}
 
-	if o.GatewayAPICRDs {
+// generator builds the topology; its random source is consumed in a fixed order (routes,
+// then policies), so a seed always gives the same objects.
+type generator struct {
+	sz  Sizes
+	rng *rand.Rand
+	out []*unstructured.Unstructured
+	p   int // policies emitted
+}
+
+func (g *generator) add(u *unstructured.Unstructured) { g.out = append(g.out, u) }
+
+// gwNS: Gateways are spread round-robin over the gateway namespaces.
+func (g *generator) gwNS(i int) string { return GatewayNamespace(i % g.sz.GatewayNamespaces) }
+
+// appNS: service s and route r live in namespace s (r) % AppNamespaces.
+func (g *generator) appNS(i int) string { return AppNamespace(i % g.sz.AppNamespaces) }
+
+func (g *generator) crds(gatewayAPI bool) {
+	if gatewayAPI {
 		for _, k := range []struct{ kind, plural, scope string }{
 			{"GatewayClass", "gatewayclasses", "Cluster"},
 			{"Gateway", "gateways", "Namespaced"},
 			{"HTTPRoute", "httproutes", "Namespaced"},
 		} {
-			add(gatewayCRD(k.kind, k.plural, k.scope))
+			g.add(gatewayCRD(k.kind, k.plural, k.scope))
 		}
 	}
 	for _, k := range PolicyKinds {
-		add(policyCRD(k))
+		g.add(policyCRD(k))
 	}
+}
 
-	// Namespaces.
-	for i := 0; i < sz.GatewayNamespaces; i++ {
-		add(obj("v1", "Namespace", "", GatewayNamespace(i), nil, map[string]string{"bench.effectivepolicy.dev/role": "gateways"}))
+func (g *generator) namespaces() {
+	for i := 0; i < g.sz.GatewayNamespaces; i++ {
+		g.add(obj("v1", "Namespace", "", GatewayNamespace(i), nil, map[string]string{"bench.effectivepolicy.dev/role": "gateways"}))
 	}
-	for i := 0; i < sz.AppNamespaces; i++ {
-		add(obj("v1", "Namespace", "", AppNamespace(i), nil, map[string]string{"bench.effectivepolicy.dev/role": "apps", "team": fmt.Sprint("team-", i%20)}))
+	for i := 0; i < g.sz.AppNamespaces; i++ {
+		g.add(obj("v1", "Namespace", "", AppNamespace(i), nil, map[string]string{"bench.effectivepolicy.dev/role": "apps", "team": fmt.Sprint("team-", i%20)}))
 	}
+}
 
-	add(obj(GatewayGroup+"/v1", "GatewayClass", "", GatewayClassName, map[string]interface{}{
-		"controllerName": "effectivepolicy.dev/bench",
-	}, nil))
-
-	// Gateways, spread round-robin over the gateway namespaces.
-	gwNS := func(g int) string { return GatewayNamespace(g % sz.GatewayNamespaces) }
-	for g := 0; g < sz.Gateways; g++ {
+func (g *generator) gateways() {
+	for gw := 0; gw < g.sz.Gateways; gw++ {
 		var ls []interface{}
-		for l := 0; l < sz.ListenersPerGateway; l++ {
+		for l := 0; l < g.sz.ListenersPerGateway; l++ {
 			ls = append(ls, map[string]interface{}{
 				"name":     ListenerName(l),
 				"port":     int64(8080 + l),
@@ -213,17 +236,16 @@ func Generate(o Options) []*unstructured.Unstructured {
 				},
 			})
 		}
-		add(obj(GatewayGroup+"/v1", "Gateway", gwNS(g), GatewayName(g), map[string]interface{}{
+		g.add(obj(GatewayGroup+"/v1", "Gateway", g.gwNS(gw), GatewayName(gw), map[string]interface{}{
 			"gatewayClassName": GatewayClassName,
 			"listeners":        ls,
 		}, nil))
 	}
+}
 
-	// Services and routes, spread round-robin over the app namespaces
-	// (service s and route r live in namespace s % AppNamespaces).
-	appNS := func(i int) string { return AppNamespace(i % sz.AppNamespaces) }
-	for s := 0; s < sz.Services; s++ {
-		add(obj("v1", "Service", appNS(s), ServiceName(s), map[string]interface{}{
+func (g *generator) services() {
+	for s := 0; s < g.sz.Services; s++ {
+		g.add(obj("v1", "Service", g.appNS(s), ServiceName(s), map[string]interface{}{
 			"selector": map[string]interface{}{"app": ServiceName(s)},
 			"ports": []interface{}{
 				map[string]interface{}{"name": "http", "port": int64(80), "protocol": "TCP", "targetPort": int64(8080)},
@@ -231,55 +253,75 @@ func Generate(o Options) []*unstructured.Unstructured {
 			},
 		}, map[string]string{"app": ServiceName(s)}))
 	}
-	// Services of namespace n: n, n+N, n+2N, ... (N = AppNamespaces).
-	svcsPerNS := func(n int) int {
-		c := sz.Services / sz.AppNamespaces
-		if n < sz.Services%sz.AppNamespaces {
-			c++
-		}
-		return c
+}
+
+// svcsPerNS is the number of Services of namespace n: n, n+N, n+2N, ... (N = AppNamespaces).
+func (g *generator) svcsPerNS(n int) int {
+	c := g.sz.Services / g.sz.AppNamespaces
+	if n < g.sz.Services%g.sz.AppNamespaces {
+		c++
 	}
-	for r := 0; r < sz.Routes; r++ {
-		nsIdx := r % sz.AppNamespaces
-		var parents []interface{}
-		np := 1 + rng.IntN(2)
-		first := rng.IntN(sz.Gateways)
-		for p := 0; p < np && p < sz.Gateways; p++ {
-			g := (first + p*(1+sz.Gateways/2)) % sz.Gateways
-			if p > 0 && g == first { // 2 Gateways: the step wraps around
-				g = (first + 1) % sz.Gateways
-			}
-			pr := map[string]interface{}{"group": GatewayGroup, "kind": "Gateway", "namespace": gwNS(g), "name": GatewayName(g)}
-			if rng.IntN(2) == 0 {
-				pr["sectionName"] = ListenerName(rng.IntN(sz.ListenersPerGateway))
-			}
-			parents = append(parents, pr)
-		}
-		var rules []interface{}
-		nsv := svcsPerNS(nsIdx)
-		for k := 0; k < sz.RulesPerRoute; k++ {
-			rule := map[string]interface{}{
-				"name": RuleName(k),
-				"matches": []interface{}{map[string]interface{}{
-					"path": map[string]interface{}{"type": "PathPrefix", "value": fmt.Sprintf("/r%d/%s", r, RuleName(k))},
-				}},
-			}
-			if nsv > 0 {
-				svc := nsIdx + sz.AppNamespaces*rng.IntN(nsv)
-				rule["backendRefs"] = []interface{}{map[string]interface{}{"name": ServiceName(svc), "port": int64(80)}}
-			}
-			rules = append(rules, rule)
-		}
-		add(obj(GatewayGroup+"/v1", "HTTPRoute", appNS(r), RouteName(r), map[string]interface{}{
+	return c
+}
+
+func (g *generator) routes() {
+	for r := 0; r < g.sz.Routes; r++ {
+		parents := g.routeParents() // parents before rules: the order the seed's draws are in
+		rules := g.routeRules(r)
+		g.add(obj(GatewayGroup+"/v1", "HTTPRoute", g.appNS(r), RouteName(r), map[string]interface{}{
 			"parentRefs": parents,
 			"hostnames":  []interface{}{fmt.Sprintf("r%d.bench.example", r)},
 			"rules":      rules,
 		}, map[string]string{"app": RouteName(r)}))
 	}
+}
 
-	// Policies.
+// routeParents picks one or two Gateways, each with a listener half of the time.
+func (g *generator) routeParents() []interface{} {
+	sz := g.sz
+	var parents []interface{}
+	np := 1 + g.rng.IntN(2)
+	first := g.rng.IntN(sz.Gateways)
+	for p := 0; p < np && p < sz.Gateways; p++ {
+		gw := (first + p*(1+sz.Gateways/2)) % sz.Gateways
+		if p > 0 && gw == first { // 2 Gateways: the step wraps around
+			gw = (first + 1) % sz.Gateways
+		}
+		pr := map[string]interface{}{"group": GatewayGroup, "kind": "Gateway", "namespace": g.gwNS(gw), "name": GatewayName(gw)}
+		if g.rng.IntN(2) == 0 {
+			pr["sectionName"] = ListenerName(g.rng.IntN(sz.ListenersPerGateway))
+		}
+		parents = append(parents, pr)
+	}
+	return parents
+}
+
+// routeRules gives route r its named rules, each to a Service of the route's namespace.
+func (g *generator) routeRules(r int) []interface{} {
+	nsIdx := r % g.sz.AppNamespaces
+	var rules []interface{}
+	nsv := g.svcsPerNS(nsIdx)
+	for k := 0; k < g.sz.RulesPerRoute; k++ {
+		rule := map[string]interface{}{
+			"name": RuleName(k),
+			"matches": []interface{}{map[string]interface{}{
+				"path": map[string]interface{}{"type": "PathPrefix", "value": fmt.Sprintf("/r%d/%s", r, RuleName(k))},
+			}},
+		}
+		if nsv > 0 {
+			svc := nsIdx + g.sz.AppNamespaces*g.rng.IntN(nsv)
+			rule["backendRefs"] = []interface{}{map[string]interface{}{"name": ServiceName(svc), "port": int64(80)}}
+		}
+		rules = append(rules, rule)
+	}
+	return rules
+}
+
+// policyCounts spreads the policies over the levels: one per kind at the GatewayClass, the
+// rest by levelShares.
+func (g *generator) policyCounts() map[string]int {
 	counts := map[string]int{}
-	rest := sz.Policies
+	rest := g.sz.Policies
 	gc := min(len(PolicyKinds), rest)
 	counts[LevelGatewayClass] = gc
 	rest -= gc
@@ -292,26 +334,33 @@ func Generate(o Options) []*unstructured.Unstructured {
 		counts[ls.level] = c
 		left -= c
 	}
-	p := 0
-	emit := func(level, ns string, target map[string]interface{}) {
-		k := PolicyKinds[p%len(PolicyKinds)]
-		variant := Variants[rng.IntN(len(Variants))]
-		spec := policySpec(k, variant, p, rng)
-		spec["targetRefs"] = []interface{}{target}
-		po := obj(PolicyGroup+"/v1", k.Kind, ns, fmt.Sprintf("p-%05d", p), spec, map[string]string{LevelLabel: level, VariantLabel: variant})
-		po.SetCreationTimestamp(metav1.NewTime(baseTime.Add(time.Duration(p) * time.Second)))
-		add(po)
-		p++
+	return counts
+}
+
+func (g *generator) emit(level, ns string, target map[string]interface{}) {
+	k := PolicyKinds[g.p%len(PolicyKinds)]
+	variant := Variants[g.rng.IntN(len(Variants))]
+	spec := policySpec(k, variant, g.p, g.rng)
+	spec["targetRefs"] = []interface{}{target}
+	po := obj(PolicyGroup+"/v1", k.Kind, ns, fmt.Sprintf("p-%05d", g.p), spec, map[string]string{LevelLabel: level, VariantLabel: variant})
+	po.SetCreationTimestamp(metav1.NewTime(baseTime.Add(time.Duration(g.p) * time.Second)))
+	g.add(po)
+	g.p++
+}
+
+func targetRef(group, kind, name, section string) map[string]interface{} {
+	m := map[string]interface{}{"group": group, "kind": kind, "name": name}
+	if section != "" {
+		m["sectionName"] = section
 	}
-	ref := func(group, kind, name, section string) map[string]interface{} {
-		m := map[string]interface{}{"group": group, "kind": kind, "name": name}
-		if section != "" {
-			m["sectionName"] = section
-		}
-		return m
-	}
+	return m
+}
+
+func (g *generator) policies() {
+	sz, rng := g.sz, g.rng
+	counts := g.policyCounts()
 	for i := 0; i < counts[LevelGatewayClass]; i++ {
-		emit(LevelGatewayClass, GatewayNamespace(0), ref(GatewayGroup, "GatewayClass", GatewayClassName, ""))
+		g.emit(LevelGatewayClass, GatewayNamespace(0), targetRef(GatewayGroup, "GatewayClass", GatewayClassName, ""))
 	}
 	for i := 0; i < counts[LevelNamespace]; i++ {
 		// Every gateway namespace first, then app namespaces at random.
@@ -321,27 +370,27 @@ func Generate(o Options) []*unstructured.Unstructured {
 		} else {
 			ns = AppNamespace(rng.IntN(sz.AppNamespaces))
 		}
-		emit(LevelNamespace, ns, ref("", "Namespace", ns, ""))
+		g.emit(LevelNamespace, ns, targetRef("", "Namespace", ns, ""))
 	}
 	for i := 0; i < counts[LevelGateway]; i++ {
-		g := i % sz.Gateways // every Gateway gets one before any gets two
-		emit(LevelGateway, gwNS(g), ref(GatewayGroup, "Gateway", GatewayName(g), ""))
+		gw := i % sz.Gateways // every Gateway gets one before any gets two
+		g.emit(LevelGateway, g.gwNS(gw), targetRef(GatewayGroup, "Gateway", GatewayName(gw), ""))
 	}
 	for i := 0; i < counts[LevelListener]; i++ {
-		g := rng.IntN(sz.Gateways)
-		emit(LevelListener, gwNS(g), ref(GatewayGroup, "Gateway", GatewayName(g), ListenerName(rng.IntN(sz.ListenersPerGateway))))
+		gw := rng.IntN(sz.Gateways)
+		g.emit(LevelListener, g.gwNS(gw), targetRef(GatewayGroup, "Gateway", GatewayName(gw), ListenerName(rng.IntN(sz.ListenersPerGateway))))
 	}
 	for i := 0; i < counts[LevelRoute]; i++ {
 		r := rng.IntN(sz.Routes)
-		emit(LevelRoute, appNS(r), ref(GatewayGroup, "HTTPRoute", RouteName(r), ""))
+		g.emit(LevelRoute, g.appNS(r), targetRef(GatewayGroup, "HTTPRoute", RouteName(r), ""))
 	}
 	for i := 0; i < counts[LevelRule]; i++ {
 		r := rng.IntN(sz.Routes)
-		emit(LevelRule, appNS(r), ref(GatewayGroup, "HTTPRoute", RouteName(r), RuleName(rng.IntN(sz.RulesPerRoute))))
+		g.emit(LevelRule, g.appNS(r), targetRef(GatewayGroup, "HTTPRoute", RouteName(r), RuleName(rng.IntN(sz.RulesPerRoute))))
 	}
 	for i := 0; i < counts[LevelService]; i++ {
 		s := rng.IntN(sz.Services)
-		emit(LevelService, appNS(s), ref("", "Service", ServiceName(s), ""))
+		g.emit(LevelService, g.appNS(s), targetRef("", "Service", ServiceName(s), ""))
 	}
 	for i := 0; i < counts[LevelPort]; i++ {
 		s := rng.IntN(sz.Services)
@@ -349,9 +398,8 @@ func Generate(o Options) []*unstructured.Unstructured {
 		if rng.IntN(4) == 0 {
 			port = "metrics"
 		}
-		emit(LevelPort, appNS(s), ref("", "Service", ServiceName(s), port))
+		g.emit(LevelPort, g.appNS(s), targetRef("", "Service", ServiceName(s), port))
 	}
-	return out
 }
 
 // policySpec builds the settings of policy p of kind k in the given variant.
