@@ -727,11 +727,11 @@ func runEdits(ctx context.Context, dc dynamic.Interface, w *watcher, name, field
 		return res, fmt.Errorf("unknown policy kind %s", p.kind)
 	}
 	ri := dc.Resource(schema.GroupVersionResource{Group: scale.PolicyGroup, Version: "v1", Resource: plural}).Namespace(p.ns)
-	edit := func(i int) (string, time.Time, error) {
+	edit := func(i int) (time.Time, error) {
 		marker := fmt.Sprintf("e2ebench-%d-%d", time.Now().UnixNano(), i)
 		obj, err := ri.Get(ctx, p.name, metav1.GetOptions{})
 		if err != nil {
-			return "", time.Time{}, err
+			return time.Time{}, err
 		}
 		setMarker(obj, field, marker)
 		for len(w.hits) > 0 { // stale hits of the previous edit
@@ -740,7 +740,7 @@ func runEdits(ctx context.Context, dc dynamic.Interface, w *watcher, name, field
 		w.marker.Store(&marker)
 		t0 := time.Now()
 		_, err = ri.Update(ctx, obj, metav1.UpdateOptions{})
-		return marker, t0, err
+		return t0, err
 	}
 
 	// Warm-up edit, not measured: it adds the marker field, which can also
@@ -748,24 +748,10 @@ func runEdits(ctx context.Context, dc dynamic.Interface, w *watcher, name, field
 	// no other policy sets survives a patch merge). The outputs it reaches,
 	// collected until the watch is quiet for 5 s, are the expected set of the
 	// measured edits, which only change the field's value.
-	if _, _, err := edit(-1); err != nil {
+	if _, err := edit(-1); err != nil {
 		return res, err
 	}
-	expected := map[string]bool{}
-	quiet := time.NewTimer(5 * time.Second)
-	deadline := time.After(timeout)
-collect:
-	for {
-		select {
-		case h := <-w.hits:
-			expected[h.key] = true
-			quiet.Reset(5 * time.Second)
-		case <-quiet.C:
-			break collect
-		case <-deadline:
-			break collect
-		}
-	}
+	expected := collectHits(w, timeout)
 	res.Expected = len(expected)
 	for k := range p.keys {
 		if !expected[k] {
@@ -778,43 +764,20 @@ collect:
 
 	var firsts, updates []float64
 	for i := 0; i < reps; i++ {
-		_, t0, err := edit(i)
+		t0, err := edit(i)
 		if err != nil {
 			return res, err
 		}
 		updates = append(updates, msSince(t0, time.Now()))
-		seen := map[string]bool{}
-		var first, last time.Time
-		extra := 0
-		timer := time.NewTimer(timeout)
-	wait:
-		for len(seen) < len(expected) {
-			select {
-			case h := <-w.hits:
-				if first.IsZero() {
-					first = h.at
-				}
-				if !expected[h.key] {
-					extra++
-					continue
-				}
-				if !seen[h.key] {
-					seen[h.key] = true
-					last = h.at
-				}
-			case <-timer.C:
-				break wait
-			}
-		}
-		timer.Stop()
+		seen, first, last, extra := awaitHits(w, expected, timeout)
 		res.Extra += extra
-		if len(seen) == len(expected) {
+		if seen == len(expected) {
 			res.Complete++
 			res.LastMs = append(res.LastMs, msSince(t0, last))
 			firsts = append(firsts, msSince(t0, first))
 		} else {
-			res.Missing += len(expected) - len(seen)
-			logf("  edit %d: %d of %d expected events after %s", i, len(seen), len(expected), timeout)
+			res.Missing += len(expected) - seen
+			logf("  edit %d: %d of %d expected events after %s", i, seen, len(expected), timeout)
 		}
 		// Let stragglers arrive before the next edit starts.
 		time.Sleep(300 * time.Millisecond)
@@ -831,6 +794,53 @@ collect:
 	sort.Float64s(updates)
 	res.UpdateP50 = pct(updates, 0.5)
 	return res, nil
+}
+
+// collectHits gathers the outputs an edit reaches until the watch is quiet for 5 s (or
+// timeout passes).
+func collectHits(w *watcher, timeout time.Duration) map[string]bool {
+	expected := map[string]bool{}
+	quiet := time.NewTimer(5 * time.Second)
+	deadline := time.After(timeout)
+	for {
+		select {
+		case h := <-w.hits:
+			expected[h.key] = true
+			quiet.Reset(5 * time.Second)
+		case <-quiet.C:
+			return expected
+		case <-deadline:
+			return expected
+		}
+	}
+}
+
+// awaitHits waits until every expected output has had an event of the current edit, or
+// timeout: how many did, when the first event of any output and the last expected one came,
+// and how many events came for outputs not expected.
+func awaitHits(w *watcher, expected map[string]bool, timeout time.Duration) (seen int, first, last time.Time, extra int) {
+	got := map[string]bool{}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for len(got) < len(expected) {
+		select {
+		case h := <-w.hits:
+			if first.IsZero() {
+				first = h.at
+			}
+			if !expected[h.key] {
+				extra++
+				continue
+			}
+			if !got[h.key] {
+				got[h.key] = true
+				last = h.at
+			}
+		case <-timer.C:
+			return len(got), first, last, extra
+		}
+	}
+	return len(got), first, last, extra
 }
 
 func msSince(t0, t time.Time) float64 { return float64(t.Sub(t0).Microseconds()) / 1000 }
