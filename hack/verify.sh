@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when generated code is stale, gofmt would change a file, or go vet complains.
+# Fails when generated code is stale, gofmt would change a file, go vet complains, or
+# golangci-lint (hack/lint.sh, .golangci.yml) finds anything.
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
@@ -10,4 +11,5 @@ if [[ -n "${unformatted}" ]]; then
   echo "gofmt needed on:"; echo "${unformatted}"; exit 1
 fi
 go vet ./...
+hack/lint.sh
 echo "verify: ok"
