@@ -84,12 +84,6 @@ type implCase struct {
 	want      implExpected
 }
 
-type implRef struct {
-	Kind        string `json:"kind"`
-	Name        string `json:"name"`
-	SectionName string `json:"sectionName,omitempty"`
-}
-
 type implKind struct{ Group, Kind string }
 
 type implExpected struct {
@@ -102,7 +96,7 @@ type implExpected struct {
 		Name         string `json:"name"`
 		Target       struct{ Kind string }
 		Policy       implKind          `json:"policy"`
-		Via          []implRef         `json:"via"`
+		Via          []scenarioRef     `json:"via"`
 		SectionName  string            `json:"sectionName,omitempty"`
 		Spec         json.RawMessage   `json:"spec"`
 		FieldSources map[string]string `json:"fieldSources"`
@@ -287,7 +281,7 @@ func (c implCase) check(eps func(string) implEPClient) []string {
 		}
 		var eff *v1alpha1.EffectiveSpec
 		for i := range tp.Effective {
-			if tp.Effective[i].SectionName == e.SectionName && sameImplVia(tp.Effective[i].Via, e.Via) {
+			if tp.Effective[i].SectionName == e.SectionName && sameVia(tp.Effective[i].Via, e.Via) {
 				eff = &tp.Effective[i]
 			}
 		}
@@ -295,13 +289,13 @@ func (c implCase) check(eps func(string) implEPClient) []string {
 			problems = append(problems, fmt.Sprintf("%s/%s %s: no effective entry via %v", e.Namespace, e.Name, e.Target.Kind, e.Via))
 			continue
 		}
-		if g, w := normalJSON(eff.Spec.Raw), normalJSON(e.Spec); g != w {
-			problems = append(problems, fmt.Sprintf("%s/%s %s via %v: spec %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, g, w))
+		if !jsonEqual(eff.Spec.Raw, e.Spec) {
+			problems = append(problems, fmt.Sprintf("%s/%s %s via %v: spec %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, eff.Spec.Raw, e.Spec))
 		}
 		if e.FieldSources != nil {
 			g, _ := json.Marshal(eff.FieldSources)
 			w, _ := json.Marshal(e.FieldSources)
-			if normalJSON(g) != normalJSON(w) {
+			if !jsonEqual(g, w) {
 				problems = append(problems, fmt.Sprintf("%s/%s %s via %v: fieldSources %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, g, w))
 			}
 		}
@@ -359,25 +353,4 @@ func implTP(ep *v1alpha1.EffectivePolicy, targetKind string, k implKind) *implTa
 		return &implTargetPolicy{tp}
 	}
 	return nil
-}
-
-func sameImplVia(got []v1alpha1.ObjectReference, want []implRef) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i].Kind != want[i].Kind || got[i].Name != want[i].Name || got[i].SectionName != want[i].SectionName {
-			return false
-		}
-	}
-	return true
-}
-
-func normalJSON(b []byte) string {
-	var v interface{}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return string(b)
-	}
-	out, _ := json.Marshal(v)
-	return string(out)
 }
