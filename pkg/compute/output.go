@@ -265,6 +265,10 @@ func (s *session) emitDirect(t, n nodeID, section string, k *kindIndex, cands, l
 		}
 		by := l.rejectedBy
 		if by == nil {
+			if len(winners) == 0 {
+				// Every policy on the section was rejected elsewhere: nothing beat l here.
+				continue
+			}
 			by = winners[0]
 		}
 		ln := n
