@@ -94,6 +94,9 @@ func (nginxProfile) fold(es []foldEntry, _ string) foldValue {
 		}
 		live = append(live, i)
 	}
+	if len(live) == 0 {
+		return foldValue{conflictedBy: conflicts} // every entry rejected: nothing applies
+	}
 	return foldValue{acc: gepFoldOf(es, live), conflictedBy: conflicts}
 }
 
