@@ -98,6 +98,11 @@ func hasNode(elems []viaElem, n nodeID) bool {
 // is the first object of that namespace on the path and the Namespace bears
 // a policy) and n itself (when it bears a policy).
 func (s *session) extend(base []viaElem, n nodeID, k *kindIndex) []viaElem {
+	return s.extendAt(base, n, k, levelOf(n))
+}
+
+// extendAt is extend with n at the given level.
+func (s *session) extendAt(base []viaElem, n nodeID, k *kindIndex, level int) []viaElem {
 	out := base
 	copied := false
 	push := func(e viaElem) {
@@ -110,11 +115,11 @@ func (s *session) extend(base []viaElem, n nodeID, k *kindIndex) []viaElem {
 	if n.Section == "" && n.Namespace != "" {
 		nsn := namespaceNode(n.Namespace)
 		if s.bears(nsn, k) && !hasNode(base, nsn) {
-			push(viaElem{node: nsn, level: levelOf(n) - 2})
+			push(viaElem{node: nsn, level: level - 2})
 		}
 	}
 	if s.bears(n, k) {
-		push(viaElem{node: n, level: levelOf(n)})
+		push(viaElem{node: n, level: level})
 	}
 	return out
 }
@@ -140,7 +145,12 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 			vs.add(s.extend(nil, n, k), "", nil)
 		}
 		for _, p := range ps {
-			pvs := s.contexts(p, k)
+			var pvs []via
+			if isServiceNode(p) && isRouteGK(n.gk()) {
+				pvs = s.meshFrontContexts(p, k)
+			} else {
+				pvs = s.contexts(p, k)
+			}
 			same := len(ps) == 1
 			for _, pv := range pvs {
 				elems := s.extend(pv.elems, n, k)
@@ -165,6 +175,30 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	out, _ = s.m.vias.put(mk, out, func([]via) bool { return true })
 	return out
 }
+
+// meshFrontContexts are the contexts of a Service, or its port, as the
+// parent of a mesh route: the top of the path whatever references the
+// Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
+// listener.
+func (s *session) meshFrontContexts(p nodeID, k *kindIndex) []via {
+	elems := s.extendAt(nil, p.object(), k, levelOf(gatewayNode))
+	if p.Section != "" {
+		elems = s.extendAt(elems, p, k, levelOf(listenerNode))
+	}
+	if len(elems) == 0 {
+		return noContext
+	}
+	var vs viaSet
+	vs.add(elems, "", nil)
+	return vs.out
+}
+
+// gatewayNode and listenerNode stand for the levels a mesh route's Service
+// and port take.
+var (
+	gatewayNode  = nodeID{Group: gwGroup, Kind: "Gateway"}
+	listenerNode = nodeID{Group: gwGroup, Kind: "Gateway", Section: "-"}
+)
 
 // viaSet collects the distinct vias of a node's contexts, in the order
 // they are found (SPEC §5.5: contexts through the same policy-bearing nodes

@@ -20,12 +20,15 @@
 // named route rules, named Service ports):
 //
 //	GatewayClass > Gateway > [ListenerSet >] Listener > Route > RouteRule > Backend > Port
+//	Service > [Port >] Route > RouteRule > Backend > Port   (mesh routes, GAMMA)
 //
 // Parents are derived on demand from indexes: a route's parents are the
 // listeners that admit it (parentRef name/sectionName/port, allowedRoutes
-// namespaces and kinds), a backend's parents the rules (or, for unnamed
-// rules, the routes) that reference it by backendRefs or RequestMirror
-// filters. Namespace nodes are not part of the graph: while walking a path
+// namespaces and kinds, hostnames) or the Service (port) a mesh parentRef
+// selects, a backend's parents the rules that reference it by backendRefs
+// or RequestMirror filters, where a ReferenceGrant allows it and the
+// backend is not the rule's own mesh Service. A mesh route's Service starts
+// its path (meshFrontContexts), so the graph has no cycle. Namespace nodes are not part of the graph: while walking a path
 // downwards, the Namespace of an object is inserted right above it when no
 // object of that namespace came before on the path. Objects without parents
 // start a path of their own (Namespace > object).

@@ -67,10 +67,17 @@ func (st *state) attachesTo(r *routeObj, n nodeID) bool {
 	return found
 }
 
-// eachRouteParent calls fn with each listener section a route attaches to
-// (possibly more than once), until fn returns false.
+// eachRouteParent calls fn with each listener section, mesh Service or
+// Service port a route attaches to (possibly more than once), until fn
+// returns false.
 func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 	for _, pr := range r.parentRefs {
+		if pr.mesh() {
+			if n, ok := st.meshParent(pr); ok && !fn(n) {
+				return
+			}
+			continue
+		}
 		var ls []listener
 		switch pr.id.Kind {
 		case "Gateway":
@@ -103,6 +110,50 @@ func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 			}
 		}
 	}
+}
+
+// meshParent is the node a Service parentRef hangs its route under (GAMMA):
+// the port it selects by port number and/or sectionName (the port's name)
+// when it selects one, else the Service. A port entry without a name is no
+// section node, so a route selecting it hangs under the Service; a
+// selection that matches no port attaches nowhere, as the route would not
+// be accepted.
+func (st *state) meshParent(pr parentRef) (nodeID, bool) {
+	s := st.services[pr.id]
+	if s == nil {
+		return nodeID{}, false
+	}
+	if pr.section == "" && pr.port == 0 {
+		return pr.id, true
+	}
+	for _, p := range s.ports {
+		if pr.section != "" && pr.section != p.name || pr.port != 0 && pr.port != p.port {
+			continue
+		}
+		n := pr.id
+		n.Section = p.name
+		return n, true
+	}
+	return nodeID{}, false
+}
+
+// hangsUnder reports whether backend b hangs under rule (a route section):
+// the reference is allowed (same namespace or a ReferenceGrant), and b is
+// not a Service the route hangs under as a mesh route. Such a route's
+// Service is the top of its paths already: a path holds an object once, and
+// the graph stays acyclic.
+func (st *state) hangsUnder(rule, b nodeID) bool {
+	if !st.backendAllowed(rule, b) {
+		return false
+	}
+	if r := st.routes[rule.object()]; r != nil && isServiceNode(b) {
+		for _, pr := range r.parentRefs {
+			if pr.mesh() && pr.id == b {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // appendParents appends the parent nodes of n in the hierarchy to dst
@@ -147,7 +198,7 @@ func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 	}
 	start := len(dst)
 	for p := range ps {
-		if st.backendAllowed(p, n) {
+		if st.hangsUnder(p, n) {
 			dst = append(dst, p)
 		}
 	}
@@ -186,17 +237,20 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 			sectionsOfList(n, ls.listeners, fn)
 		}
 	case isGateway || isListenerSetGK(gk):
-		st.listenerChildren(n, fn)
+		st.attachedRoutes(n, fn)
 	case isRouteGK(gk):
 		st.routeChildren(n, fn)
-	case gk.Group == "" && gk.Kind == "Service" && n.Section == "":
-		if s := st.services[n]; s != nil {
+	case isServiceNode(n):
+		if s := st.services[n]; s != nil && n.Section == "" {
 			for _, p := range s.ports {
-				c := n
-				c.Section = p
-				fn(c)
+				if p.name != "" {
+					c := n
+					c.Section = p.name
+					fn(c)
+				}
 			}
 		}
+		st.attachedRoutes(n, fn) // mesh routes
 	}
 }
 
@@ -223,8 +277,9 @@ func (st *state) gatewayChildren(n nodeID, fn func(nodeID)) {
 	}
 }
 
-// listenerChildren: the routes attached through listener section n.
-func (st *state) listenerChildren(n nodeID, fn func(nodeID)) {
+// attachedRoutes: the routes attached through n, a listener section or (mesh
+// routes) a Service or its port.
+func (st *state) attachedRoutes(n nodeID, fn func(nodeID)) {
 	for rid := range st.routesByParent[n.object()] {
 		if r := st.routes[rid]; r != nil && st.attachesTo(r, n) {
 			fn(rid)
@@ -249,7 +304,7 @@ func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
 			continue
 		}
 		for _, b := range ru.backends {
-			if st.objects[b] > 0 && st.backendAllowed(n, b) {
+			if st.objects[b] > 0 && st.hangsUnder(n, b) {
 				fn(b)
 			}
 		}

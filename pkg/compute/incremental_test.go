@@ -235,6 +235,33 @@ func TestIncremental(t *testing.T) {
 		_ = unstructured.SetNestedSlice(g.Object, from, "spec", "from")
 		muts = append(muts, mutation{name: "grant backends to every namespace", upsert: []*unstructured.Unstructured{g}})
 	}
+	{ // a mesh route under a Service's port, its policy, the port renumbered, the route moved to a Gateway
+		mr := u("gateway.networking.k8s.io/v1", "HTTPRoute", "ns-1", "mesh-rt", map[string]interface{}{
+			"parentRefs": []interface{}{map[string]interface{}{"group": "", "kind": "Service", "name": "svc-0", "port": int64(80)}},
+			"rules": []interface{}{map[string]interface{}{"name": "main", "backendRefs": []interface{}{
+				map[string]interface{}{"name": "svc-0"}, map[string]interface{}{"name": "svc-1"}}}},
+		})
+		muts = append(muts, mutation{name: "mesh route arrives", upsert: []*unstructured.Unstructured{mr}})
+		p := u("example.com/v1", "RetryPolicy", "ns-1", "mesh-port", map[string]interface{}{
+			"targetRefs": []interface{}{map[string]interface{}{"group": "", "kind": "Service", "name": "svc-0", "sectionName": "http"}},
+			"defaults":   map[string]interface{}{"attempts": int64(6)},
+		})
+		muts = append(muts, mutation{name: "policy on the mesh route's port", upsert: []*unstructured.Unstructured{p}})
+		svc := get(svcGK, "ns-1", "svc-0")
+		_ = unstructured.SetNestedSlice(svc.Object, []interface{}{map[string]interface{}{"name": "http", "port": int64(8080)}}, "spec", "ports")
+		muts = append(muts, mutation{name: "mesh Service port renumbered", upsert: []*unstructured.Unstructured{svc}})
+		svc = svc.DeepCopy()
+		_ = unstructured.SetNestedSlice(svc.Object, []interface{}{map[string]interface{}{"name": "web", "port": int64(80)}}, "spec", "ports")
+		muts = append(muts, mutation{name: "mesh Service port renamed back to 80", upsert: []*unstructured.Unstructured{svc}})
+		mr = mr.DeepCopy()
+		_ = unstructured.SetNestedSlice(mr.Object, []interface{}{map[string]interface{}{"name": "gw-0"}}, "spec", "parentRefs")
+		muts = append(muts, mutation{name: "mesh route moves to a Gateway", upsert: []*unstructured.Unstructured{mr}})
+		mr = mr.DeepCopy()
+		_ = unstructured.SetNestedSlice(mr.Object, []interface{}{map[string]interface{}{"group": "", "kind": "Service", "name": "svc-1"}}, "spec", "parentRefs")
+		muts = append(muts, mutation{name: "mesh route under its own backend", upsert: []*unstructured.Unstructured{mr}})
+		muts = append(muts, mutation{name: "delete the mesh Service", del: []objKey{{svcGK, "ns-1", "svc-1"}}})
+		muts = append(muts, mutation{name: "re-add the mesh Service", upsert: []*unstructured.Unstructured{get(svcGK, "ns-1", "svc-1")}})
+	}
 	{ // a policy kind found by its schema, then refused by the label
 		crd := parseDocsNoT(`
 apiVersion: apiextensions.k8s.io/v1

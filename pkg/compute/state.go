@@ -261,7 +261,7 @@ func (st *state) hasSection(n nodeID) bool {
 	case o.Group == "" && o.Kind == "Service":
 		if s := st.services[o]; s != nil {
 			for _, p := range s.ports {
-				if p == n.Section {
+				if p.name != "" && p.name == n.Section {
 					return true
 				}
 			}

@@ -141,10 +141,20 @@ type listenerSetObj struct {
 }
 
 type parentRef struct {
-	id      nodeID // Gateway or ListenerSet object
+	id      nodeID // Gateway, ListenerSet or (mesh) Service object
 	section string
 	port    int64
 }
+
+// mesh reports whether the parentRef names a Service (GAMMA): the route
+// hangs under the Service, or under the port the parentRef selects.
+func (pr parentRef) mesh() bool { return isServiceNode(pr.id) }
+
+// isServiceNode reports whether n is a core Service or one of its ports.
+func isServiceNode(n nodeID) bool { return n.Group == "" && n.Kind == "Service" }
+
+// meshRouteKinds are the route kinds GAMMA lets a Service parent.
+func meshRouteKinds(kind string) bool { return kind == "HTTPRoute" || kind == "GRPCRoute" }
 
 type ruleObj struct {
 	// section is the rule's section node: its name, or for an unnamed rule
@@ -164,7 +174,13 @@ type routeObj struct {
 
 type serviceObj struct {
 	id    nodeID
-	ports []string
+	ports []servicePort
+}
+
+// servicePort is an entry of spec.ports; only a named one is a section node.
+type servicePort struct {
+	name string
+	port int64
 }
 
 type grantFrom struct{ group, kind, ns string }
@@ -374,8 +390,9 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 			ns = id.Namespace
 		}
 		gk := schema.GroupKind{Group: g, Kind: k}
-		if (gk.Group != gwGroup || gk.Kind != "Gateway") && !isListenerSetGK(gk) {
-			continue // GAMMA (Service parents) and others are not modeled
+		mesh := gk.Group == "" && gk.Kind == "Service" && meshRouteKinds(id.Kind)
+		if (gk.Group != gwGroup || gk.Kind != "Gateway") && !isListenerSetGK(gk) && !mesh {
+			continue // other parents are not part of the hierarchy
 		}
 		pr := parentRef{id: nodeID{Group: g, Kind: k, Namespace: ns, Name: name}, section: sget(p, "sectionName")}
 		if port, ok := iget(p, "port"); ok {
@@ -410,9 +427,8 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 func parseService(id nodeID, spec map[string]interface{}) *serviceObj {
 	s := &serviceObj{id: id}
 	for _, p := range maps(lget(spec, "ports")) {
-		if n := sget(p, "name"); n != "" {
-			s.ports = append(s.ports, n)
-		}
+		port, _ := iget(p, "port")
+		s.ports = append(s.ports, servicePort{name: sget(p, "name"), port: port})
 	}
 	return s
 }

@@ -17,7 +17,8 @@ import (
 // TestAttachmentRules runs the Gateway API's attachment rules through the real API: a policy
 // kind known only by its CRD schema (no label, no descriptor), a route that attaches through
 // only the listener whose hostname it intersects, and a backend in another namespace that
-// hangs under the route only while a ReferenceGrant allows it.
+// hangs under the route only while a ReferenceGrant allows it; a mesh route under a Service's
+// port, reached by the port's policy only while the parentRef selects that port.
 func TestAttachmentRules(t *testing.T) {
 	const app, be = "e2e-attach-app", "e2e-attach-be"
 	createNamespace(t, app)
@@ -161,4 +162,29 @@ spec:
 		}
 		return nil
 	})
+
+	// A mesh (GAMMA) route hangs under the Service port its parentRef selects.
+	kubectlApply(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: mesh, namespace: %[1]s}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mesh-rt, namespace: %[1]s}
+spec:
+  parentRefs: [{group: "", kind: Service, name: mesh, port: 8080}]
+  rules: [{backendRefs: [{name: mesh, port: 8080}]}]
+---
+apiVersion: attach.e2e.example/v1
+kind: ReachPolicy
+metadata: {name: on-mesh-port, namespace: %[1]s}
+spec:
+  targetRefs: [{group: "", kind: Service, name: mesh, sectionName: http}]
+  defaults: {from: mesh}
+`, app))
+	eventually(t, time.Minute, "mesh route under the Service port", want(app, "mesh-rt", "HTTPRoute", `{"from":"mesh"}`))
+	kubectl(t, "patch", "httproute", "mesh-rt", "-n", app, "--type=json", "-p", `[{"op":"replace","path":"/spec/parentRefs/0/port","value":9999}]`)
+	eventually(t, time.Minute, "no path through a port the Service lacks", want(app, "mesh-rt", "HTTPRoute", ""))
 }

@@ -1,0 +1,165 @@
+package compute
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// TestMeshRoutes: a route whose parentRef names a Service (group "", kind
+// Service: GAMMA) hangs under the Service, or under the port the parentRef
+// selects by port number or by sectionName, the port's name (Gateway API v1.6
+// apis/v1/shared_types.go ParentReference: "Service: Port name" and "port ...
+// When both Port and SectionName are specified, the name and port of the
+// selected listener must match both specified values"). Policies on the
+// Service and the port flow to the route, its rules and backends, at the
+// levels of a Gateway and a listener: the route's own policy is more specific.
+func TestMeshRoutes(t *testing.T) {
+	const services = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: mesh}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: client}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: frontend, namespace: mesh}
+spec:
+  ports: [{name: http, port: 8080}, {name: grpc, port: 9090}, {port: 7070}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: be-v1, namespace: mesh}
+`
+	// svcp sets a and b on the Service, portp a on its port http, rtp b on
+	// the route, all merged: the route's effective spec says which of them
+	// reach it and which is more specific.
+	const pols = `
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: svcp, namespace: mesh}
+spec:
+  targetRefs: [{group: "", kind: Service, name: frontend}]
+  defaults: {strategy: merge, a: svc, b: svc}
+---
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: portp, namespace: mesh}
+spec:
+  targetRefs: [{group: "", kind: Service, name: frontend, sectionName: http}]
+  defaults: {strategy: merge, a: port}
+---
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: rtp, namespace: ROUTENS}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}]
+  defaults: {strategy: merge, b: rt}
+`
+	route := func(kind, ns, parentRef string) string {
+		return `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ` + kind + `
+metadata: {name: rt, namespace: ` + ns + `}
+spec:
+  parentRefs: [` + parentRef + `]
+  rules:
+  - name: main
+    backendRefs: [{name: frontend, namespace: mesh, port: 8080}, {name: be-v1, namespace: mesh, port: 80}]
+`
+	}
+	const (
+		viaSvc      = "[Service/frontend HTTPRoute/rt]"
+		viaPort     = "[Service/frontend Service/frontend#http HTTPRoute/rt]"
+		viaNone     = "[HTTPRoute/rt]"
+		frontRoot   = "[Service/frontend]"
+		frontUnder  = "[HTTPRoute/rt Service/frontend]" // hangs as a backend under a route attached nowhere
+		frontUnderT = "[TCPRoute/rt Service/frontend]"
+		specSvc     = `{"a":"svc","b":"rt"}`
+		specPort    = `{"a":"port","b":"rt"}`
+		specNone    = `{"b":"rt"}`
+		meshService = `{group: "", kind: Service, name: frontend`
+	)
+	for _, tc := range []struct {
+		name, kind, ns, parentRef string
+		routeVia, routeSpec       string
+		frontendVia               string // the Service's own context
+	}{
+		{"Service", "HTTPRoute", "mesh", meshService + `}`, viaSvc, specSvc, frontRoot},
+		{"port by number", "HTTPRoute", "mesh", meshService + `, port: 8080}`, viaPort, specPort, frontRoot},
+		{"port by name", "HTTPRoute", "mesh", meshService + `, sectionName: http}`, viaPort, specPort, frontRoot},
+		{"name and number of one port", "HTTPRoute", "mesh", meshService + `, sectionName: http, port: 8080}`, viaPort, specPort, frontRoot},
+		{"unnamed port: the Service", "HTTPRoute", "mesh", meshService + `, port: 7070}`, viaSvc, specSvc, frontRoot},
+		{"GRPCRoute", "GRPCRoute", "mesh", meshService + `, port: 8080}`, "[Service/frontend Service/frontend#http GRPCRoute/rt]", specPort, frontRoot},
+		{"consumer route in another namespace", "HTTPRoute", "client", meshService + `, namespace: mesh}`, viaSvc, specSvc, frontRoot},
+		// Near misses: no path through the Service.
+		{"no such port", "HTTPRoute", "mesh", meshService + `, port: 1234}`, viaNone, specNone, frontRoot},
+		{"name and number of two ports", "HTTPRoute", "mesh", meshService + `, sectionName: http, port: 9090}`, viaNone, specNone, frontRoot},
+		{"no such Service", "HTTPRoute", "mesh", `{group: "", kind: Service, name: nope}`, viaNone, specNone, frontUnder},
+		{"consumer route naming its own namespace", "HTTPRoute", "client", meshService + `}`, viaNone, specNone, frontRoot},
+		{"group omitted: a Gateway API kind, not the Service", "HTTPRoute", "mesh", `{kind: Service, name: frontend}`, viaNone, specNone, frontUnder},
+		{"a route kind GAMMA does not parent", "TCPRoute", "mesh", meshService + `}`, "", "", frontUnderT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind := tc.kind
+			p := pols
+			if kind != "HTTPRoute" {
+				p = strings.ReplaceAll(p, "kind: HTTPRoute", "kind: "+kind)
+			}
+			got := world(t, services+route(kind, tc.ns, tc.parentRef), strings.ReplaceAll(p, "ROUTENS", tc.ns))
+			if tc.routeVia != "" {
+				e := onlyEffective(t, effAt(t, got, Key{tc.ns, "rt"}, kind, retryK), "")
+				if v := viaString(e.Via); v != tc.routeVia {
+					t.Errorf("route via %s, want %s", v, tc.routeVia)
+				}
+				if s := specJSON(t, e); s != tc.routeSpec {
+					t.Errorf("route spec %s, want %s", s, tc.routeSpec)
+				}
+			}
+			// be-v1 hangs below the route (a consumer route in another
+			// namespace would need a ReferenceGrant to reach it).
+			if (tc.routeVia == viaSvc || tc.routeVia == viaPort) && tc.ns == "mesh" {
+				b := onlyEffective(t, effAt(t, got, Key{"mesh", "be-v1"}, "Service", retryK), "")
+				if v := viaString(b.Via); v != tc.routeVia {
+					t.Errorf("backend be-v1 via %s, want %s", v, tc.routeVia)
+				}
+			}
+			// The Service the route hangs under is not also its backend: a
+			// path holds an object once.
+			vias := viasAt(got, Key{"mesh", "frontend"}, "")
+			if len(vias) != 1 || vias[0] != tc.frontendVia {
+				t.Errorf("frontend vias %v, want [%s]", vias, tc.frontendVia)
+			}
+		})
+	}
+}
+
+// viasAt lists the vias of a target's RetryPolicy entries for one section.
+func viasAt(got map[Key]runtime.Object, key Key, section string) []string {
+	obj, ok := got[key]
+	if !ok {
+		return nil
+	}
+	tp := findTP(obj, "Service", retryG, retryK)
+	if tp == nil {
+		return nil
+	}
+	var out []string
+	for _, e := range tp.Effective {
+		if e.SectionName == section {
+			out = append(out, viaString(e.Via))
+		}
+	}
+	return out
+}
+
+func specJSON(t *testing.T, e v1alpha1.EffectiveSpec) string {
+	t.Helper()
+	return normJSON(t, e.Spec.Raw)
+}
