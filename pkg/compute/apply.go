@@ -279,7 +279,7 @@ func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[
 		}
 	}
 	ks := keySet{}
-	st.subtree(n, ks, map[nodeID]bool{})
+	st.subtree(n, ks, visited{})
 	mutate(add)
 	if add {
 		st.fingerprints[n] = fp
@@ -288,7 +288,7 @@ func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[
 		delete(st.fingerprints, n)
 		delete(st.objLabels, n)
 	}
-	st.subtree(n, ks, map[nodeID]bool{})
+	st.subtree(n, ks, visited{})
 	st.reresolve(st.policiesNaming([]nodeID{n}, &n), ks)
 	return ks.sorted()
 }
@@ -352,7 +352,7 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	affectNS := func() {
 		for c := range st.byNS[name] {
 			if isRouteGK(c.gk()) || isListenerSetGK(c.gk()) {
-				st.subtree(c, ks, map[nodeID]bool{})
+				st.subtree(c, ks, visited{})
 			}
 		}
 	}
@@ -455,7 +455,7 @@ func (st *state) backendAllowed(r, b nodeID) bool {
 // crossNSBackends adds the subtrees of the backends in namespace ns that routes of other
 // namespaces reference: a ReferenceGrant there decides whether they hang under those routes.
 func (st *state) crossNSBackends(ns string, ks keySet) {
-	seen := map[nodeID]bool{}
+	seen := visited{}
 	for b := range st.byNS[ns] {
 		for p := range st.backendParents[b] {
 			if p.Namespace != ns {

@@ -99,7 +99,7 @@ func (st *state) affect(p *policy, ks keySet) {
 	if st.bulk {
 		return
 	}
-	seen := map[nodeID]bool{}
+	seen := visited{}
 	for _, a := range p.res.atts {
 		ks[a.node.key()] = true
 		if a.invalid == "" && p.class == v1alpha1.ClassInherited {

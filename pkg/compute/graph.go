@@ -217,7 +217,9 @@ func cmpNode(a, b nodeID) int {
 	return 0
 }
 
-// children is the inverse of parents, plus Namespace -> objects in it.
+// children is the inverse of parents, plus Namespace -> objects in it,
+// but for mesh routes: a mesh route's parent is its Service (port) only as
+// the top of a path, which descend knows.
 func (st *state) children(n nodeID, fn func(nodeID)) {
 	gk := n.gk()
 	isGateway := gk.Group == gwGroup && gk.Kind == "Gateway"
@@ -240,8 +242,8 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 		st.attachedRoutes(n, fn)
 	case isRouteGK(gk):
 		st.routeChildren(n, fn)
-	case isServiceNode(n):
-		if s := st.services[n]; s != nil && n.Section == "" {
+	case isServiceNode(n) && n.Section == "":
+		if s := st.services[n]; s != nil {
 			for _, p := range s.ports {
 				if p.name != "" {
 					c := n
@@ -250,7 +252,6 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 				}
 			}
 		}
-		st.attachedRoutes(n, fn) // mesh routes
 	}
 }
 
@@ -312,18 +313,46 @@ func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
 }
 
 // subtree adds the keys of n's owner and of every node below n.
-func (st *state) subtree(n nodeID, ks keySet, seen map[nodeID]bool) {
+func (st *state) subtree(n nodeID, ks keySet, seen visited) {
 	if st.bulk {
 		return
 	}
 	st.walk(n, ks, seen)
 }
 
-func (st *state) walk(n nodeID, ks keySet, seen map[nodeID]bool) {
-	if seen[n] {
-		return
+func (st *state) walk(n nodeID, ks keySet, seen visited) {
+	st.descend(n, true, seen, func(c nodeID) { ks[c.key()] = true })
+}
+
+// visited records the nodes a descent has been to.
+type visited map[nodeID]uint8
+
+const (
+	visitedNode       uint8 = 1 << iota // the node and what children lists
+	visitedMeshRoutes                   // a Service's or port's mesh routes
+)
+
+// descend calls visit with n and every node below it, each once. front says
+// that the descent did not come to n as a rule's backend: only then are the
+// mesh routes of a Service or port below it, as their paths start at the
+// Service (meshFrontContexts), not at what routes to it.
+func (st *state) descend(n nodeID, front bool, seen visited, visit func(nodeID)) {
+	if seen[n]&visitedNode == 0 {
+		seen[n] |= visitedNode
+		visit(n)
+		childFront := true
+		switch {
+		case isRouteGK(n.gk()) && n.Section != "":
+			childFront = false // a rule's children are its backends
+		case isServiceNode(n):
+			childFront = front // the ports of a Service
+		}
+		st.children(n, func(c nodeID) { st.descend(c, childFront, seen, visit) })
 	}
-	seen[n] = true
-	ks[n.key()] = true
-	st.children(n, func(c nodeID) { st.walk(c, ks, seen) })
+	if front && isServiceNode(n) && seen[n]&visitedMeshRoutes == 0 {
+		seen[n] |= visitedMeshRoutes
+		// The ports, when an earlier descent came to them as backends.
+		st.children(n, func(c nodeID) { st.descend(c, true, seen, visit) })
+		st.attachedRoutes(n, func(c nodeID) { st.descend(c, true, seen, visit) })
+	}
 }

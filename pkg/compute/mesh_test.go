@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,4 +163,88 @@ func viasAt(got map[Key]runtime.Object, key Key, section string) []string {
 func specJSON(t *testing.T, e v1alpha1.EffectiveSpec) string {
 	t.Helper()
 	return normJSON(t, e.Spec.Raw)
+}
+
+// TestMeshRouteKeys: a mesh route is below its Service only as the top of
+// its paths; a policy reaching the Service as some other route's backend
+// does not reach the mesh route, and the engine's keys say so as the full
+// computation does.
+func TestMeshRouteKeys(t *testing.T) {
+	const topo = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: mesh}
+spec:
+  gatewayClassName: gc
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: mesh}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{name: main, backendRefs: [{name: frontend, port: 8080}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: frontend, namespace: mesh}
+spec: {ports: [{name: http, port: 8080}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: inner, namespace: mesh}
+spec:
+  parentRefs: [{group: "", kind: Service, name: frontend, port: 8080}]
+  rules: [{name: main}]
+`
+	const onWeb = `
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: webp, namespace: mesh}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  defaults: {a: web}
+`
+	const onFrontendPort = `---
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: portp, namespace: mesh}
+spec:
+  targetRefs: [{group: "", kind: Service, name: frontend, sectionName: http}]
+  defaults: {a: port}
+`
+	for _, tc := range []struct {
+		name, pols string
+		inner      bool
+	}{
+		{"a policy above the Service as a backend", onWeb, false},
+		{"a policy on the Service's port", onWeb + onFrontendPort, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := worldObjs(t, topo, tc.pols)
+			all, err := ComputeAll(objs, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := NewEngine(Options{})
+			for _, o := range objs {
+				e.Upsert(o)
+			}
+			var keys []Key
+			for k := range all {
+				keys = append(keys, k)
+			}
+			slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) })
+			if got := e.Keys(); !slices.Equal(got, keys) {
+				t.Errorf("engine keys %v, ComputeAll %v", got, keys)
+			}
+			if _, ok := all[Key{"mesh", "inner"}]; ok != tc.inner {
+				t.Errorf("mesh route has output: %v, want %v", ok, tc.inner)
+			}
+		})
+	}
 }

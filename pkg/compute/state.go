@@ -400,22 +400,18 @@ func (st *state) policyResources() []schema.GroupVersionResource {
 // limitedKeys adds the keys of kind ki whose profile limits where it takes effect: those of
 // the nodes below its attachments that the kind reaches.
 func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
-	seen := map[nodeID]bool{}
-	var visit func(n nodeID)
-	visit = func(n nodeID) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
+	visit := func(n nodeID) {
 		if ki.pk.prof.reaches(ki.pk.gk.Kind, n) {
 			ks[n.key()] = true
 		}
-		if ki.pk.desc.Class == v1alpha1.ClassInherited {
-			st.children(n, visit)
-		}
 	}
+	seen := visited{}
 	for n := range ki.at {
-		visit(n)
+		if ki.pk.desc.Class == v1alpha1.ClassInherited {
+			st.descend(n, true, seen, visit)
+		} else {
+			visit(n)
+		}
 	}
 }
 
@@ -424,7 +420,7 @@ func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
 // owners of Invalid listings.
 func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
-	seen := make(map[nodeID]bool, len(st.objects))
+	seen := make(visited, len(st.objects))
 	for _, ki := range st.kinds {
 		if l, ok := ki.pk.prof.(reachLimiter); ok && l.limitsReach(ki.pk.gk.Kind) {
 			st.limitedKeys(ki, ks)
