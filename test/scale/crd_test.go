@@ -40,7 +40,7 @@ func TestCRDsAreValid(t *testing.T) {
 			t.Errorf("%s: %v", u.GetName(), errs.ToAggregate())
 		}
 	}
-	if n != len(PolicyKinds)+3 {
+	if n != len(PolicyKinds)+4 { // GatewayClass, Gateway, HTTPRoute, ReferenceGrant
 		t.Errorf("%d CRDs", n)
 	}
 }

@@ -12,7 +12,13 @@
 //   - 10 gateway Namespaces with 100 Gateways of 8 HTTP listeners each;
 //   - 1,000 application Namespaces with 20,000 HTTPRoutes (3 named rules,
 //     1–2 parentRefs, half of them naming a listener) and 20,000 Services
-//     (2 named ports);
+//     (2 named ports); listeners serve *.bench.example but two: one any
+//     hostname, one an internal domain no route uses;
+//   - 10 shared Namespaces with 200 Services; every tenth route's first rule
+//     also sends to one, allowed by a ReferenceGrant in 4 of 5 application
+//     Namespaces (800 grants);
+//   - 2,000 mesh (GAMMA) HTTPRoutes under a Service of their namespace (half
+//     of them under its port), sending to it and a canary Service;
 //   - 5,000 policies of the 3 kinds attached to Namespaces, the GatewayClass,
 //     Gateways, listeners, routes, rules, Services and Service ports, with a
 //     mix of implicit defaults, defaults and overrides, Atomic and Patch.
@@ -90,13 +96,15 @@ type Sizes struct {
 	GatewayNamespaces, Gateways, ListenersPerGateway int
 	AppNamespaces, Routes, RulesPerRoute, Services   int
 	Policies                                         int
+	SharedNamespaces, SharedServices, MeshRoutes     int
 }
 
 // Large is the large benchmark size (scale 1), the one docs/benchmarks reports.
 var Large = Sizes{
 	GatewayNamespaces: 10, Gateways: 100, ListenersPerGateway: 8,
 	AppNamespaces: 1000, Routes: 20000, RulesPerRoute: 3, Services: 20000,
-	Policies: 5000,
+	Policies:         5000,
+	SharedNamespaces: 10, SharedServices: 200, MeshRoutes: 2000,
 }
 
 // Sizes returns the populations Options describe.
@@ -115,6 +123,9 @@ func (o Options) Sizes() Sizes {
 		RulesPerRoute:       Large.RulesPerRoute,
 		Services:            n(Large.Services),
 		Policies:            n(Large.Policies),
+		SharedNamespaces:    n(Large.SharedNamespaces),
+		SharedServices:      n(Large.SharedServices),
+		MeshRoutes:          n(Large.MeshRoutes),
 	}
 }
 
@@ -166,17 +177,22 @@ func ServiceName(i int) string { return fmt.Sprintf("svc-%d", i) }
 const GatewayClassName = "bench"
 
 // Generate returns the objects of the topology: CRDs first, then Namespaces,
-// the GatewayClass, Gateways, Services, HTTPRoutes and policies.
+// the GatewayClass, Gateways, Services, ReferenceGrants, HTTPRoutes (mesh
+// routes last) and policies.
 func Generate(o Options) []*unstructured.Unstructured {
-	g := &generator{sz: o.Sizes(), rng: rand.New(rand.NewPCG(o.Seed, 0x5ca1e))}
+	g := &generator{sz: o.Sizes(), rng: rand.New(rand.NewPCG(o.Seed, 0x5ca1e)), attach: newAttachRand(o.Seed)}
 	g.crds(o.GatewayAPICRDs)
 	g.namespaces()
+	g.sharedNamespaces()
 	g.add(obj(GatewayGroup+"/v1", "GatewayClass", "", GatewayClassName, map[string]interface{}{
 		"controllerName": "effectivepolicy.dev/bench",
 	}, nil))
 	g.gateways()
 	g.services()
+	g.sharedServices()
+	g.referenceGrants()
 	g.routes()
+	g.meshRoutes()
 	g.policies()
 	return g.out
 }
@@ -184,10 +200,11 @@ func Generate(o Options) []*unstructured.Unstructured {
 // generator builds the topology; its random source is consumed in a fixed order (routes,
 // then policies), so a seed always gives the same objects.
 type generator struct {
-	sz  Sizes
-	rng *rand.Rand
-	out []*unstructured.Unstructured
-	p   int // policies emitted
+	sz     Sizes
+	rng    *rand.Rand
+	attach *rand.Rand // the attachment-rule shapes' draws (gen_attach.go)
+	out    []*unstructured.Unstructured
+	p      int // policies emitted
 }
 
 func (g *generator) add(u *unstructured.Unstructured) { g.out = append(g.out, u) }
@@ -204,6 +221,7 @@ func (g *generator) crds(gatewayAPI bool) {
 			{"GatewayClass", "gatewayclasses", "Cluster"},
 			{"Gateway", "gateways", "Namespaced"},
 			{"HTTPRoute", "httproutes", "Namespaced"},
+			{"ReferenceGrant", "referencegrants", "Namespaced"},
 		} {
 			g.add(gatewayCRD(k.kind, k.plural, k.scope))
 		}
@@ -226,14 +244,18 @@ func (g *generator) gateways() {
 	for gw := 0; gw < g.sz.Gateways; gw++ {
 		var ls []interface{}
 		for l := 0; l < g.sz.ListenersPerGateway; l++ {
-			ls = append(ls, map[string]interface{}{
+			li := map[string]interface{}{
 				"name":     ListenerName(l),
 				"port":     int64(8080 + l),
 				"protocol": "HTTP",
 				"allowedRoutes": map[string]interface{}{
 					"namespaces": map[string]interface{}{"from": "All"},
 				},
-			})
+			}
+			if h := listenerHostname(l, g.sz.ListenersPerGateway); h != "" {
+				li["hostname"] = h
+			}
+			ls = append(ls, li)
 		}
 		g.add(obj(GatewayGroup+"/v1", "Gateway", g.gwNS(gw), GatewayName(gw), map[string]interface{}{
 			"gatewayClassName": GatewayClassName,
@@ -269,7 +291,7 @@ func (g *generator) routes() {
 		rules := g.routeRules(r)
 		g.add(obj(GatewayGroup+"/v1", "HTTPRoute", g.appNS(r), RouteName(r), map[string]interface{}{
 			"parentRefs": parents,
-			"hostnames":  []interface{}{fmt.Sprintf("r%d.bench.example", r)},
+			"hostnames":  []interface{}{fmt.Sprintf("r%d.%s", r, RouteDomain)},
 			"rules":      rules,
 		}, map[string]string{"app": RouteName(r)}))
 	}
@@ -310,6 +332,12 @@ func (g *generator) routeRules(r int) []interface{} {
 		if nsv > 0 {
 			svc := nsIdx + g.sz.AppNamespaces*g.rng.IntN(nsv)
 			rule["backendRefs"] = []interface{}{map[string]interface{}{"name": ServiceName(svc), "port": int64(80)}}
+		}
+		if k == 0 {
+			if shared := g.sharedBackend(r); shared != nil {
+				refs, _ := rule["backendRefs"].([]interface{})
+				rule["backendRefs"] = append(refs, shared)
+			}
 		}
 		rules = append(rules, rule)
 	}
@@ -404,11 +432,12 @@ func (g *generator) policies() {
 // Plural resource names of the generated kinds.
 var plurals = map[schema.GroupKind]string{
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: "customresourcedefinitions",
-	{Kind: "Namespace"}:                         "namespaces",
-	{Kind: "Service"}:                           "services",
-	{Group: GatewayGroup, Kind: "GatewayClass"}: "gatewayclasses",
-	{Group: GatewayGroup, Kind: "Gateway"}:      "gateways",
-	{Group: GatewayGroup, Kind: "HTTPRoute"}:    "httproutes",
+	{Kind: "Namespace"}:                           "namespaces",
+	{Kind: "Service"}:                             "services",
+	{Group: GatewayGroup, Kind: "GatewayClass"}:   "gatewayclasses",
+	{Group: GatewayGroup, Kind: "Gateway"}:        "gateways",
+	{Group: GatewayGroup, Kind: "HTTPRoute"}:      "httproutes",
+	{Group: GatewayGroup, Kind: "ReferenceGrant"}: "referencegrants",
 }
 
 func init() {
@@ -455,6 +484,19 @@ func Count(objs []*unstructured.Unstructured) map[string]int {
 			c["rules"] += len(r)
 			p, _, _ := unstructured.NestedSlice(o.Object, "spec", "parentRefs")
 			c["parentRefs"] += len(p)
+			for _, pr := range p {
+				if m, _ := pr.(map[string]interface{}); m["kind"] == "Service" {
+					c["meshRoutes"]++
+				}
+			}
+			for _, ru := range r {
+				brs, _, _ := unstructured.NestedSlice(ru.(map[string]interface{}), "backendRefs")
+				for _, br := range brs {
+					if m, _ := br.(map[string]interface{}); m["namespace"] != nil {
+						c["crossNamespaceBackends"]++
+					}
+				}
+			}
 		case "Service":
 			p, _, _ := unstructured.NestedSlice(o.Object, "spec", "ports")
 			c["ports"] += len(p)

@@ -14,14 +14,17 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 	c := Count(objs)
 	want := map[string]int{
 		"CustomResourceDefinition": 3,
-		"Namespace":                1 + 10,
+		"Namespace":                1 + 10 + 1,
 		"GatewayClass":             1,
 		"Gateway":                  1,
 		"listeners":                8,
-		"HTTPRoute":                200,
-		"rules":                    600,
-		"Service":                  200,
-		"ports":                    400,
+		"HTTPRoute":                200 + 20,
+		"meshRoutes":               20,
+		"rules":                    600 + 20,
+		"Service":                  200 + 2,
+		"ports":                    400 + 2,
+		"ReferenceGrant":           8, // 10 app namespaces, every fifth without
+		"crossNamespaceBackends":   20,
 		"policies":                 50,
 		"policies/GatewayClass":    3,
 	}
@@ -30,7 +33,7 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 			t.Errorf("%s: got %d, want %d", k, c[k], v)
 		}
 	}
-	if c["parentRefs"] < c["HTTPRoute"] || c["parentRefs"] > 2*c["HTTPRoute"] {
+	if c["parentRefs"] < c["HTTPRoute"] || c["parentRefs"] > 2*c["HTTPRoute"]-c["meshRoutes"] {
 		t.Errorf("parentRefs: %d for %d routes", c["parentRefs"], c["HTTPRoute"])
 	}
 	for _, l := range []string{LevelGatewayClass, LevelNamespace, LevelGateway, LevelListener, LevelRoute, LevelRule, LevelService, LevelPort} {
@@ -43,7 +46,7 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 			t.Errorf("no %s", k.Kind)
 		}
 	}
-	if got := len(objs); got != 3+11+1+1+200+200+50 {
+	if got := len(objs); got != 3+12+1+1+202+8+220+50 {
 		t.Errorf("%d objects", got)
 	}
 
@@ -58,6 +61,9 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 			seen := map[string]bool{}
 			for _, pr := range prs {
 				m := pr.(map[string]interface{})
+				if m["kind"] == "Service" {
+					continue // mesh routes have one parent
+				}
 				k := m["namespace"].(string) + "/" + m["name"].(string)
 				if seen[k] {
 					t.Errorf("scale %v: %s names Gateway %s twice", sc, u.GetName(), k)
@@ -65,6 +71,22 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 				seen[k] = true
 			}
 		}
+	}
+
+	// Listener hostnames: the routes' domain but for one listener taking any
+	// hostname and one an internal domain.
+	hosts := map[string]int{}
+	for _, u := range objs {
+		if u.GetKind() == "Gateway" {
+			ls, _, _ := unstructured.NestedSlice(u.Object, "spec", "listeners")
+			for _, l := range ls {
+				h, _ := l.(map[string]interface{})["hostname"].(string)
+				hosts[h]++
+			}
+		}
+	}
+	if want := map[string]int{"*.bench.example": 6, "": 1, "*.internal.bench.example": 1}; !reflect.DeepEqual(hosts, want) {
+		t.Errorf("listener hostnames %v, want %v", hosts, want)
 	}
 
 	// Same options, same bytes; another seed, other choices.
