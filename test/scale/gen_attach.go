@@ -33,6 +33,10 @@ const (
 
 func newAttachRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xa77ac4)) }
 
+// InternalListener is the listener whose hostname no generated route
+// intersects (listenerHostname).
+var InternalListener = ListenerName(Large.ListenersPerGateway - 1)
+
 // listenerHostname: most listeners serve the routes' wildcard domain, one
 // serves every hostname (none set), and the last an internal domain no
 // generated route uses, so a route naming it by sectionName has no path
