@@ -4,12 +4,17 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin/effectivepolicy-apiserver
 
-.PHONY: all build release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
+.PHONY: all build image release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "$$(hack/ldflags.sh)" -o $(BIN) ./cmd/effectivepolicy-apiserver
+
+# The container image as a docker-archive tarball, bin/effectivepolicy-apiserver-image.tar, built
+# without a container engine or registry (hack/image.sh; `docker load -i` / `podman load -i`).
+image:
+	hack/image.sh
 
 # Static binaries of every command for linux and darwin, amd64 and arm64, with SHA256SUMS, in dist/.
 release:
@@ -35,7 +40,7 @@ test-fuzz:
 	hack/fuzz.sh
 
 # End-to-end tests against a real kube-apiserver, etcd and kubectl.
-test-e2e: build
+test-e2e: build image
 	hack/e2e.sh
 
 test: verify test-unit test-fuzz test-e2e

@@ -49,19 +49,6 @@ func restoreServer(t *testing.T) {
 	localUpEnv(t, []string{"EP_CACHE_TMPFS="}, "restart-server")
 }
 
-// localUpEnv runs hack/local-up.sh with extra environment.
-func localUpEnv(t *testing.T, env []string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(repoRoot, "hack", "local-up.sh"), args...)
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("hack/local-up.sh %v (env %v): %v\n%s", args, env, err, out)
-	}
-	return string(out)
-}
-
 // serverPort returns our server's port (SERVER_PORT) or replica n's (n > 0).
 func serverPort(t *testing.T, replica int) string {
 	t.Helper()

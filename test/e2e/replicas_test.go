@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,11 +18,20 @@ import (
 
 func localUp(t *testing.T, args ...string) {
 	t.Helper()
+	localUpEnv(t, nil, args...)
+}
+
+// localUpEnv runs hack/local-up.sh with extra environment.
+func localUpEnv(t *testing.T, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(repoRoot, "hack", "local-up.sh"), args...)
 	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/local-up.sh %v: %v\n%s", args, err, out)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("hack/local-up.sh %v (env %v): %v\n%s", args, env, err, out)
 	}
+	return string(out)
 }
 
 // With a second replica behind the APIService, stopping the first one leaves the API answering
