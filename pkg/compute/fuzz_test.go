@@ -88,8 +88,15 @@ func FuzzCompute(f *testing.F) {
 		`[1,2,3]`, `"str"`, `null`, `{}`,
 	}
 	route := `{"parentRefs":[{"name":"gw","sectionName":"https","port":443}],"rules":[{"name":"main","backendRefs":[{"name":"svc"}],"filters":[{"type":"RequestMirror","requestMirror":{"backendRef":{"name":"svc2"}}}]}]}`
+	// Mesh routes: under a Service's port, and (the same bytes make the Service "fuzzed" too)
+	// under the Service that is also their backend.
+	meshRoutes := []string{
+		`{"parentRefs":[{"group":"","kind":"Service","name":"svc","port":80}],"rules":[{"name":"main","backendRefs":[{"name":"svc"},{"name":"svc2"}]}]}`,
+		`{"parentRefs":[{"group":"","kind":"Service","name":"fuzzed","sectionName":"http"}],"ports":[{"name":"http","port":80},{"port":81}],"rules":[{"name":"r","backendRefs":[{"name":"fuzzed"},{"name":"svc"}]}]}`,
+	}
 	for i, s := range seeds {
 		f.Add([]byte(s), uint8(i), []byte(seeds[(i+1)%len(seeds)]), []byte(route))
+		f.Add([]byte(s), uint8(i), []byte(seeds[(i+2)%len(seeds)]), []byte(meshRoutes[i%len(meshRoutes)]))
 	}
 	f.Fuzz(fuzzOne)
 }
