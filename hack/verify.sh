@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fails when generated code is stale, gofmt would change a file, go vet complains, or
-# golangci-lint (hack/lint.sh, .golangci.yml) finds anything.
+# Fails when generated code is stale, gofmt would change a file, go vet complains,
+# golangci-lint (hack/lint.sh, .golangci.yml) finds anything, or the Helm chart does not lint
+# and render (hack/helm.sh).
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
@@ -12,4 +13,5 @@ if [[ -n "${unformatted}" ]]; then
 fi
 go vet ./...
 hack/lint.sh
+hack/helm.sh
 echo "verify: ok"

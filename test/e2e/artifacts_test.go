@@ -29,7 +29,12 @@ const (
 // render returns the objects `kubectl kustomize dir` builds.
 func render(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
-	out := kubectl(t, "kustomize", dir)
+	return parseManifests(t, "kustomize "+dir, kubectl(t, "kustomize", dir))
+}
+
+// parseManifests splits a multi-document YAML stream into objects.
+func parseManifests(t *testing.T, source, out string) []*unstructured.Unstructured {
+	t.Helper()
 	var objs []*unstructured.Unstructured
 	for _, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(out, -1) {
 		if strings.TrimSpace(doc) == "" {
@@ -37,14 +42,14 @@ func render(t *testing.T, dir string) []*unstructured.Unstructured {
 		}
 		m := map[string]interface{}{}
 		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
-			t.Fatalf("kustomize %s: %v\n%s", dir, err, doc)
+			t.Fatalf("%s: %v\n%s", source, err, doc)
 		}
 		if len(m) > 0 {
 			objs = append(objs, &unstructured.Unstructured{Object: m})
 		}
 	}
 	if len(objs) == 0 {
-		t.Fatalf("kustomize %s built nothing", dir)
+		t.Fatalf("%s built nothing", source)
 	}
 	return objs
 }
@@ -61,11 +66,11 @@ func objID(u *unstructured.Unstructured) string {
 // "clusterrole.rbac.authorization.k8s.io/effectivepolicy-apiserver:read created (server dry run)".
 var dryRunLine = regexp.MustCompile(`^(\S+)/(\S+) (created|configured|unchanged|serverside-applied) \(server dry run\)$`)
 
-// serverDryRun runs `kubectl apply -k dir --dry-run=server` and returns the names of the objects
-// it accepted, stderr, and whether kubectl failed.
-func serverDryRun(t *testing.T, dir string) (accepted []string, stderr string, failed bool) {
+// serverDryRun runs `kubectl apply SOURCE... --dry-run=server` (source: -k dir, or -f file) and
+// returns the names of the objects it accepted, stderr, and whether kubectl failed.
+func serverDryRun(t *testing.T, source ...string) (accepted []string, stderr string, failed bool) {
 	t.Helper()
-	out, errOut, err := kubectlRaw(nil, "apply", "-k", dir, "--dry-run=server")
+	out, errOut, err := kubectlRaw(nil, append(append([]string{"apply"}, source...), "--dry-run=server")...)
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if m := dryRunLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			accepted = append(accepted, m[2])
@@ -102,57 +107,7 @@ func TestArtifactsServerDryRun(t *testing.T) {
 	dir := copyArtifacts(t)
 
 	check := func(t *testing.T, kustomization string, rejectedKinds map[string]bool) {
-		objs := render(t, kustomization)
-		accepted, stderr, failed := serverDryRun(t, kustomization)
-		var want, wantRejected []string
-		for _, u := range objs {
-			if rejectedKinds[u.GetKind()] {
-				wantRejected = append(wantRejected, objID(u))
-				continue
-			}
-			want = append(want, u.GetName())
-		}
-		sort.Strings(want)
-		sort.Strings(accepted)
-		if !reflect.DeepEqual(accepted, want) {
-			t.Errorf("accepted objects:\n got %v\nwant %v\nstderr: %s", accepted, want, stderr)
-		}
-		if len(wantRejected) == 0 {
-			if failed || strings.TrimSpace(stderr) != "" {
-				t.Errorf("kubectl apply -k %s --dry-run=server failed:\n%s", kustomization, stderr)
-			}
-			return
-		}
-		if !failed {
-			t.Errorf("kubectl apply -k %s --dry-run=server succeeded; want %v rejected", kustomization, wantRejected)
-		}
-		// One error per rejected object, each for a kind without a CRD here, and no other error:
-		// kubectl prints `resource mapping not found for name: ... no matches for kind "Issuer" in
-		// version "cert-manager.io/v1"` and `ensure CRDs are installed first` for each.
-		var errs []string
-		for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
-			switch {
-			case strings.TrimSpace(line) == "ensure CRDs are installed first":
-			case strings.HasPrefix(line, "resource mapping not found for name:"):
-				errs = append(errs, line)
-			default:
-				t.Errorf("unexpected kubectl error output: %s", line)
-			}
-		}
-		if len(errs) != len(wantRejected) {
-			t.Errorf("%d errors, want %d (one per %v):\n%s", len(errs), len(wantRejected), wantRejected, stderr)
-		}
-		for _, e := range errs {
-			ok := false
-			for kind := range rejectedKinds {
-				if strings.Contains(e, `no matches for kind "`+kind+`" in version "cert-manager.io/`) {
-					ok = true
-				}
-			}
-			if !ok {
-				t.Errorf("unexpected rejection: %s", e)
-			}
-		}
+		checkServerDryRun(t, render(t, kustomization), []string{"-k", kustomization}, rejectedKinds)
 	}
 
 	t.Run("base", func(t *testing.T) { check(t, dir, nil) })
@@ -412,4 +367,61 @@ func TestArtifactsRBAC(t *testing.T) {
 		}
 		check(t, viewer, rows)
 	})
+}
+
+// checkServerDryRun: kube-apiserver accepts every one of objs in a server-side dry run of
+// `kubectl apply SOURCE...`, but those of rejectedKinds (cert-manager's, whose CRDs this control
+// plane lacks), which are rejected for that reason only.
+func checkServerDryRun(t *testing.T, objs []*unstructured.Unstructured, source []string, rejectedKinds map[string]bool) {
+	t.Helper()
+	accepted, stderr, failed := serverDryRun(t, source...)
+	var want, wantRejected []string
+	for _, u := range objs {
+		if rejectedKinds[u.GetKind()] {
+			wantRejected = append(wantRejected, objID(u))
+			continue
+		}
+		want = append(want, u.GetName())
+	}
+	sort.Strings(want)
+	sort.Strings(accepted)
+	if !reflect.DeepEqual(accepted, want) {
+		t.Errorf("accepted objects:\n got %v\nwant %v\nstderr: %s", accepted, want, stderr)
+	}
+	if len(wantRejected) == 0 {
+		if failed || strings.TrimSpace(stderr) != "" {
+			t.Errorf("kubectl apply %v --dry-run=server failed:\n%s", source, stderr)
+		}
+		return
+	}
+	if !failed {
+		t.Errorf("kubectl apply %v --dry-run=server succeeded; want %v rejected", source, wantRejected)
+	}
+	// One error per rejected object, each for a kind without a CRD here, and no other error:
+	// kubectl prints `resource mapping not found for name: ... no matches for kind "Issuer" in
+	// version "cert-manager.io/v1"` and `ensure CRDs are installed first` for each.
+	var errs []string
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		switch {
+		case strings.TrimSpace(line) == "ensure CRDs are installed first":
+		case strings.HasPrefix(line, "resource mapping not found for name:"):
+			errs = append(errs, line)
+		default:
+			t.Errorf("unexpected kubectl error output: %s", line)
+		}
+	}
+	if len(errs) != len(wantRejected) {
+		t.Errorf("%d errors, want %d (one per %v):\n%s", len(errs), len(wantRejected), wantRejected, stderr)
+	}
+	for _, e := range errs {
+		ok := false
+		for kind := range rejectedKinds {
+			if strings.Contains(e, `no matches for kind "`+kind+`" in version "cert-manager.io/`) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("unexpected rejection: %s", e)
+		}
+	}
 }
