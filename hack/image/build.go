@@ -26,57 +26,98 @@ const (
 	cacheDir   = "/var/cache/effectivepolicy"
 )
 
-func build(args []string) error {
+// buildOptions are build's flags.
+type buildOptions struct {
+	binary, out, arch, version string
+	tags                       []string
+	created                    time.Time
+}
+
+func parseBuildFlags(args []string) (buildOptions, error) {
+	var o buildOptions
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	bin := fs.String("binary", "", "the static linux binary of effectivepolicy-apiserver")
-	out := fs.String("o", "", "the docker-archive tarball to write")
-	var tags []string
+	fs.StringVar(&o.binary, "binary", "", "the static linux binary of effectivepolicy-apiserver")
+	fs.StringVar(&o.out, "o", "", "the docker-archive tarball to write")
 	fs.Func("tag", "an image reference recorded in the tarball (repeatable; default effectivepolicy-apiserver:dev)", func(v string) error {
-		tags = append(tags, v)
+		o.tags = append(o.tags, v)
 		return nil
 	})
-	arch := fs.String("arch", "amd64", "the binary's GOARCH")
-	version := fs.String("version", "", "org.opencontainers.image.version label")
+	fs.StringVar(&o.arch, "arch", "amd64", "the binary's GOARCH")
+	fs.StringVar(&o.version, "version", "", "org.opencontainers.image.version label")
 	created := fs.String("created", "1970-01-01T00:00:00Z", "image creation time (RFC 3339), fixed for reproducible digests")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.binary == "" || o.out == "" {
+		return o, errors.New("build needs -binary and -o")
+	}
+	if len(o.tags) == 0 {
+		o.tags = []string{"effectivepolicy-apiserver:dev"}
+	}
+	var err error
+	if o.created, err = time.Parse(time.RFC3339, *created); err != nil {
+		return o, fmt.Errorf("-created: %w", err)
+	}
+	return o, nil
+}
+
+func build(args []string) error {
+	o, err := parseBuildFlags(args)
+	if err != nil {
 		return err
 	}
-	if *bin == "" || *out == "" {
-		return errors.New("build needs -binary and -o")
-	}
-	at, err := time.Parse(time.RFC3339, *created)
-	if err != nil {
-		return fmt.Errorf("-created: %w", err)
-	}
-	if len(tags) == 0 {
-		tags = []string{"effectivepolicy-apiserver:dev"}
-	}
-	binary, err := os.ReadFile(*bin)
+	img, err := assemble(o)
 	if err != nil {
 		return err
 	}
-	layerTar, err := rootfs(binary, at)
+	refs := map[name.Reference]v1.Image{}
+	for _, t := range o.tags {
+		ref, err := name.ParseReference(t)
+		if err != nil {
+			return fmt.Errorf("-tag: %w", err)
+		}
+		refs[ref] = img
+	}
+	if err := tarball.MultiRefWriteToFile(o.out, refs); err != nil {
+		return err
+	}
+	d, err := img.Digest()
 	if err != nil {
 		return err
+	}
+	fmt.Printf("image: %s %v in %s\n", d, o.tags, o.out)
+	return nil
+}
+
+// assemble is the image: one layer (rootfs) on nothing, OCI media types, and the configuration
+// the Dockerfile's image has.
+func assemble(o buildOptions) (v1.Image, error) {
+	binary, err := os.ReadFile(o.binary)
+	if err != nil {
+		return nil, err
+	}
+	layerTar, err := rootfs(binary, o.created)
+	if err != nil {
+		return nil, err
 	}
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(layerTar)), nil
 	}, tarball.WithMediaType(types.OCILayer))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layer)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
 	cf, err := img.ConfigFile()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", *arch
-	cf.Created = v1.Time{Time: at}
+	cf.OS, cf.Architecture = "linux", o.arch
+	cf.Created = v1.Time{Time: o.created}
 	cf.Config = v1.Config{
 		Entrypoint: []string{entrypoint},
 		User:       fmt.Sprintf("%d:%d", uid, uid),
@@ -85,30 +126,11 @@ func build(args []string) error {
 		Labels: map[string]string{
 			"org.opencontainers.image.title":    "effectivepolicy-apiserver",
 			"org.opencontainers.image.source":   "https://github.com/effectivepolicy-dev/effectivepolicy",
-			"org.opencontainers.image.version":  *version,
+			"org.opencontainers.image.version":  o.version,
 			"org.opencontainers.image.licenses": "Apache-2.0",
 		},
 	}
-	if img, err = mutate.ConfigFile(img, cf); err != nil {
-		return err
-	}
-	refs := map[name.Reference]v1.Image{}
-	for _, t := range tags {
-		ref, err := name.ParseReference(t)
-		if err != nil {
-			return fmt.Errorf("-tag: %w", err)
-		}
-		refs[ref] = img
-	}
-	if err := tarball.MultiRefWriteToFile(*out, refs); err != nil {
-		return err
-	}
-	d, err := img.Digest()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("image: %s %v in %s\n", d, tags, *out)
-	return nil
+	return mutate.ConfigFile(img, cf)
 }
 
 // rootfs is the image's one layer.
