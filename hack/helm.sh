@@ -3,37 +3,18 @@
 # of charts/effectivepolicy with each serving-certificate mode and with the PodDisruptionBudget
 # off. `hack/helm.sh --print-path` only builds helm (once) and prints the binary's path.
 #
-# helm is built from the Go module proxy at the pinned HELM_VERSION with the Go toolchain that
-# builds this module, outside this module (go.mod and go.sum are never touched), and cached under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/effectivepolicy/tools/ keyed by both versions, the way
-# hack/lint.sh builds golangci-lint. A cold build takes a few minutes on 2 cores.
+# helm is built from the Go module proxy at the pinned HELM_VERSION and cached
+# (hack/lib/gotool.sh: with this module's Go, outside this module, as golangci-lint). A cold
+# build takes about 3 minutes on 2 cores.
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 
 HELM_VERSION=${HELM_VERSION:-v4.3.1}
-GO=${GO:-go}
-GOROOT_MODULE=$("${GO}" env GOROOT)
-GO_MODULE="${GOROOT_MODULE}/bin/go"
-GO_VERSION=$("${GO_MODULE}" env GOVERSION)
-BIN_DIR=${XDG_CACHE_HOME:-${HOME}/.cache}/effectivepolicy/tools/helm-${HELM_VERSION}-${GO_VERSION}
-HELM="${BIN_DIR}/helm"
 CHART=charts/effectivepolicy
-
-if [[ ! -x "${HELM}" ]]; then
-  echo "helm: building helm ${HELM_VERSION} with ${GO_VERSION} from the Go module proxy into ${BIN_DIR}" >&2
-  echo "helm: a cold build downloads and compiles ~500 packages: a few minutes on 2 cores (once)" >&2
-  t0=${SECONDS}
-  tmp=$(mktemp -d)
-  trap 'rm -rf "${tmp}"' EXIT
-  major=${HELM_VERSION%%.*}
-  (cd "${tmp}" && GOWORK=off GOFLAGS= GOTOOLCHAIN=local GOBIN="${tmp}/bin" \
-    "${GO_MODULE}" install "helm.sh/helm/${major}/cmd/helm@${HELM_VERSION}") >&2
-  mkdir -p "${BIN_DIR}"
-  mv "${tmp}/bin/helm" "${HELM}.partial"
-  mv "${HELM}.partial" "${HELM}"
-  echo "helm: built helm in $((SECONDS - t0))s" >&2
-fi
+# shellcheck source=lib/gotool.sh
+source "${ROOT}/hack/lib/gotool.sh"
+HELM=$(gotool::path helm "helm.sh/helm/${HELM_VERSION%%.*}/cmd/helm" "${HELM_VERSION}")
 if [[ "${1:-}" == --print-path ]]; then
   echo "${HELM}"
   exit 0
