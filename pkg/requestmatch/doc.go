@@ -10,6 +10,12 @@
 //     precedence of apis/v1/httproute_types.go and apis/v1/grpcroute_types.go;
 //   - TLSRoute by SNI hostname; TCPRoute and UDPRoute: the oldest route.
 //
+// Hostname precedence is applied as the specification words it: one order
+// over every match of every route that serves the host, so when the rules of
+// the most specific route do not match, a less specific route's may. (A proxy
+// that builds one virtual host per hostname, as Envoy does, answers 404
+// there instead.)
+//
 // The package is pure: it reads its inputs and returns a Result, never
 // panics and never fails with an error — an input it cannot use (a bad
 // regular expression, an unknown match type) makes that match fail, and the

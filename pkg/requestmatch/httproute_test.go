@@ -212,13 +212,16 @@ func TestHTTPRouteHostnamePrecedence(t *testing.T) {
 	gw := oneListener(
 		httpRoute("wildcard", 0, []string{"*.example.com"}, rule("wildcard", HTTPRouteMatch{Path: exact("/x")})),
 		httpRoute("exact", 1, []string{"foo.example.com"}, rule("exact", HTTPRouteMatch{Path: prefix("/")})),
-		httpRoute("any", 0, nil, rule("any", HTTPRouteMatch{Path: exact("/x")})),
+		httpRoute("any", 0, nil, rule("any", HTTPRouteMatch{Path: exact("/x")}), rule("any-z", HTTPRouteMatch{Path: exact("/z")})),
 	)
 	runCases(t, gw, []tcase{
 		{name: "exact hostname beats exact path", req: Request{Host: "foo.example.com", Path: "/x"}, backend: "exact"},
 		{name: "wildcard hostname beats none", req: Request{Host: "bar.example.com", Path: "/x"}, backend: "wildcard"},
 		{name: "wildcard does not cover the apex", req: Request{Host: "example.com", Path: "/x"}, backend: "any"},
-		{name: "falls through to a less specific route", req: Request{Host: "bar.example.com", Path: "/y"}, reason: ReasonNoRuleMatches},
+		{name: "no route has /y", req: Request{Host: "bar.example.com", Path: "/y"}, reason: ReasonNoRuleMatches},
+		// One order over all matches: the wildcard route has no /z, the
+		// route without hostnames does.
+		{name: "falls through to a less specific route", req: Request{Host: "bar.example.com", Path: "/z"}, backend: "any-z"},
 		{name: "host case and port ignored", req: Request{Host: "FOO.Example.com:8080", Path: "/x"}, backend: "exact"},
 	})
 }

@@ -151,7 +151,9 @@ type Request struct {
 	Port int32 `json:"port,omitempty"`
 	// Protocol selects listeners by protocol; "" means every protocol.
 	Protocol Protocol `json:"protocol,omitempty"`
-	Method   string   `json:"method,omitempty"`
+	// Method is compared case-sensitively, as HTTP methods are; "" is a
+	// GET (a POST for a gRPC call).
+	Method string `json:"method,omitempty"`
 	// Path may carry a query string ("/a?b=c"); it adds to QueryParams.
 	// For a gRPC call it is "/package.Service/Method".
 	Path string `json:"path,omitempty"`
