@@ -156,17 +156,17 @@ func (n *notes) add(r *Route, rule, match int, err error) {
 }
 
 func (n notes) String() string {
-	const max = 5
+	const shown = 5
 	if len(n) == 0 {
 		return ""
 	}
 	s := n
-	if len(s) > max {
-		s = s[:max]
+	if len(s) > shown {
+		s = s[:shown]
 	}
 	out := "; ignored " + strings.Join(s, "; ")
-	if len(n) > max {
-		out += fmt.Sprintf("; and %d more", len(n)-max)
+	if len(n) > shown {
+		out += fmt.Sprintf("; and %d more", len(n)-shown)
 	}
 	return out
 }
