@@ -23,7 +23,7 @@ TOOL=bin/image-tool
 build_tool() {
   [[ -x "${TOOL}" && -z "$(find hack/image -newer "${TOOL}" -type f | head -n 1)" ]] && return
   echo "image: building the image assembler (hack/image, go-containerregistry)"
-  (cd hack/image && GOWORK=off GOFLAGS=-mod=mod "${GO}" build -o "${ROOT}/${TOOL}" .)
+  (cd hack/image && GOWORK=off GOFLAGS= "${GO}" build -o "${ROOT}/${TOOL}" .)
 }
 
 if [[ "${1:-}" == extract ]]; then

@@ -23,6 +23,6 @@ echo "lint: $("${LINT}" version --short 2>/dev/null || echo "${GOLANGCI_LINT_VER
 # The image assembler is a module of its own (hack/image/go.mod): ./... above does not reach it.
 if [[ $# -eq 0 ]]; then
   echo "lint: hack/image"
-  (cd hack/image && GOFLAGS=-mod=mod "${LINT}" run --config "${ROOT}/.golangci.yml" ./...)
+  (cd hack/image && GOWORK=off GOFLAGS= "${LINT}" run --config "${ROOT}/.golangci.yml" ./...)
 fi
 echo "lint: ok"
