@@ -21,6 +21,7 @@ var layers = []struct {
 	{"pkg/encoded", 2},
 	{"pkg/compute", 2},
 	{"pkg/inputs", 2},
+	{"pkg/requestmatch", 2},
 	{"pkg/storage/resourceversion", 3},
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},
