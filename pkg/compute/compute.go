@@ -181,9 +181,9 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 // Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
 // listener.
 func (s *session) meshFrontContexts(p nodeID, k *kindIndex) []via {
-	elems := s.extendAt(nil, p.object(), k, levelOf(gatewayNode))
+	elems := s.extendAt(nil, p.object(), k, levelGateway)
 	if p.Section != "" {
-		elems = s.extendAt(elems, p, k, levelOf(listenerNode))
+		elems = s.extendAt(elems, p, k, levelListener)
 	}
 	if len(elems) == 0 {
 		return noContext
@@ -192,13 +192,6 @@ func (s *session) meshFrontContexts(p nodeID, k *kindIndex) []via {
 	vs.add(elems, "", nil)
 	return vs.out
 }
-
-// gatewayNode and listenerNode stand for the levels a mesh route's Service
-// and port take.
-var (
-	gatewayNode  = nodeID{Group: gwGroup, Kind: "Gateway"}
-	listenerNode = nodeID{Group: gwGroup, Kind: "Gateway", Section: "-"}
-)
 
 // viaSet collects the distinct vias of a node's contexts, in the order
 // they are found (SPEC §5.5: contexts through the same policy-bearing nodes

@@ -88,32 +88,44 @@ func topologyGK(gk schema.GroupKind) bool {
 
 // Level ranks used to order attachment points (SPEC §5.2: the entry attached
 // higher first). A Namespace ranks just above the object it is inserted over.
+const (
+	levelGatewayClass = 0
+	levelNamespace    = 10
+	levelGateway      = 20 // also a mesh route's Service (meshFrontContexts)
+	levelListenerSet  = 25
+	levelListener     = 30 // also a mesh route's Service port
+	levelRoute        = 50
+	levelRule         = 56
+	levelBackend      = 80
+	levelPort         = 86
+)
+
 func levelOf(n nodeID) int {
 	switch {
 	case n.Group == gwGroup && n.Kind == "GatewayClass":
-		return 0
+		return levelGatewayClass
 	case n.Group == gwGroup && n.Kind == "Gateway":
 		if n.Section != "" {
-			return 30
+			return levelListener
 		}
-		return 20
+		return levelGateway
 	case isListenerSetGK(n.gk()):
 		if n.Section != "" {
-			return 30
+			return levelListener
 		}
-		return 25
+		return levelListenerSet
 	case isRouteGK(n.gk()):
 		if n.Section != "" {
-			return 56
+			return levelRule
 		}
-		return 50
+		return levelRoute
 	case isNamespaceNode(n):
-		return 10
+		return levelNamespace
 	}
 	if n.Section != "" {
-		return 86
+		return levelPort
 	}
-	return 80
+	return levelBackend
 }
 
 type listener struct {
@@ -390,7 +402,7 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 			ns = id.Namespace
 		}
 		gk := schema.GroupKind{Group: g, Kind: k}
-		mesh := gk.Group == "" && gk.Kind == "Service" && meshRouteKinds(id.Kind)
+		mesh := isServiceNode(nodeID{Group: g, Kind: k}) && meshRouteKinds(id.Kind)
 		if (gk.Group != gwGroup || gk.Kind != "Gateway") && !isListenerSetGK(gk) && !mesh {
 			continue // other parents are not part of the hierarchy
 		}
