@@ -22,6 +22,7 @@ var layers = []struct {
 	{"pkg/compute", 2},
 	{"pkg/inputs", 2},
 	{"pkg/requestmatch", 2},
+	{"pkg/reach", 3},
 	{"pkg/storage/resourceversion", 3},
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},

@@ -70,14 +70,19 @@ type Config struct {
 	EffectivePolicies registry.Backend
 	// ClusterEffectivePolicies backs the cluster-scoped clustereffectivepolicies resource.
 	ClusterEffectivePolicies registry.Backend
+	// PolicyReaches and ClusterPolicyReaches, when set, back policyreaches
+	// and clusterpolicyreaches (SPEC §8). Their targets are shown only in
+	// namespaces where GenericConfig.Authorization.Authorizer lets the
+	// caller get effectivepolicies (registry.ReachFilter).
+	PolicyReaches, ClusterPolicyReaches registry.Backend
 	// SensitiveFields, when set, names the policy kinds whose descriptors
 	// mark sensitive fields: get, list and watch then show those values only
 	// to callers GenericConfig.Authorization.Authorizer allows to get the
 	// policy kind in the source policy's namespace (registry.Redactor). With
 	// authorization disabled (no authorizer) nothing is redacted.
 	SensitiveFields registry.SensitiveFields
-	// RedactionCacheTTL is how long such an access decision is reused
-	// (0: registry.DefaultRedactionCacheTTL).
+	// RedactionCacheTTL is how long such an access decision (and those of
+	// the reach filter) is reused (0: registry.DefaultRedactionCacheTTL).
 	RedactionCacheTTL time.Duration
 	// ReadyzChecks are added to /readyz (e.g. "informers synced and first
 	// computation done").
@@ -123,17 +128,28 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	s := &Server{GenericAPIServer: generic}
 
-	// Sensitive fields: one redactor, and so one decision cache,
-	// for both resources.
+	// What depends on the caller (sensitive fields, reached targets): one
+	// decision cache for every resource.
 	var opts []registry.Option
-	if authz := c.GenericConfig.Authorization.Authorizer; c.cfg.SensitiveFields != nil && authz != nil {
-		opts = append(opts, registry.WithRedactor(registry.NewRedactor(authz, c.cfg.SensitiveFields, c.cfg.RedactionCacheTTL)))
+	if authz := c.GenericConfig.Authorization.Authorizer; authz != nil {
+		access := registry.NewAccess(authz, c.cfg.RedactionCacheTTL)
+		if c.cfg.SensitiveFields != nil {
+			opts = append(opts, registry.WithRedactor(registry.NewRedactorWith(access, c.cfg.SensitiveFields)))
+		}
+		opts = append(opts, registry.WithReachFilter(registry.NewReachFilter(access)))
 	}
 	group := genericapiserver.NewDefaultAPIGroupInfo(effectivepolicy.GroupName, Scheme, metav1.ParameterCodec, Codecs)
-	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = map[string]rest.Storage{
+	storage := map[string]rest.Storage{
 		"effectivepolicies":        registry.NewEffectivePolicyREST(c.cfg.EffectivePolicies, opts...),
 		"clustereffectivepolicies": registry.NewClusterEffectivePolicyREST(c.cfg.ClusterEffectivePolicies, opts...),
 	}
+	if c.cfg.PolicyReaches != nil {
+		storage["policyreaches"] = registry.NewPolicyReachREST(c.cfg.PolicyReaches, opts...)
+	}
+	if c.cfg.ClusterPolicyReaches != nil {
+		storage["clusterpolicyreaches"] = registry.NewClusterPolicyReachREST(c.cfg.ClusterPolicyReaches, opts...)
+	}
+	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, err
 	}

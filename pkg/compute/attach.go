@@ -28,7 +28,12 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 	id := policyID{gk: gk, namespace: ns, nm: name}
 	ks := keySet{}
 	old := st.policies[id]
+	st.policyChanged(id)
 	if u != nil && old != nil && reflect.DeepEqual(old.raw["spec"], u.Object["spec"]) && old.ts.Equal(u.GetCreationTimestamp().Time) {
+		// Nothing any output shows changed; the labels (copied onto the
+		// policy's PolicyReach) may have.
+		old.labels = u.GetLabels()
+		st.structural = false
 		return nil
 	}
 	var oldRes resolution
@@ -43,6 +48,7 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		// spec; the rest of the object is not needed): callers may reuse
 		// their object.
 		p := parsePolicy(ki.pk, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
+		p.labels = u.GetLabels()
 		st.policies[id] = p
 		p.res = st.resolve(p)
 		st.applyRes(p, 1)
@@ -69,6 +75,7 @@ func specOnlyCopy(obj map[string]interface{}) map[string]interface{} {
 // reresolve recomputes the attachments of ps, adding old and new reach to ks.
 func (st *state) reresolve(ps []*policy, ks keySet) {
 	for _, p := range ps {
+		st.policyChanged(p.id)
 		st.affect(p, ks)
 		st.unapply(p)
 		p.res = st.resolve(p)
@@ -124,30 +131,12 @@ func (st *state) resolve(p *policy) resolution {
 		}
 		t := ref.target
 		r.named = append(r.named, t.object())
-		cross := ref.explNS && p.id.namespace != ""
-		if cross {
+		if ref.explNS && p.id.namespace != "" {
 			r.crossNS = append(r.crossNS, grantNamespace(t))
 		}
-		var a attachment
-		switch {
-		case !st.served(t.gk()):
-			a.virtual = true
-			a.node = t
-			if !st.exists(t) {
-				a.node.Namespace = p.id.namespace
-			}
-		case st.exists(t), st.unnamedRuleFor(p, t):
-			a.node = t
-		default:
-			continue // a served kind that does not exist reaches nothing
+		if a, found := st.resolveRef(p, ref); found {
+			add(a)
 		}
-		switch {
-		case p.invalid != "":
-			a.invalid = p.invalid
-		case cross && !st.granted(p, t):
-			a.invalid = fmt.Sprintf("target %s is in namespace %q and no ReferenceGrant there allows %s from namespace %q to reach it", t, grantNamespace(t), p.id.gk.Kind, p.id.namespace)
-		}
-		add(a)
 	}
 	if len(p.selectors) > 0 && p.id.namespace != "" {
 		for _, n := range st.selected(p) {
@@ -158,6 +147,33 @@ func (st *state) resolve(p *policy) resolution {
 		add(attachment{node: namespaceNode(p.id.namespace), invalid: p.invalid})
 	}
 	return r
+}
+
+// resolveRef resolves one well-formed targetRef of p: found=false when it
+// names a served kind's object that does not exist (it reaches nothing);
+// else the attachment, Invalid (with why) when p is malformed or the target
+// is in another namespace without a ReferenceGrant allowing p there.
+func (st *state) resolveRef(p *policy, ref namedRef) (a attachment, found bool) {
+	t := ref.target
+	switch {
+	case !st.served(t.gk()):
+		a.virtual = true
+		a.node = t
+		if !st.exists(t) {
+			a.node.Namespace = p.id.namespace
+		}
+	case st.exists(t), st.unnamedRuleFor(p, t):
+		a.node = t
+	default:
+		return a, false
+	}
+	switch {
+	case p.invalid != "":
+		a.invalid = p.invalid
+	case ref.explNS && p.id.namespace != "" && !st.granted(p, t):
+		a.invalid = fmt.Sprintf("target %s is in namespace %q and no ReferenceGrant there allows %s from namespace %q to reach it", t, grantNamespace(t), p.id.gk.Kind, p.id.namespace)
+	}
+	return a, true
 }
 
 // selected lists, in node order, the objects p's label selectors pick: in the policy's

@@ -135,6 +135,9 @@ func (st *state) rebuildKinds() {
 	st.kinds = newKinds
 	st.kindsGen++
 	old := st.policies
+	for id := range old {
+		st.policyChanged(id) // its kind may be gone, or parsed anew
+	}
 	st.policies = map[policyID]*policy{}
 	for _, p := range sortedPolicyMap(old) {
 		ki := st.kinds[p.id.gk]
@@ -142,6 +145,7 @@ func (st *state) rebuildKinds() {
 			continue // the CRD is gone: forget its policies
 		}
 		np := parsePolicy(ki.pk, p.raw, p.id.namespace, p.id.nm, p.ts, st.defaultStrategy, st.clusterScoped)
+		np.labels = p.labels
 		st.policies[np.id] = np
 	}
 	for _, p := range sortedPolicyMap(st.policies) {

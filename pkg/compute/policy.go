@@ -92,6 +92,7 @@ type policy struct {
 	disp      string // id.display(), kept: outputs name policies often
 	ts        time.Time
 	raw       map[string]interface{}
+	labels    map[string]string // copied onto the policy's PolicyReach
 	refs      []namedRef
 	selectors []selectorRef
 	entries   []entry

@@ -17,8 +17,9 @@ import (
 // writes for the same Object; TestCacheFormatGolden fails until then. It
 // also versions the file's layout (pkg/storage/cache). History: 2: header
 // epoch, epoch-encoded resourceVersions; 3: values in this cache form (zstd
-// targets); 4: S2 targets with a CRC.
-const CacheFormat = "4"
+// targets); 4: S2 targets with a CRC; 5: the header names the kind (the
+// reach kinds share the form), and the file has the reach buckets.
+const CacheFormat = "5"
 
 // The cache form of an Object (the bbolt value) is
 //
@@ -32,13 +33,13 @@ const CacheFormat = "4"
 // for the object.
 type cacheHeader struct {
 	Metadata metav1.ObjectMeta `json:"metadata"`
-	Cluster  bool              `json:"cluster,omitempty"`
+	Kind     string            `json:"kind"`
 	Summary  *Summary          `json:"summary,omitempty"`
 }
 
 // CacheBytes returns the cache form of o.
 func (o *Object) CacheBytes() ([]byte, error) {
-	h, err := json.Marshal(cacheHeader{Metadata: o.ObjectMeta, Cluster: o.Cluster, Summary: o.Summary})
+	h, err := json.Marshal(cacheHeader{Metadata: o.ObjectMeta, Kind: o.Kind.String(), Summary: o.Summary})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +67,11 @@ func FromCacheBytes(data []byte) (*Object, error) {
 	if h.Summary == nil {
 		h.Summary = &Summary{}
 	}
-	o := &Object{ObjectMeta: h.Metadata, Cluster: h.Cluster, Summary: h.Summary}
+	kind, ok := kindNamed(h.Kind)
+	if !ok {
+		return nil, fmt.Errorf("encoded: cache entry: unknown kind %q", h.Kind)
+	}
+	o := &Object{ObjectMeta: h.Metadata, Kind: kind, Summary: h.Summary}
 	if rest := data[k+int(n):]; len(rest) > 0 {
 		if len(rest) < 5 {
 			return nil, fmt.Errorf("encoded: cache entry: truncated targets")

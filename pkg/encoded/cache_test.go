@@ -19,8 +19,9 @@ var update = flag.Bool("update", false, "write testdata/cache-format-<CacheForma
 
 // goldenInputs are the fixed objects whose cache form is committed under
 // testdata/: a namespaced output with every field of the API types set
-// (escapes, a nil and a set via, field sources, a message) and a
-// cluster-scoped one without targets. Never change them: add new ones.
+// (escapes, a nil and a set via, field sources, a message), a
+// cluster-scoped one without targets, and a PolicyReach and
+// ClusterPolicyReach alike. Never change them: add new ones.
 func goldenInputs() map[string]runtime.Object {
 	meta := metav1.ObjectMeta{
 		Name: "web", Namespace: "shop", ResourceVersion: "1099511627781",
@@ -51,7 +52,29 @@ func goldenInputs() map[string]runtime.Object {
 		Name: "gc", ResourceVersion: "1099511627777", UID: "5c1a7a53-0d0d-5e5e-8f8f-000000000001",
 		CreationTimestamp: metav1.Date(2026, 3, 4, 5, 6, 8, 0, time.UTC),
 	}}
-	return map[string]runtime.Object{"effectivepolicy": ep, "clustereffectivepolicy": cluster}
+	reach := &v1alpha1.PolicyReach{ObjectMeta: metav1.ObjectMeta{
+		Name: "retries", Namespace: "shop", ResourceVersion: "1099511627790",
+		UID:               "5c1a7a53-0d0d-5e5e-8f8f-000000000002",
+		CreationTimestamp: metav1.Date(2026, 3, 4, 5, 6, 9, 0, time.UTC),
+	}, Policies: []v1alpha1.ReachPolicy{{
+		Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited,
+		AttachedTo: []v1alpha1.AttachedTarget{
+			{Target: v1alpha1.ObjectReference{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw", Namespace: "shop", SectionName: "https"}, Resolved: true},
+			{Target: v1alpha1.ObjectReference{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gone", Namespace: "shop"},
+				Reason: v1alpha1.ReasonTargetNotFound, Message: "no such <Gateway>"},
+		},
+		Summary: v1alpha1.ReachSummary{Targets: 1, Enforced: 1},
+		Reaches: []v1alpha1.Reach{{
+			Target:     v1alpha1.ObjectReference{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Name: "web", Namespace: "shop"},
+			AttachedTo: v1alpha1.ObjectReference{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw", Namespace: "shop", SectionName: "https"},
+			Stanza:     v1alpha1.StanzaDefaults, Outcome: v1alpha1.OutcomeEnforced,
+		}},
+	}}}
+	clusterReach := &v1alpha1.ClusterPolicyReach{ObjectMeta: metav1.ObjectMeta{
+		Name: "global", ResourceVersion: "1099511627791", UID: "5c1a7a53-0d0d-5e5e-8f8f-000000000003",
+		CreationTimestamp: metav1.Date(2026, 3, 4, 5, 6, 10, 0, time.UTC),
+	}}
+	return map[string]runtime.Object{"effectivepolicy": ep, "clustereffectivepolicy": cluster, "policyreach": reach, "clusterpolicyreach": clusterReach}
 }
 
 // TestCacheFormatGolden pins the cache form: a fixed input must encode to
@@ -101,7 +124,7 @@ func TestCacheFormatGolden(t *testing.T) {
 			// The decoded object is the input with its kind set and its raw
 			// specs as json.Marshal writes them (compact, HTML-safe).
 			wantDec := in.DeepCopyObject()
-			wantDec.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(kindOf(o.Cluster)))
+			wantDec.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(o.Kind.String()))
 			if ep, ok := wantDec.(*v1alpha1.EffectivePolicy); ok {
 				ep.Targets[0].Policies[0].Effective[1].Spec.Raw = []byte(`{"attempts":5,"html":"\u003cb\u003e"}`)
 			}

@@ -172,7 +172,7 @@ func TestListEncodesLikeTheDecodedList(t *testing.T) {
 func TestClusterList(t *testing.T) {
 	enc := encoders(t)["json"]
 	c := &v1alpha1.ClusterEffectivePolicy{ObjectMeta: metav1.ObjectMeta{Name: "gc"}, Targets: policy("gc", 1).Targets}
-	l := &List{Cluster: true, ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []*Object{mustNew(t, c)}}
+	l := &List{Kind: KindClusterEffectivePolicy, ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []*Object{mustNew(t, c)}}
 	want, err := runtime.Encode(enc, l.GetObject())
 	if err != nil {
 		t.Fatal(err)

@@ -14,21 +14,21 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// List is an EffectivePolicyList (or ClusterEffectivePolicyList) of Objects.
+// List is a list of Objects of one Kind (EffectivePolicyList, ...).
 type List struct {
 	metav1.ListMeta
-	// Cluster is set for a ClusterEffectivePolicyList.
-	Cluster bool
-	Items   []*Object
+	// Kind is the kind of the items.
+	Kind  Kind
+	Items []*Object
 }
 
 var _ runtime.CacheableObject = &List{}
 
-func listKindOf(cluster bool) string { return kindOf(cluster) + "List" }
+func listKindOf(k Kind) string { return k.String() + "List" }
 
 // GetObjectKind implements runtime.Object (a fresh TypeMeta, as for Object).
 func (l *List) GetObjectKind() schema.ObjectKind {
-	return &metav1.TypeMeta{Kind: listKindOf(l.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+	return &metav1.TypeMeta{Kind: listKindOf(l.Kind), APIVersion: v1alpha1.SchemeGroupVersion.String()}
 }
 
 // DeepCopyObject implements runtime.Object; the items are shared (immutable
@@ -46,19 +46,29 @@ func (l *List) DeepCopyObject() runtime.Object {
 func (l *List) GetObject() runtime.Object {
 	decoded := make([]runtime.Object, len(l.Items))
 	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(l.Items), func(i int) { decoded[i] = l.Items[i].GetObject() })
-	tm := metav1.TypeMeta{Kind: listKindOf(l.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
-	if l.Cluster {
-		out := &v1alpha1.ClusterEffectivePolicyList{TypeMeta: tm, ListMeta: *l.ListMeta.DeepCopy(), Items: make([]v1alpha1.ClusterEffectivePolicy, len(decoded))}
-		for i, o := range decoded {
-			out.Items[i] = *o.(*v1alpha1.ClusterEffectivePolicy)
-			out.Items[i].TypeMeta = metav1.TypeMeta{}
-		}
-		return out
+	tm := metav1.TypeMeta{Kind: listKindOf(l.Kind), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+	lm := *l.ListMeta.DeepCopy()
+	switch l.Kind {
+	case KindClusterEffectivePolicy:
+		return &v1alpha1.ClusterEffectivePolicyList{TypeMeta: tm, ListMeta: lm, Items: items[v1alpha1.ClusterEffectivePolicy](decoded)}
+	case KindPolicyReach:
+		return &v1alpha1.PolicyReachList{TypeMeta: tm, ListMeta: lm, Items: items[v1alpha1.PolicyReach](decoded)}
+	case KindClusterPolicyReach:
+		return &v1alpha1.ClusterPolicyReachList{TypeMeta: tm, ListMeta: lm, Items: items[v1alpha1.ClusterPolicyReach](decoded)}
 	}
-	out := &v1alpha1.EffectivePolicyList{TypeMeta: tm, ListMeta: *l.ListMeta.DeepCopy(), Items: make([]v1alpha1.EffectivePolicy, len(decoded))}
+	return &v1alpha1.EffectivePolicyList{TypeMeta: tm, ListMeta: lm, Items: items[v1alpha1.EffectivePolicy](decoded)}
+}
+
+// items dereferences decoded list items of type *T, without their TypeMeta
+// (the items of a typed list carry none).
+func items[T any, PT interface {
+	*T
+	runtime.Object
+}](decoded []runtime.Object) []T {
+	out := make([]T, len(decoded))
 	for i, o := range decoded {
-		out.Items[i] = *o.(*v1alpha1.EffectivePolicy)
-		out.Items[i].TypeMeta = metav1.TypeMeta{}
+		out[i] = *o.(PT)
+		PT(&out[i]).GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	}
 	return out
 }
@@ -85,7 +95,7 @@ func (l *List) jsonHead() ([]byte, error) {
 	}
 	head := make([]byte, 0, 256)
 	head = append(head, `{"kind":"`...)
-	head = append(head, listKindOf(l.Cluster)...)
+	head = append(head, listKindOf(l.Kind)...)
 	head = append(head, `","apiVersion":"`...)
 	head = append(head, v1alpha1.SchemeGroupVersion.String()...)
 	head = append(head, `","metadata":`...)

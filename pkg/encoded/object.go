@@ -42,6 +42,9 @@ type Summary struct {
 	PolicyKinds string `json:"policyKinds,omitempty"`
 	// PolicyGroupKinds are the policy kinds with their groups, sorted.
 	PolicyGroupKinds []schema.GroupKind `json:"policyGroupKinds,omitempty"`
+	// Reach is set for a PolicyReach or ClusterPolicyReach, whose
+	// PolicyKinds and Policies are those of its policies.
+	Reach *ReachSummary `json:"reach,omitempty"`
 }
 
 // Summarize computes the Summary of targets.
@@ -86,20 +89,21 @@ func Summarize(targets []v1alpha1.Target) Summary {
 	}
 }
 
-// Object is an EffectivePolicy (or, with Cluster set, a
-// ClusterEffectivePolicy) held as its metadata and its compressed targets.
-// The targets and Summary are immutable and shared between copies; the
+// Object is an EffectivePolicy, ClusterEffectivePolicy, PolicyReach or
+// ClusterPolicyReach (Kind says which) held as its metadata and its
+// compressed list: the targets of an effective policy, the policies of a
+// reach. The list and Summary are immutable and shared between copies; the
 // metadata is the object's own (the versioned store sets resourceVersion,
 // uid and creationTimestamp on a shallow copy).
 type Object struct {
 	metav1.ObjectMeta
-	// Cluster is set for a ClusterEffectivePolicy.
-	Cluster bool
-	// Summary of the targets.
+	// Kind is the served kind.
+	Kind Kind
+	// Summary of the list.
 	Summary *Summary
 
-	// targets is the S2-compressed JSON of the targets list; nil when the
-	// object has no targets.
+	// targets is the S2-compressed JSON of the kind's list (targets or
+	// policies); nil when the list is empty.
 	targets []byte
 }
 
@@ -108,32 +112,22 @@ var (
 	_ metav1.Object           = &Object{}
 )
 
-func kindOf(cluster bool) string {
-	if cluster {
-		return "ClusterEffectivePolicy"
-	}
-	return "EffectivePolicy"
-}
-
-// New encodes an EffectivePolicy or ClusterEffectivePolicy; an *Object is
-// returned as is.
+// New encodes an EffectivePolicy, ClusterEffectivePolicy, PolicyReach or
+// ClusterPolicyReach; an *Object is returned as is.
 func New(obj runtime.Object) (*Object, error) {
-	var (
-		om      metav1.ObjectMeta
-		targets []v1alpha1.Target
-		cluster bool
-	)
 	switch o := obj.(type) {
 	case *Object:
 		return o, nil
 	case *v1alpha1.EffectivePolicy:
-		om, targets = o.ObjectMeta, o.Targets
+		return withTargets(o.ObjectMeta, KindEffectivePolicy, o.Targets)
 	case *v1alpha1.ClusterEffectivePolicy:
-		om, targets, cluster = o.ObjectMeta, o.Targets, true
-	default:
-		return nil, fmt.Errorf("encoded: unexpected object %T", obj)
+		return withTargets(o.ObjectMeta, KindClusterEffectivePolicy, o.Targets)
+	case *v1alpha1.PolicyReach:
+		return withPolicies(o.ObjectMeta, KindPolicyReach, o.Policies)
+	case *v1alpha1.ClusterPolicyReach:
+		return withPolicies(o.ObjectMeta, KindClusterPolicyReach, o.Policies)
 	}
-	return withTargets(om, cluster, targets)
+	return nil, fmt.Errorf("encoded: unexpected object %T", obj)
 }
 
 // MustNew is New for objects known to encode (fixed objects of tests and
@@ -150,38 +144,43 @@ func MustNew(obj runtime.Object) *Object {
 // holding targets instead of o's: the redactor's way back to this form after
 // it edited decoded targets. o is not modified.
 func (o *Object) WithTargets(targets []v1alpha1.Target) (*Object, error) {
-	return withTargets(*o.ObjectMeta.DeepCopy(), o.Cluster, targets)
+	return withTargets(*o.ObjectMeta.DeepCopy(), o.Kind, targets)
 }
 
-func withTargets(om metav1.ObjectMeta, cluster bool, targets []v1alpha1.Target) (*Object, error) {
-	out := &Object{ObjectMeta: om, Cluster: cluster}
+func withTargets(om metav1.ObjectMeta, kind Kind, targets []v1alpha1.Target) (*Object, error) {
 	s := Summarize(targets)
-	out.Summary = &s
-	if len(targets) > 0 {
-		buf := encodeBufs.Get().(*[]byte)
-		data, err := appendTargets((*buf)[:0], targets)
-		if err != nil {
-			encodeBufs.Put(buf)
-			return nil, err
-		}
-		// s2.Encode writes into a buffer of the worst-case size (larger than
-		// the input) and returns a slice of it: keep an exact copy, not that
-		// buffer (it held ~600 MB at the large benchmark size).
-		comp := encodeBufs.Get().(*[]byte)
-		enc := s2.Encode((*comp)[:cap(*comp)], data)
-		out.targets = append(make([]byte, 0, len(enc)), enc...)
-		*comp = enc[:0]
-		encodeBufs.Put(comp)
-		*buf = data
-		encodeBufs.Put(buf)
+	if len(targets) == 0 {
+		return &Object{ObjectMeta: om, Kind: kind, Summary: &s}, nil
 	}
-	return out, nil
+	buf := encodeBufs.Get().(*[]byte)
+	data, err := appendTargets((*buf)[:0], targets)
+	if err != nil {
+		encodeBufs.Put(buf)
+		return nil, err
+	}
+	return compressed(om, kind, &s, buf, data), nil
+}
+
+// compressed returns the Object holding data (the JSON of its list, written
+// into the pooled *buf) compressed.
+func compressed(om metav1.ObjectMeta, kind Kind, s *Summary, buf *[]byte, data []byte) *Object {
+	// s2.Encode writes into a buffer of the worst-case size (larger than
+	// the input) and returns a slice of it: keep an exact copy, not that
+	// buffer (it held ~600 MB at the large benchmark size).
+	comp := encodeBufs.Get().(*[]byte)
+	enc := s2.Encode((*comp)[:cap(*comp)], data)
+	out := &Object{ObjectMeta: om, Kind: kind, Summary: s, targets: append(make([]byte, 0, len(enc)), enc...)}
+	*comp = enc[:0]
+	encodeBufs.Put(comp)
+	*buf = data
+	encodeBufs.Put(buf)
+	return out
 }
 
 // GetObjectKind implements runtime.Object. It returns a fresh TypeMeta: an
 // Object is shared between requests, so nothing may set its kind.
 func (o *Object) GetObjectKind() schema.ObjectKind {
-	return &metav1.TypeMeta{Kind: kindOf(o.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+	return &metav1.TypeMeta{Kind: o.Kind.String(), APIVersion: v1alpha1.SchemeGroupVersion.String()}
 }
 
 // DeepCopyObject implements runtime.Object; the immutable content is shared.
@@ -213,37 +212,59 @@ func (o *Object) appendTargets(dst []byte) ([]byte, error) {
 		}
 	}
 	if err != nil {
-		return dst, fmt.Errorf("encoded: decompressing %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+		return dst, fmt.Errorf("encoded: decompressing %s %s/%s: %w", o.Kind.String(), o.Namespace, o.Name, err)
 	}
 	return dst, nil
 }
 
-// Targets decodes the targets.
+// Targets decodes the targets of an EffectivePolicy or
+// ClusterEffectivePolicy.
 func (o *Object) Targets() ([]v1alpha1.Target, error) {
+	if o.Kind.Reach() {
+		return nil, fmt.Errorf("encoded: %s has no targets", o.Kind)
+	}
 	data, err := o.TargetsJSON()
 	if err != nil || data == nil {
 		return nil, err
 	}
 	var targets []v1alpha1.Target
 	if err := json.Unmarshal(data, &targets); err != nil {
-		return nil, fmt.Errorf("encoded: decoding %s %s/%s: %w", kindOf(o.Cluster), o.Namespace, o.Name, err)
+		return nil, fmt.Errorf("encoded: decoding %s %s/%s: %w", o.Kind.String(), o.Namespace, o.Name, err)
 	}
 	return targets, nil
 }
 
-// Decode returns the object as an *v1alpha1.EffectivePolicy or
-// *v1alpha1.ClusterEffectivePolicy (TypeMeta set), owned by the caller.
+// Decode returns the object as its API type (*v1alpha1.EffectivePolicy,
+// ...; TypeMeta set), owned by the caller.
 func (o *Object) Decode() (runtime.Object, error) {
+	if o.Kind.Reach() {
+		policies, err := o.Policies()
+		if err != nil {
+			return nil, err
+		}
+		return o.typed(nil, policies), nil
+	}
 	targets, err := o.Targets()
 	if err != nil {
 		return nil, err
 	}
-	tm := metav1.TypeMeta{Kind: kindOf(o.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
+	return o.typed(targets, nil), nil
+}
+
+// typed returns the API object of o's kind with o's metadata (a copy) and
+// the given list.
+func (o *Object) typed(targets []v1alpha1.Target, policies []v1alpha1.ReachPolicy) runtime.Object {
+	tm := metav1.TypeMeta{Kind: o.Kind.String(), APIVersion: v1alpha1.SchemeGroupVersion.String()}
 	om := *o.ObjectMeta.DeepCopy()
-	if o.Cluster {
-		return &v1alpha1.ClusterEffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}, nil
+	switch o.Kind {
+	case KindClusterEffectivePolicy:
+		return &v1alpha1.ClusterEffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}
+	case KindPolicyReach:
+		return &v1alpha1.PolicyReach{TypeMeta: tm, ObjectMeta: om, Policies: policies}
+	case KindClusterPolicyReach:
+		return &v1alpha1.ClusterPolicyReach{TypeMeta: tm, ObjectMeta: om, Policies: policies}
 	}
-	return &v1alpha1.EffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}, nil
+	return &v1alpha1.EffectivePolicy{TypeMeta: tm, ObjectMeta: om, Targets: targets}
 }
 
 // TargetsOf returns the targets of an EffectivePolicy or
@@ -266,8 +287,19 @@ func TargetsOf(obj runtime.Object) ([]v1alpha1.Target, error) {
 // its table convertor the Objects the REST layer returned, except in table
 // watches, where it converts the decoded object (GetObject).
 func SummaryOf(obj runtime.Object) (Summary, error) {
-	if o, ok := obj.(*Object); ok && o.Summary != nil {
-		return *o.Summary, nil
+	switch o := obj.(type) {
+	case *Object:
+		if o.Summary != nil {
+			return *o.Summary, nil
+		}
+		if o.Kind.Reach() {
+			policies, err := o.Policies()
+			return SummarizeReach(policies), err
+		}
+	case *v1alpha1.PolicyReach:
+		return SummarizeReach(o.Policies), nil
+	case *v1alpha1.ClusterPolicyReach:
+		return SummarizeReach(o.Policies), nil
 	}
 	targets, err := TargetsOf(obj)
 	return Summarize(targets), err
@@ -280,11 +312,7 @@ func SummaryOf(obj runtime.Object) (Summary, error) {
 func (o *Object) GetObject() runtime.Object {
 	obj, err := o.Decode()
 	if err != nil {
-		tm := metav1.TypeMeta{Kind: kindOf(o.Cluster), APIVersion: v1alpha1.SchemeGroupVersion.String()}
-		if o.Cluster {
-			return &v1alpha1.ClusterEffectivePolicy{TypeMeta: tm, ObjectMeta: *o.ObjectMeta.DeepCopy()}
-		}
-		return &v1alpha1.EffectivePolicy{TypeMeta: tm, ObjectMeta: *o.ObjectMeta.DeepCopy()}
+		return o.typed(nil, nil)
 	}
 	return obj
 }
@@ -301,7 +329,7 @@ func (o *Object) appendJSON(dst []byte, typed bool) ([]byte, error) {
 	dst = append(dst, '{')
 	if typed {
 		dst = append(dst, `"kind":"`...)
-		dst = append(dst, kindOf(o.Cluster)...)
+		dst = append(dst, o.Kind.String()...)
 		dst = append(dst, `","apiVersion":"`...)
 		dst = append(dst, v1alpha1.SchemeGroupVersion.String()...)
 		dst = append(dst, `",`...)
@@ -309,7 +337,9 @@ func (o *Object) appendJSON(dst []byte, typed bool) ([]byte, error) {
 	dst = append(dst, `"metadata":`...)
 	dst = append(dst, meta...)
 	if o.targets != nil {
-		dst = append(dst, `,"targets":`...)
+		dst = append(dst, `,"`...)
+		dst = append(dst, o.Kind.field()...)
+		dst = append(dst, `":`...)
 		if dst, err = o.appendTargets(dst); err != nil {
 			return dst, err
 		}
@@ -365,7 +395,7 @@ func (o *Object) CacheEncode(id runtime.Identifier, encode func(runtime.Object, 
 // versioned store registers it in its content comparison (the targets are an
 // unexported field, which reflection-based comparison refuses).
 func Equal(a, b *Object) bool {
-	return a.Cluster == b.Cluster && bytes.Equal(a.targets, b.targets) &&
+	return a.Kind == b.Kind && bytes.Equal(a.targets, b.targets) &&
 		apiequality.Semantic.DeepEqual(a.ObjectMeta, b.ObjectMeta) &&
 		apiequality.Semantic.DeepEqual(a.Summary, b.Summary)
 }

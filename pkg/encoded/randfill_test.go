@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"reflect"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -128,24 +129,23 @@ func TestAppendTargetsWritesEveryField(t *testing.T) {
 	}
 }
 
-// TestObjectsWriteEveryField: random EffectivePolicies and
-// ClusterEffectivePolicies, every field of the types filled, encoded: their
-// JSON is the typed object's, and their decoded form writes it again.
+// TestObjectsWriteEveryField: random objects of the four kinds, every field
+// of the types filled, encoded: their JSON is the typed object's, and their
+// decoded form writes it again.
 func TestObjectsWriteEveryField(t *testing.T) {
 	f := filler(2)
+	kinds := []func() runtime.Object{
+		func() runtime.Object { return &v1alpha1.EffectivePolicy{} },
+		func() runtime.Object { return &v1alpha1.ClusterEffectivePolicy{} },
+		func() runtime.Object { return &v1alpha1.PolicyReach{} },
+		func() runtime.Object { return &v1alpha1.ClusterPolicyReach{} },
+	}
 	for i := 0; i < 500; i++ {
-		var obj, roundTrip runtime.Object
-		if i%2 == 0 {
-			var ep v1alpha1.EffectivePolicy
-			f.Fill(&ep)
-			ep.TypeMeta = metav1.TypeMeta{Kind: "EffectivePolicy", APIVersion: v1alpha1.SchemeGroupVersion.String()}
-			obj, roundTrip = &ep, &v1alpha1.EffectivePolicy{}
-		} else {
-			var cep v1alpha1.ClusterEffectivePolicy
-			f.Fill(&cep)
-			cep.TypeMeta = metav1.TypeMeta{Kind: "ClusterEffectivePolicy", APIVersion: v1alpha1.SchemeGroupVersion.String()}
-			obj, roundTrip = &cep, &v1alpha1.ClusterEffectivePolicy{}
-		}
+		newObj := kinds[i%len(kinds)]
+		obj, roundTrip := newObj(), newObj()
+		f.Fill(obj)
+		kind := reflect.TypeOf(obj).Elem().Name()
+		obj.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(kind))
 		want, wantErr := json.Marshal(obj)
 		o, err := New(obj)
 		if (err != nil) != (wantErr != nil) {
@@ -198,8 +198,9 @@ func TestListsWriteEveryField(t *testing.T) {
 	f := filler(3)
 	for i := 0; i < 100; i++ {
 		var typed runtime.Object
-		l := &List{Cluster: i%2 == 1}
-		if l.Cluster {
+		l := &List{}
+		if i%2 == 1 {
+			l.Kind = KindClusterEffectivePolicy
 			var cl v1alpha1.ClusterEffectivePolicyList
 			f.Fill(&cl)
 			if cl.Items == nil {

@@ -40,10 +40,18 @@ func decodeOutput(resource string, data []byte) (*encoded.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if want := resource == ResourceClusterEffectivePolicies; o.Cluster != want {
-		return nil, fmt.Errorf("a %s stored as %s", o.GetObjectKind().GroupVersionKind().Kind, resource)
+	if want, ok := resourceKinds[resource]; !ok || o.Kind != want {
+		return nil, fmt.Errorf("a %s stored as %s", o.Kind, resource)
 	}
 	return o, nil
+}
+
+// resourceKinds are the kinds each resource (bucket) holds.
+var resourceKinds = map[string]encoded.Kind{
+	ResourceEffectivePolicies:        encoded.KindEffectivePolicy,
+	ResourceClusterEffectivePolicies: encoded.KindClusterEffectivePolicy,
+	ResourcePolicyReaches:            encoded.KindPolicyReach,
+	ResourceClusterPolicyReaches:     encoded.KindClusterPolicyReach,
 }
 
 func cacheKey(namespace, name string) string { return namespace + "/" + name }
@@ -64,7 +72,7 @@ func (l *Live) openCache() {
 		}
 		decoded[resource+"\x00"+e.Key] = obj
 		ns := obj.Namespace
-		if resource == ResourceClusterEffectivePolicies {
+		if obj.Kind.Cluster() {
 			ns = ""
 		}
 		if obj.Name == "" || cacheKey(ns, obj.Name) != e.Key {
@@ -83,7 +91,8 @@ func (l *Live) openCache() {
 	l.db = db
 	l.setCacheErr(nil)
 	l.reportCacheSize()
-	for resource, store := range map[string]*outputStore{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
+	for resource, rs := range l.stores() {
+		store := rs.store
 		res := loaded[resource]
 		objs := make([]*encoded.Object, 0, len(res.Entries))
 		for _, e := range res.Entries {
@@ -129,7 +138,7 @@ func entries(applied []*encoded.Object, changes []outputChange, rv uint64) cache
 }
 
 // cacheResources are the resources (bbolt buckets) of the cache file.
-var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies}
+var cacheResources = []string{ResourceEffectivePolicies, ResourceClusterEffectivePolicies, ResourcePolicyReaches, ResourceClusterPolicyReaches}
 
 // openCacheFile opens the cache file (validate as for cache.Open) and
 // accounts for the outcome: a discarded file in effectivepolicy_cache_discarded_total
@@ -149,12 +158,12 @@ func (l *Live) openCacheFile(validate func(resource string, e cache.Entry) error
 	return db, loaded, nil
 }
 
-// snapshotBatch is the whole content of both Stores as one cache batch (to
+// snapshotBatch is the whole content of the Stores as one cache batch (to
 // rewrite or adopt a file).
 func (l *Live) snapshotBatch() cache.Batch {
 	batch := cache.Batch{}
-	for resource, store := range map[string]*outputStore{ResourceEffectivePolicies: l.namespaced, ResourceClusterEffectivePolicies: l.cluster} {
-		objs, rv := store.Snapshot()
+	for resource, rs := range l.stores() {
+		objs, rv := rs.store.Snapshot()
 		batch[resource] = entries(objs, nil, rv)
 	}
 	return batch

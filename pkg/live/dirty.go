@@ -19,21 +19,39 @@ import (
 // sink feeds input events to the engine and marks the keys it returns dirty.
 type sink struct{ l *Live }
 
-func (s sink) Upsert(obj *unstructured.Unstructured) { s.l.markDirty(s.l.engine.Upsert(obj)) }
+func (s sink) Upsert(obj *unstructured.Unstructured) {
+	keys := s.l.engine.Upsert(obj)
+	s.l.markDirty(keys, s.l.changedPolicies())
+}
 
 func (s sink) Delete(gk schema.GroupKind, namespace, name string) {
-	s.l.markDirty(s.l.engine.Delete(gk, namespace, name))
+	keys := s.l.engine.Delete(gk, namespace, name)
+	s.l.markDirty(keys, s.l.changedPolicies())
 }
 
 func (s sink) PolicyResources() []schema.GroupVersionResource { return s.l.engine.PolicyResources() }
 
-func (l *Live) markDirty(keys []compute.Key) {
-	if len(keys) == 0 {
+// changedPolicies takes the policies whose own state changed from an
+// engine that tracks them (reachEngine).
+func (l *Live) changedPolicies() []compute.Key {
+	if e, ok := l.engine.(reachEngine); ok {
+		return e.TakeChangedPolicies()
+	}
+	return nil
+}
+
+// markDirty marks output keys, and policies whose reach must be rebuilt
+// whatever the outputs say, dirty.
+func (l *Live) markDirty(keys, policies []compute.Key) {
+	if len(keys) == 0 && len(policies) == 0 {
 		return
 	}
 	l.dirtyMu.Lock()
 	for _, k := range keys {
 		l.dirty[k] = struct{}{}
+	}
+	for _, k := range policies {
+		l.dirtyPolicies[k] = struct{}{}
 	}
 	l.marked++
 	dirtyKeys.Set(float64(len(l.dirty)))
@@ -50,20 +68,23 @@ func signal(c chan struct{}) {
 	}
 }
 
-// takeDirty removes and returns every dirty key, sorted, and the generation
-// they make up to: once they are applied, every change marked so far is.
-func (l *Live) takeDirty() ([]compute.Key, uint64) {
+// takeDirty removes and returns every dirty key and policy, and the
+// generation they make up to: once they are applied, every change marked
+// so far is.
+func (l *Live) takeDirty() (keys []compute.Key, policies map[compute.Key]struct{}, gen uint64) {
 	l.dirtyMu.Lock()
-	keys := make([]compute.Key, 0, len(l.dirty))
+	keys = make([]compute.Key, 0, len(l.dirty))
 	for k := range l.dirty {
 		keys = append(keys, k)
 	}
 	l.dirty = map[compute.Key]struct{}{}
-	gen := l.marked
+	policies = l.dirtyPolicies
+	l.dirtyPolicies = map[compute.Key]struct{}{}
+	gen = l.marked
 	dirtyKeys.Set(0)
 	l.dirtyMu.Unlock()
 	sortKeys(keys)
-	return keys, gen
+	return keys, policies, gen
 }
 
 // setApplied records that every change up to generation gen is applied and

@@ -181,6 +181,9 @@ func TestRealEngineServesScenarios(t *testing.T) {
 			if d := diff(served(t, l), want); len(d) > 0 {
 				t.Fatalf("served != ComputeAll:\n%s", strings.Join(d, "\n"))
 			}
+			if d := reachDiff(t, l, policies); len(d) > 0 {
+				t.Fatalf("reaches != outputs:\n%s", strings.Join(d, "\n"))
+			}
 
 			// Delete the newest policy: the live layer converges to
 			// ComputeAll of the rest.
@@ -200,6 +203,10 @@ func TestRealEngineServesScenarios(t *testing.T) {
 			}
 			if len(d) > 0 {
 				t.Errorf("after deleting %s: served != ComputeAll:\n%s", last.GetName(), strings.Join(d, "\n"))
+			}
+			// The reaches follow in the same flush as the outputs.
+			if d := reachDiff(t, l, policies[:len(policies)-1]); len(d) > 0 {
+				t.Errorf("after deleting %s: reaches != outputs:\n%s", last.GetName(), strings.Join(d, "\n"))
 			}
 		})
 	}

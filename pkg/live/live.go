@@ -21,6 +21,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
@@ -70,6 +71,8 @@ type outputChange = versioned.Change[*encoded.Object]
 const (
 	ResourceEffectivePolicies        = "effectivepolicies"
 	ResourceClusterEffectivePolicies = "clustereffectivepolicies"
+	ResourcePolicyReaches            = "policyreaches"
+	ResourceClusterPolicyReaches     = "clusterpolicyreaches"
 )
 
 // batchSize bounds the keys computed, applied and written in one batch (one
@@ -82,8 +85,15 @@ type Live struct {
 	inputs   *inputs.Manager
 	debounce time.Duration
 
-	namespaced, cluster  *outputStore
-	nsBackend, clBackend *Backend
+	// The Stores of the four served resources: effective policies and, built
+	// from them, policy reaches (SPEC §8), namespaced and cluster-scoped.
+	namespaced, cluster            *outputStore
+	reachNS, reachCL               *outputStore
+	nsBackend, clBackend           *Backend
+	reachNSBackend, reachCLBackend *Backend
+	// reach holds every output's source entries by policy (pkg/reach);
+	// written only by the goroutine of Run, like the Stores.
+	reach *reach.Index
 
 	cacheDir string
 	// cacheErr is set when persistence is off or failing (memory only).
@@ -94,7 +104,11 @@ type Live struct {
 	// read can wait for.
 	dirtyMu sync.Mutex
 	dirty   map[compute.Key]struct{}
-	marked  uint64
+	// dirtyPolicies are policies whose own state (kinds, labels, named
+	// targets) changed: their reaches are rebuilt, as are those of the
+	// policies whose entries in recomputed outputs changed.
+	dirtyPolicies map[compute.Key]struct{}
+	marked        uint64
 	kick    chan struct{} // a change was marked: flush after the debounce
 	urgent  chan struct{} // a read waits: flush now
 
@@ -140,8 +154,18 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 			HistorySize: o.WatchHistorySize, Epoch: epoch,
 			Resource: v1alpha1.Resource(ResourceClusterEffectivePolicies),
 		}),
-		cacheDir:  o.CacheDir,
-		dirty:     map[compute.Key]struct{}{},
+		reachNS: versioned.New[*encoded.Object](versioned.Options{
+			Namespaced: true, HistorySize: o.WatchHistorySize, Epoch: epoch,
+			Resource: v1alpha1.Resource(ResourcePolicyReaches),
+		}),
+		reachCL: versioned.New[*encoded.Object](versioned.Options{
+			HistorySize: o.WatchHistorySize, Epoch: epoch,
+			Resource: v1alpha1.Resource(ResourceClusterPolicyReaches),
+		}),
+		reach:         reach.NewIndex(),
+		cacheDir:      o.CacheDir,
+		dirty:         map[compute.Key]struct{}{},
+		dirtyPolicies: map[compute.Key]struct{}{},
 		kick:      make(chan struct{}, 1),
 		urgent:    make(chan struct{}, 1),
 		appliedCh: make(chan struct{}),
@@ -149,6 +173,8 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	}
 	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: l.cluster}
+	l.reachNSBackend = &Backend{l: l, store: l.reachNS, namespaced: true}
+	l.reachCLBackend = &Backend{l: l, store: l.reachCL}
 	l.inputs = inputs.NewManager(client, sink{l})
 	l.openCache()
 	l.retryOpen = l.cacheDir != "" && l.db == nil
@@ -160,6 +186,28 @@ func (l *Live) EffectivePolicies() *Backend { return l.nsBackend }
 
 // ClusterEffectivePolicies is the Backend of the cluster-scoped resource.
 func (l *Live) ClusterEffectivePolicies() *Backend { return l.clBackend }
+
+// PolicyReaches is the Backend of policyreaches.
+func (l *Live) PolicyReaches() *Backend { return l.reachNSBackend }
+
+// ClusterPolicyReaches is the Backend of clusterpolicyreaches.
+func (l *Live) ClusterPolicyReaches() *Backend { return l.reachCLBackend }
+
+// resourceStore is one served resource's Store and the kind it holds.
+type resourceStore struct {
+	kind  encoded.Kind
+	store *outputStore
+}
+
+// stores maps each resource (and bbolt bucket) to its Store.
+func (l *Live) stores() map[string]resourceStore {
+	return map[string]resourceStore{
+		ResourceEffectivePolicies:        {encoded.KindEffectivePolicy, l.namespaced},
+		ResourceClusterEffectivePolicies: {encoded.KindClusterEffectivePolicy, l.cluster},
+		ResourcePolicyReaches:            {encoded.KindPolicyReach, l.reachNS},
+		ResourceClusterPolicyReaches:     {encoded.KindClusterPolicyReach, l.reachCL},
+	}
+}
 
 // Inputs exposes the informer manager (for diagnostics and tests).
 func (l *Live) Inputs() *inputs.Manager { return l.inputs }
@@ -217,7 +265,8 @@ func (l *Live) Run(ctx context.Context) error {
 	endStartupGC()
 	l.ready.Store(true)
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
-		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
+		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)),
+		"policyreaches", len(snapshotKeys(l.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.reachCL)))
 	// Keys that changed during the full computation are dirty: the worker
 	// flushes them first.
 	signal(l.kick)
@@ -261,7 +310,7 @@ func (l *Live) setBulk(on bool) {
 // key the Stores hold (restored from the cache or computed before) and every
 // dirty key.
 func (l *Live) fullRecompute() {
-	dirty, gen := l.takeDirty()
+	dirty, policies, gen := l.takeDirty()
 	set := map[compute.Key]struct{}{}
 	for _, k := range dirty {
 		set[k] = struct{}{}
@@ -280,7 +329,8 @@ func (l *Live) fullRecompute() {
 		keys = append(keys, k)
 	}
 	sortKeys(keys)
-	l.applyKeys(keys)
+	l.applyKeys(keys, policies)
+	l.applyReaches(l.everyPolicy(policies))
 	l.setApplied(gen)
 }
 
@@ -325,20 +375,23 @@ func (l *Live) worker(ctx context.Context) {
 	}
 }
 
-// flush applies every dirty key.
+// flush applies every dirty key, then rebuilds the reaches of the dirty
+// policies and of those whose entries in the recomputed outputs changed.
 func (l *Live) flush() {
-	keys, gen := l.takeDirty()
-	l.applyKeys(keys)
+	keys, policies, gen := l.takeDirty()
+	l.applyKeys(keys, policies)
+	l.applyReaches(policies)
 	l.setApplied(gen)
 }
 
 // applyKeys computes keys in batches, applies each batch to the Stores and
 // writes what they applied to the cache, in that order, so that the cache
-// sees the batches in the order the Stores applied them.
-func (l *Live) applyKeys(keys []compute.Key) {
+// sees the batches in the order the Stores applied them. It adds to
+// policies those whose entries in the outputs changed.
+func (l *Live) applyKeys(keys []compute.Key, policies map[compute.Key]struct{}) {
 	for len(keys) > 0 {
 		n := min(len(keys), batchSize)
-		l.applyBatch(keys[:n])
+		l.applyBatch(keys[:n], policies)
 		keys = keys[n:]
 	}
 }
@@ -346,8 +399,10 @@ func (l *Live) applyKeys(keys []compute.Key) {
 // computed is the result of l.compute for one key.
 type computed struct {
 	obj *encoded.Object
-	ok  bool
-	err error
+	// entries are the output's source entries (pkg/reach).
+	entries []reach.Entry
+	ok      bool
+	err     error
 }
 
 // computeAll computes keys on up to GOMAXPROCS goroutines (the engine is
@@ -357,22 +412,25 @@ type computed struct {
 func (l *Live) computeAll(keys []compute.Key) []computed {
 	out := make([]computed, len(keys))
 	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
-		out[i].obj, out[i].ok, out[i].err = l.compute(keys[i])
+		out[i] = l.compute(keys[i])
 	})
 	return out
 }
 
-func (l *Live) applyBatch(keys []compute.Key) {
+func (l *Live) applyBatch(keys []compute.Key, policies map[compute.Key]struct{}) {
 	start := time.Now()
 	var nsChanges, clChanges []outputChange
 	for i, r := range l.computeAll(keys) {
 		k := keys[i]
 		obj, ok, err := r.obj, r.ok, r.err
 		if err != nil {
-			continue // keep the previous output
+			continue // keep the previous output (and its entries)
 		}
 		if !ok {
 			obj = nil
+		}
+		for _, p := range l.reach.Set(k, r.entries) {
+			policies[p] = struct{}{}
 		}
 		c := outputChange{Namespace: k.Namespace, Name: k.Name, Object: obj}
 		if k.Namespace == "" {
@@ -403,28 +461,28 @@ func (l *Live) applyBatch(keys []compute.Key) {
 	}
 }
 
-// compute calls the engine and encodes its output (encoded.Object: compact
-// and served without re-encoding; docs/storage.md). A panic of the engine is
-// turned into an error so that no input can crash the server. Encoding runs
-// here, on computeAll's goroutines, and the engine's output is dropped
-// afterwards: the Stores keep only the encoded form.
-func (l *Live) compute(k compute.Key) (out *encoded.Object, ok bool, err error) {
+// compute calls the engine, reads the output's source entries and encodes
+// it (encoded.Object: compact and served without re-encoding;
+// docs/storage.md). A panic of the engine is turned into an error so that
+// no input can crash the server. Encoding runs here, on computeAll's
+// goroutines, and the engine's output is dropped afterwards: the Stores
+// keep only the encoded form, the reach index only the entries.
+func (l *Live) compute(k compute.Key) (c computed) {
 	defer func() {
 		if r := recover(); r != nil {
 			computePanics.Inc()
-			err = fmt.Errorf("engine panicked: %v", r)
-			klog.ErrorS(err, "Computing an output failed; keeping the previous one", "key", k.String())
-			out, ok = nil, false
+			c = computed{err: fmt.Errorf("engine panicked: %v", r)}
+			klog.ErrorS(c.err, "Computing an output failed; keeping the previous one", "key", k.String())
 		}
 	}()
 	obj, ok := l.engine.Compute(k)
 	if !ok || obj == nil {
-		return nil, false, nil
+		return computed{}
 	}
 	enc, err := encoded.New(obj)
 	if err != nil {
 		klog.ErrorS(err, "Encoding an output failed; keeping the previous one", "key", k.String())
-		return nil, false, err
+		return computed{err: err}
 	}
-	return enc, true, nil
+	return computed{obj: enc, entries: reach.FromOutput(obj), ok: true}
 }

@@ -54,11 +54,11 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 		keys = append(keys, compute.Key{Namespace: "ns", Name: name})
 	}
 	sortKeys(keys)
-	l.applyKeys(keys)
+	l.applyKeys(keys, map[compute.Key]struct{}{})
 
 	e.armed, e.gen = true, "2"
 	before := l.namespaced.ResourceVersion()
-	l.applyKeys(keys)
+	l.applyKeys(keys, map[compute.Key]struct{}{})
 	if got, want := l.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
 		t.Errorf("%d resourceVersions for %d changed outputs", got, want)
 	}

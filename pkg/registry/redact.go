@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -40,40 +39,26 @@ type SensitiveFields interface {
 	SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool)
 }
 
-// DefaultRedactionCacheTTL is how long an access decision is reused.
-const DefaultRedactionCacheTTL = 10 * time.Second
-
-// maxDecisions bounds the decision cache; when it is full, expired entries
-// are dropped, and if that is not enough, all of them.
-const maxDecisions = 10000
-
 // Redactor replaces the values of sensitive fields in EffectivePolicy
 // objects (held as *encoded.Object, and returned in that form) by Redacted for callers that may not get the policy kind in the
 // namespace of the policy that set them. Decisions come from the server's
 // (delegated) authorizer, a SubjectAccessReview per user, groups, resource
 // and namespace, cached for a short TTL.
 type Redactor struct {
-	authz  authorizer.Authorizer
+	access *Access
 	fields SensitiveFields
-	ttl    time.Duration
-	now    func() time.Time
-
-	mu        sync.Mutex
-	decisions map[string]decision
-}
-
-type decision struct {
-	allowed bool
-	expires time.Time
 }
 
 // NewRedactor returns a Redactor deciding with authz about the kinds fields
 // knows; ttl <= 0 means DefaultRedactionCacheTTL.
 func NewRedactor(authz authorizer.Authorizer, fields SensitiveFields, ttl time.Duration) *Redactor {
-	if ttl <= 0 {
-		ttl = DefaultRedactionCacheTTL
-	}
-	return &Redactor{authz: authz, fields: fields, ttl: ttl, now: time.Now, decisions: map[string]decision{}}
+	return NewRedactorWith(NewAccess(authz, ttl), fields)
+}
+
+// NewRedactorWith returns a Redactor deciding with access (whose cache it
+// shares with whoever else uses it) about the kinds fields knows.
+func NewRedactorWith(access *Access, fields SensitiveFields) *Redactor {
+	return &Redactor{access: access, fields: fields}
 }
 
 // forRequest returns the redaction function for the caller of ctx (a
@@ -170,7 +155,7 @@ func (r *Redactor) hidden(ctx context.Context, u user.Info, sk SensitiveKind, fi
 		if i := strings.Index(src, "/"); i >= 0 {
 			ns = src[:i] // "namespace/name"; a cluster-scoped policy is "name"
 		}
-		if !r.allowed(ctx, u, sk.Resource, ns) {
+		if !r.access.Allowed(ctx, u, sk.Resource, ns) {
 			ptrs = append(ptrs, ptr)
 		}
 	}
@@ -186,81 +171,6 @@ func covered(ptr string, paths []string) bool {
 		}
 	}
 	return false
-}
-
-func (r *Redactor) allowed(ctx context.Context, u user.Info, gr schema.GroupResource, ns string) bool {
-	if u == nil {
-		return false
-	}
-	key := decisionKey(u, gr, ns)
-	now := r.now()
-	r.mu.Lock()
-	d, ok := r.decisions[key]
-	r.mu.Unlock()
-	if ok && now.Before(d.expires) {
-		return d.allowed
-	}
-	dec, reason, err := r.authz.Authorize(ctx, authorizer.AttributesRecord{
-		User:            u,
-		Verb:            "get",
-		Namespace:       ns,
-		APIGroup:        gr.Group,
-		Resource:        gr.Resource,
-		ResourceRequest: true,
-	})
-	if err != nil {
-		// Deny, and ask again next time.
-		klog.V(2).InfoS("Access check for sensitive fields failed; redacting", "user", u.GetName(), "resource", gr, "namespace", ns, "reason", reason, "err", err)
-		return false
-	}
-	allowed := dec == authorizer.DecisionAllow
-	r.mu.Lock()
-	if len(r.decisions) >= maxDecisions {
-		for k, d := range r.decisions {
-			if !now.Before(d.expires) {
-				delete(r.decisions, k)
-			}
-		}
-		if len(r.decisions) >= maxDecisions {
-			r.decisions = map[string]decision{}
-		}
-	}
-	r.decisions[key] = decision{allowed: allowed, expires: now.Add(r.ttl)}
-	r.mu.Unlock()
-	return allowed
-}
-
-// decisionKey identifies an access decision: the user (name, uid, groups,
-// extra, which authorizers may look at) and what is asked.
-func decisionKey(u user.Info, gr schema.GroupResource, ns string) string {
-	var b strings.Builder
-	q := func(s string) { b.WriteString(strconv.Quote(s)); b.WriteByte(' ') }
-	q(u.GetName())
-	q(u.GetUID())
-	groups := append([]string(nil), u.GetGroups()...)
-	sort.Strings(groups)
-	for _, g := range groups {
-		q(g)
-	}
-	b.WriteString("| ")
-	extra := u.GetExtra()
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		q(k)
-		for _, v := range extra[k] {
-			q(v)
-		}
-		b.WriteString("; ")
-	}
-	b.WriteString("| ")
-	q(gr.Group)
-	q(gr.Resource)
-	q(ns)
-	return b.String()
 }
 
 // redactSpec replaces the values at ptrs in the JSON document raw by

@@ -36,21 +36,54 @@ type REST struct {
 	singular   string
 	shortNames []string
 	namespaced bool
+	kind       encoded.Kind
 	newFunc    func() runtime.Object
 	newList    func() runtime.Object
-	// redactor hides sensitive fields (nil: none are hidden).
-	redactor *Redactor
+	// filter adapts each object to the caller: hides sensitive fields
+	// (Redactor) or unreadable targets (ReachFilter).
+	filter callerFilter
 	// pages holds the snapshots of paged lists (paging.go).
 	pages *pager
 	tableConvertor
 }
 
+// callerFilter adapts served objects to the caller of a request: forRequest
+// returns the function applied to every object of that request (a watch
+// keeps it for its life). The function returns its argument when nothing
+// is hidden from the caller, else a new Object.
+type callerFilter interface {
+	forRequest(ctx context.Context) func(*encoded.Object) *encoded.Object
+}
+
+// noFilter serves every object as stored.
+type noFilter struct{}
+
+func (noFilter) forRequest(context.Context) func(*encoded.Object) *encoded.Object {
+	return func(o *encoded.Object) *encoded.Object { return o }
+}
+
 // Option configures a REST.
 type Option func(*REST)
 
-// WithRedactor makes get, list and watch replace the sensitive fields a
-// caller may not see (see Redactor).
-func WithRedactor(r *Redactor) Option { return func(s *REST) { s.redactor = r } }
+// WithRedactor makes get, list and watch of effective policies replace the
+// sensitive fields a caller may not see (see Redactor).
+func WithRedactor(r *Redactor) Option {
+	return func(s *REST) {
+		if r != nil && !s.kind.Reach() {
+			s.filter = r
+		}
+	}
+}
+
+// WithReachFilter makes get, list and watch of policy reaches hide the
+// targets a caller may not see (see ReachFilter).
+func WithReachFilter(f *ReachFilter) Option {
+	return func(s *REST) {
+		if f != nil && s.kind.Reach() {
+			s.filter = f
+		}
+	}
+}
 
 var (
 	_ rest.Storage              = &REST{}
@@ -72,6 +105,7 @@ func NewEffectivePolicyREST(b Backend, opts ...Option) *REST {
 		singular:   "effectivepolicy",
 		shortNames: []string{"effpol"},
 		namespaced: true,
+		kind:       encoded.KindEffectivePolicy,
 		newFunc:    func() runtime.Object { return &v1alpha1.EffectivePolicy{} },
 		newList:    func() runtime.Object { return &v1alpha1.EffectivePolicyList{} },
 	}, opts)
@@ -85,13 +119,44 @@ func NewClusterEffectivePolicyREST(b Backend, opts ...Option) *REST {
 		singular:   "clustereffectivepolicy",
 		shortNames: []string{"ceffpol"},
 		namespaced: false,
+		kind:       encoded.KindClusterEffectivePolicy,
 		newFunc:    func() runtime.Object { return &v1alpha1.ClusterEffectivePolicy{} },
 		newList:    func() runtime.Object { return &v1alpha1.ClusterEffectivePolicyList{} },
 	}, opts)
 }
 
+// NewPolicyReachREST serves the namespaced policyreaches from b.
+func NewPolicyReachREST(b Backend, opts ...Option) *REST {
+	return apply(&REST{
+		backend:    b,
+		resource:   v1alpha1.Resource("policyreaches"),
+		singular:   "policyreach",
+		shortNames: []string{"polreach"},
+		namespaced: true,
+		kind:       encoded.KindPolicyReach,
+		newFunc:    func() runtime.Object { return &v1alpha1.PolicyReach{} },
+		newList:    func() runtime.Object { return &v1alpha1.PolicyReachList{} },
+	}, opts)
+}
+
+// NewClusterPolicyReachREST serves the cluster-scoped clusterpolicyreaches from b.
+func NewClusterPolicyReachREST(b Backend, opts ...Option) *REST {
+	return apply(&REST{
+		backend:    b,
+		resource:   v1alpha1.Resource("clusterpolicyreaches"),
+		singular:   "clusterpolicyreach",
+		shortNames: []string{"cpolreach"},
+		namespaced: false,
+		kind:       encoded.KindClusterPolicyReach,
+		newFunc:    func() runtime.Object { return &v1alpha1.ClusterPolicyReach{} },
+		newList:    func() runtime.Object { return &v1alpha1.ClusterPolicyReachList{} },
+	}, opts)
+}
+
 func apply(r *REST, opts []Option) *REST {
 	r.pages = newPager()
+	r.filter = noFilter{}
+	r.tableConvertor = tableConvertor{reach: r.kind.Reach()}
 	for _, o := range opts {
 		o(r)
 	}
@@ -143,7 +208,7 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	// object when it redacts. The same holds for list items and watch events
 	// (watch.go), where a deep copy would cost one copy per event and per
 	// watcher.
-	return r.redactor.forRequest(ctx)(served(obj)), nil
+	return r.filter.forRequest(ctx)(served(obj)), nil
 }
 
 // served is the copy of a stored object that is handed to the API
@@ -195,7 +260,7 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", want, rv))
 		}
 	}
-	redact := r.redactor.forRequest(ctx)
+	redact := r.filter.forRequest(ctx)
 	capacity := len(objs) - start
 	if options.Limit > 0 && int64(capacity) > options.Limit {
 		capacity = int(options.Limit)
@@ -228,7 +293,7 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 		}
 	}
 	// Its JSON is written from the items' stored bytes, not re-encoded.
-	l := &encoded.List{Cluster: !r.namespaced, Items: items}
+	l := &encoded.List{Kind: r.kind, Items: items}
 	l.ResourceVersion = strconv.FormatUint(rv, 10)
 	l.Continue, l.RemainingItemCount = token, remaining
 	return l, nil
@@ -266,7 +331,7 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 		done:      make(chan struct{}),
 		visible:   map[string]bool{},
 		bookmarks: options.AllowWatchBookmarks,
-		redact:    r.redactor.forRequest(ctx), // per watcher: the caller's access
+		redact:    r.filter.forRequest(ctx), // per watcher: the caller's access
 	}
 	var from uint64
 	switch {

@@ -22,18 +22,35 @@ var columns = []metav1.TableColumnDefinition{
 	{Name: "Age", Type: "string", Description: swaggerMetadataDescriptions["creationTimestamp"]},
 }
 
-// tableConvertor prints NAME, TARGETS, POLICIES, KINDS, AGE.
-type tableConvertor struct{}
+var reachColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name", Description: swaggerMetadataDescriptions["name"]},
+	{Name: "Kinds", Type: "string", Description: "Kinds of the policies of this name."},
+	{Name: "Targets", Type: "integer", Description: "Targets (and stanzas) the policies reach, hidden ones included."},
+	{Name: "Enforced", Type: "integer", Description: "Of those, Enforced."},
+	{Name: "Partial", Type: "integer", Description: "Of those, PartiallyEnforced."},
+	{Name: "Overridden", Type: "integer", Description: "Of those, Overridden."},
+	{Name: "Conflicted", Type: "integer", Description: "Of those, Conflicted."},
+	{Name: "Invalid", Type: "integer", Description: "Of those, Invalid."},
+	{Name: "Age", Type: "string", Description: swaggerMetadataDescriptions["creationTimestamp"]},
+}
+
+// tableConvertor prints NAME, TARGETS, POLICIES, KINDS, AGE for effective
+// policies, and NAME, KINDS, TARGETS, ENFORCED, PARTIAL, OVERRIDDEN,
+// CONFLICTED, INVALID, AGE for policy reaches (SPEC §2, §8).
+type tableConvertor struct{ reach bool }
 
 // ConvertToTable implements rest.TableConvertor. It gets what Get and List
 // returned (encoded), or, in table watches, the decoded object: the API
 // machinery converts a CacheableObject's GetObject there. encoded.SummaryOf
 // reads either.
-func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+func (c tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
 	table := &metav1.Table{}
 	opt, _ := tableOptions.(*metav1.TableOptions)
 	if opt == nil || !opt.NoHeaders {
 		table.ColumnDefinitions = columns
+		if c.reach {
+			table.ColumnDefinitions = reachColumns
+		}
 	}
 	// With includeObject=Object (kubectl get --sort-by) the API machinery
 	// converts each row's object to the API version with the scheme, which
@@ -45,16 +62,15 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 		if err != nil {
 			return err
 		}
-		s, err := encoded.SummaryOf(obj)
+		cells, err := c.cells(obj)
 		if err != nil {
 			return err
 		}
-		kinds, policies, policyKinds := s.TargetKinds, s.Policies, s.PolicyKinds
 		if co, ok := obj.(runtime.CacheableObject); ok && withObject {
 			obj = co.GetObject()
 		}
 		table.Rows = append(table.Rows, metav1.TableRow{
-			Cells:  []interface{}{m.GetName(), kinds, policies, policyKinds, age(m.GetCreationTimestamp())},
+			Cells:  append(append([]interface{}{m.GetName()}, cells...), age(m.GetCreationTimestamp())),
 			Object: runtime.RawExtension{Object: obj},
 		})
 		return nil
@@ -77,6 +93,28 @@ func (tableConvertor) ConvertToTable(_ context.Context, object runtime.Object, t
 		}
 	}
 	return table, nil
+}
+
+// cells are a row's cells between NAME and AGE.
+func (c tableConvertor) cells(obj runtime.Object) ([]interface{}, error) {
+	if c.reach {
+		s, err := encoded.ReachSummaryOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		kinds, err := encoded.SummaryOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		n := s.Counts
+		return []interface{}{kinds.PolicyKinds, int64(n.Targets), int64(n.Enforced), int64(n.PartiallyEnforced),
+			int64(n.Overridden), int64(n.Conflicted), int64(n.Invalid)}, nil
+	}
+	s, err := encoded.SummaryOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	return []interface{}{s.TargetKinds, s.Policies, s.PolicyKinds}, nil
 }
 
 func age(ts metav1.Time) string {

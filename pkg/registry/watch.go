@@ -164,7 +164,7 @@ func output(obj runtime.Object) (*encoded.Object, error) {
 // the resource's kind with nothing but the resourceVersion, in the form of
 // every other object the REST layer hands out.
 func (r *REST) bookmark(rv string) *encoded.Object {
-	return &encoded.Object{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}, Cluster: !r.namespaced, Summary: &encoded.Summary{}}
+	return &encoded.Object{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}, Kind: r.kind, Summary: &encoded.Summary{}}
 }
 
 // setVisible records whether the client holds key k. A complete watch only

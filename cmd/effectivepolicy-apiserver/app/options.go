@@ -166,6 +166,8 @@ func (o *Options) buildBackends(c *apiserver.Config) error {
 	}
 	c.EffectivePolicies = l.EffectivePolicies()
 	c.ClusterEffectivePolicies = l.ClusterEffectivePolicies()
+	c.PolicyReaches = l.PolicyReaches()
+	c.ClusterPolicyReaches = l.ClusterPolicyReaches()
 	// Descriptor sensitiveFields: redacted for callers the authorizer does
 	// not allow to get the policy kind (docs/reliability.md).
 	c.SensitiveFields = l.SensitiveFields()

@@ -33,13 +33,21 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
+		v1alpha1.AttachedTarget{}.OpenAPIModelName():             schema_pkg_apis_effectivepolicy_v1alpha1_AttachedTarget(ref),
 		v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName():     schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref),
 		v1alpha1.ClusterEffectivePolicyList{}.OpenAPIModelName(): schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref),
+		v1alpha1.ClusterPolicyReach{}.OpenAPIModelName():         schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReach(ref),
+		v1alpha1.ClusterPolicyReachList{}.OpenAPIModelName():     schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReachList(ref),
 		v1alpha1.EffectivePolicy{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref),
 		v1alpha1.EffectivePolicyList{}.OpenAPIModelName():        schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref),
 		v1alpha1.EffectiveSpec{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref),
 		v1alpha1.ObjectReference{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref),
+		v1alpha1.PolicyReach{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReach(ref),
+		v1alpha1.PolicyReachList{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReachList(ref),
 		v1alpha1.PolicySource{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref),
+		v1alpha1.Reach{}.OpenAPIModelName():                      schema_pkg_apis_effectivepolicy_v1alpha1_Reach(ref),
+		v1alpha1.ReachPolicy{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_ReachPolicy(ref),
+		v1alpha1.ReachSummary{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_ReachSummary(ref),
 		v1alpha1.Target{}.OpenAPIModelName():                     schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref),
 		v1alpha1.TargetPolicy{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref),
 		resource.Quantity{}.OpenAPIModelName():                   schema_apimachinery_pkg_api_resource_Quantity(ref),
@@ -97,6 +105,51 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		runtime.TypeMeta{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
 		runtime.Unknown{}.OpenAPIModelName():                     schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
 		version.Info{}.OpenAPIModelName():                        schema_k8sio_apimachinery_pkg_version_Info(ref),
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_AttachedTarget(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "AttachedTarget is one target a policy names, and whether it resolved.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"target": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Target is the object (or section) named.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"resolved": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Resolved is true when the policy is attached there: the target exists (or is a kind the cluster does not serve, a virtual target), the policy is well-formed, and a ReferenceGrant allows a reference into another namespace.",
+							Default:     false,
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason says why not when Resolved is false: TargetNotFound, ReferenceGrantMissing or Malformed.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why not, in words.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"target", "resolved"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ObjectReference{}.OpenAPIModelName()},
 	}
 }
 
@@ -200,6 +253,109 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref com
 		},
 		Dependencies: []string{
 			v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReach(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterPolicyReach is the PolicyReach of cluster-scoped policies.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"policies": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Policies holds one entry per policy kind with a cluster-scoped policy of this name, sorted by group and kind.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.ReachPolicy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ReachPolicy{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReachList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ClusterPolicyReachList is a list of ClusterPolicyReach objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.ClusterPolicyReach{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ClusterPolicyReach{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -417,6 +573,109 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref common.Referen
 	}
 }
 
+func schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReach(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PolicyReach is named like the namespaced policy (or policies of several kinds sharing a name) it describes and lists, per policy kind, what the policy names, what it reaches and with which outcome.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"policies": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Policies holds one entry per policy kind with a policy of this name and namespace, sorted by group and kind.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.ReachPolicy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ReachPolicy{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReachList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PolicyReachList is a list of PolicyReach objects.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.PolicyReach{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.PolicyReach{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -484,6 +743,214 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref common.ReferenceC
 		},
 		Dependencies: []string{
 			v1alpha1.ObjectReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_Reach(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "Reach is one target (and stanza) a policy reaches, with the verdict the target's EffectivePolicy (or ClusterEffectivePolicy) gives the policy.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"target": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Target is the object reached; SectionName is set when the policy is attached to a section of the target itself.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"attachedTo": {
+						SchemaProps: spec.SchemaProps{
+							Description: "AttachedTo is where the policy is attached on the way to the target.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"stanza": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Stanza is Defaults, Overrides, or \"\" for Direct policies.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"outcome": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Outcome over the contexts of the target.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why, naming the policies that beat this one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"target", "attachedTo", "stanza", "outcome"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ObjectReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_ReachPolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReachPolicy is what one policy (of one kind) names and reaches.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"group": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Group of the policy kind.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind of the policy kind.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"class": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Class is Direct or Inherited.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"attachedTo": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "AttachedTo holds one entry per target the policy names (targetRef, targetRefs, or an object its selectors pick), in the policy's order.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.AttachedTarget{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"summary": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Summary counts the targets the policy reaches, hidden ones included.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ReachSummary{}.OpenAPIModelName()),
+						},
+					},
+					"hiddenTargets": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HiddenTargets counts the reached targets in namespaces where the caller may not get effective policies; they are counted in Summary and not listed in Reaches.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"reaches": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Reaches holds one entry per target (and stanza) the policy reaches, sorted by group, kind, namespace, name, sectionName and stanza.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.Reach{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"group", "kind", "class", "summary", "hiddenTargets"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.AttachedTarget{}.OpenAPIModelName(), v1alpha1.Reach{}.OpenAPIModelName(), v1alpha1.ReachSummary{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_ReachSummary(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReachSummary counts reached targets by outcome. Every count is written, zeros included.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"targets": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Targets is the number of targets (and stanzas) reached.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"enforced": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Enforced counts the entries with outcome Enforced.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"partiallyEnforced": {
+						SchemaProps: spec.SchemaProps{
+							Description: "PartiallyEnforced counts the entries with outcome PartiallyEnforced.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"overridden": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Overridden counts the entries with outcome Overridden.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"conflicted": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Conflicted counts the entries with outcome Conflicted.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"invalid": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Invalid counts the entries with outcome Invalid.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"targets", "enforced", "partiallyEnforced", "overridden", "conflicted", "invalid"},
+			},
+		},
 	}
 }
 

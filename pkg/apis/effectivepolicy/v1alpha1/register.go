@@ -29,6 +29,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&EffectivePolicyList{},
 		&ClusterEffectivePolicy{},
 		&ClusterEffectivePolicyList{},
+		&PolicyReach{},
+		&PolicyReachList{},
+		&ClusterPolicyReach{},
+		&ClusterPolicyReachList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -22,6 +22,11 @@ limitations under the License.
 package v1alpha1
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in AttachedTarget) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.AttachedTarget"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterEffectivePolicy) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.ClusterEffectivePolicy"
 }
@@ -29,6 +34,16 @@ func (in ClusterEffectivePolicy) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ClusterEffectivePolicyList) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.ClusterEffectivePolicyList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterPolicyReach) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.ClusterPolicyReach"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ClusterPolicyReachList) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.ClusterPolicyReachList"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -52,8 +67,33 @@ func (in ObjectReference) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PolicyReach) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.PolicyReach"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PolicyReachList) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.PolicyReachList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in PolicySource) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.PolicySource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in Reach) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.Reach"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReachPolicy) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.ReachPolicy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReachSummary) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.ReachSummary"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -55,8 +55,12 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=effectivepolicy.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("clustereffectivepolicies"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Effectivepolicy().V1alpha1().ClusterEffectivePolicies().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("clusterpolicyreaches"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Effectivepolicy().V1alpha1().ClusterPolicyReaches().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("effectivepolicies"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Effectivepolicy().V1alpha1().EffectivePolicies().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("policyreaches"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Effectivepolicy().V1alpha1().PolicyReaches().Informer()}, nil
 
 	}
 

@@ -22,6 +22,10 @@ package v1alpha1
 // ClusterEffectivePolicyLister.
 type ClusterEffectivePolicyListerExpansion interface{}
 
+// ClusterPolicyReachListerExpansion allows custom methods to be added to
+// ClusterPolicyReachLister.
+type ClusterPolicyReachListerExpansion interface{}
+
 // EffectivePolicyListerExpansion allows custom methods to be added to
 // EffectivePolicyLister.
 type EffectivePolicyListerExpansion interface{}
@@ -29,3 +33,11 @@ type EffectivePolicyListerExpansion interface{}
 // EffectivePolicyNamespaceListerExpansion allows custom methods to be added to
 // EffectivePolicyNamespaceLister.
 type EffectivePolicyNamespaceListerExpansion interface{}
+
+// PolicyReachListerExpansion allows custom methods to be added to
+// PolicyReachLister.
+type PolicyReachListerExpansion interface{}
+
+// PolicyReachNamespaceListerExpansion allows custom methods to be added to
+// PolicyReachNamespaceLister.
+type PolicyReachNamespaceListerExpansion interface{}

@@ -26,8 +26,12 @@ import (
 type Interface interface {
 	// ClusterEffectivePolicies returns a ClusterEffectivePolicyInformer.
 	ClusterEffectivePolicies() ClusterEffectivePolicyInformer
+	// ClusterPolicyReaches returns a ClusterPolicyReachInformer.
+	ClusterPolicyReaches() ClusterPolicyReachInformer
 	// EffectivePolicies returns a EffectivePolicyInformer.
 	EffectivePolicies() EffectivePolicyInformer
+	// PolicyReaches returns a PolicyReachInformer.
+	PolicyReaches() PolicyReachInformer
 }
 
 type version struct {
@@ -46,7 +50,17 @@ func (v *version) ClusterEffectivePolicies() ClusterEffectivePolicyInformer {
 	return &clusterEffectivePolicyInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
+// ClusterPolicyReaches returns a ClusterPolicyReachInformer.
+func (v *version) ClusterPolicyReaches() ClusterPolicyReachInformer {
+	return &clusterPolicyReachInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
 // EffectivePolicies returns a EffectivePolicyInformer.
 func (v *version) EffectivePolicies() EffectivePolicyInformer {
 	return &effectivePolicyInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// PolicyReaches returns a PolicyReachInformer.
+func (v *version) PolicyReaches() PolicyReachInformer {
+	return &policyReachInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

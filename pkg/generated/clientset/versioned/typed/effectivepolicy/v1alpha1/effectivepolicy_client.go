@@ -29,7 +29,9 @@ import (
 type EffectivepolicyV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	ClusterEffectivePoliciesGetter
+	ClusterPolicyReachesGetter
 	EffectivePoliciesGetter
+	PolicyReachesGetter
 }
 
 // EffectivepolicyV1alpha1Client is used to interact with features provided by the effectivepolicy.dev group.
@@ -41,8 +43,16 @@ func (c *EffectivepolicyV1alpha1Client) ClusterEffectivePolicies() ClusterEffect
 	return newClusterEffectivePolicies(c)
 }
 
+func (c *EffectivepolicyV1alpha1Client) ClusterPolicyReaches() ClusterPolicyReachInterface {
+	return newClusterPolicyReaches(c)
+}
+
 func (c *EffectivepolicyV1alpha1Client) EffectivePolicies(namespace string) EffectivePolicyInterface {
 	return newEffectivePolicies(c, namespace)
+}
+
+func (c *EffectivepolicyV1alpha1Client) PolicyReaches(namespace string) PolicyReachInterface {
+	return newPolicyReaches(c, namespace)
 }
 
 // NewForConfig creates a new EffectivepolicyV1alpha1Client for the given config.

@@ -20,4 +20,8 @@ package v1alpha1
 
 type ClusterEffectivePolicyExpansion interface{}
 
+type ClusterPolicyReachExpansion interface{}
+
 type EffectivePolicyExpansion interface{}
+
+type PolicyReachExpansion interface{}

@@ -32,8 +32,16 @@ func (c *FakeEffectivepolicyV1alpha1) ClusterEffectivePolicies() v1alpha1.Cluste
 	return newFakeClusterEffectivePolicies(c)
 }
 
+func (c *FakeEffectivepolicyV1alpha1) ClusterPolicyReaches() v1alpha1.ClusterPolicyReachInterface {
+	return newFakeClusterPolicyReaches(c)
+}
+
 func (c *FakeEffectivepolicyV1alpha1) EffectivePolicies(namespace string) v1alpha1.EffectivePolicyInterface {
 	return newFakeEffectivePolicies(c, namespace)
+}
+
+func (c *FakeEffectivepolicyV1alpha1) PolicyReaches(namespace string) v1alpha1.PolicyReachInterface {
+	return newFakePolicyReaches(c, namespace)
 }
 
 // RESTClient returns a RESTClient that is used to communicate

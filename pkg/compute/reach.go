@@ -1,0 +1,129 @@
+package compute
+
+// What the engine knows of each policy for its PolicyReach (SPEC §8): its
+// kinds, labels and the targets it names with whether they resolved. What a
+// policy reaches, and with which verdict, is not here: it is read off the
+// outputs (pkg/reach), so that a PolicyReach and the EffectivePolicies it
+// points to never disagree.
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// PolicyInfo is one policy (of one kind) as its PolicyReach shows it.
+type PolicyInfo struct {
+	Group, Kind string
+	Class       v1alpha1.PolicyClass
+	// AttachedTo lists the targets the policy names (targetRefs in order,
+	// then the objects its selectors pick).
+	AttachedTo []v1alpha1.AttachedTarget
+	// Labels of the policy object; read-only.
+	Labels map[string]string
+}
+
+// Policies returns the policies named key.Name in key.Namespace (cluster-
+// scoped ones for namespace ""), one per kind, sorted by group and kind;
+// none when there is no such policy.
+func (e *Engine) Policies(key Key) []PolicyInfo {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	st := e.st
+	var out []PolicyInfo
+	for gk, ki := range st.kinds {
+		if ki.pk.namespaced == (key.Namespace == "") {
+			continue
+		}
+		p := st.policies[policyID{gk: gk, namespace: key.Namespace, nm: key.Name}]
+		if p == nil {
+			continue
+		}
+		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.class, AttachedTo: st.attachedTo(p), Labels: p.labels})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
+}
+
+// PolicyKeys lists the key of every policy, sorted.
+func (e *Engine) PolicyKeys() []Key {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	ks := make(keySet, len(e.st.policies))
+	for id := range e.st.policies {
+		ks[Key{Namespace: id.namespace, Name: id.nm}] = true
+	}
+	return ks.sorted()
+}
+
+// TakeChangedPolicies returns, and forgets, the keys of the policies whose
+// kind, labels or named targets' resolution changed since the last call
+// (sorted). What they reach changes with the outputs Upsert and Delete
+// return; this is the rest of what a PolicyReach shows. In bulk mode none
+// are recorded: the caller then reads every policy (PolicyKeys).
+func (e *Engine) TakeChangedPolicies() []Key {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.st.changedPolicies) == 0 {
+		return nil
+	}
+	ks := make(keySet, len(e.st.changedPolicies))
+	for k := range e.st.changedPolicies {
+		ks[k] = true
+	}
+	clear(e.st.changedPolicies)
+	return ks.sorted()
+}
+
+func (st *state) policyChanged(id policyID) {
+	if !st.bulk {
+		st.changedPolicies[Key{Namespace: id.namespace, Name: id.nm}] = struct{}{}
+	}
+}
+
+// attachedTo lists what p names and whether each resolved, with the same
+// rules as resolve.
+func (st *state) attachedTo(p *policy) []v1alpha1.AttachedTarget {
+	out := make([]v1alpha1.AttachedTarget, 0, len(p.refs))
+	listed := map[nodeID]bool{}
+	for _, ref := range p.refs {
+		at := v1alpha1.AttachedTarget{Target: ref.target.ref()}
+		listed[ref.target] = true
+		if ref.invalid != "" {
+			at.Reason, at.Message = v1alpha1.ReasonMalformed, ref.invalid
+			out = append(out, at)
+			continue
+		}
+		a, found := st.resolveRef(p, ref)
+		switch {
+		case !found:
+			at.Reason, at.Message = v1alpha1.ReasonTargetNotFound, fmt.Sprintf("%s does not exist", ref.target)
+		case a.invalid == "":
+			at.Resolved = true
+		case p.invalid != "":
+			at.Reason, at.Message = v1alpha1.ReasonMalformed, p.invalid
+		default:
+			at.Reason, at.Message = v1alpha1.ReasonReferenceGrantMissing, a.invalid
+		}
+		out = append(out, at)
+	}
+	if len(p.selectors) > 0 && p.id.namespace != "" {
+		for _, n := range st.selected(p) {
+			if listed[n] {
+				continue
+			}
+			at := v1alpha1.AttachedTarget{Target: n.ref(), Resolved: p.invalid == ""}
+			if p.invalid != "" {
+				at.Reason, at.Message = v1alpha1.ReasonMalformed, p.invalid
+			}
+			out = append(out, at)
+		}
+	}
+	return out
+}

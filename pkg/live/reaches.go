@@ -1,0 +1,130 @@
+package live
+
+// Policy reaches (SPEC §8): rebuilt by the worker, after the outputs they
+// are read from, for the policies whose entries in those outputs or whose
+// own state changed; stored, cached and served like the outputs.
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
+)
+
+// reachEngine is implemented by engines that know their policies
+// (*compute.Engine); with another engine no PolicyReach exists.
+type reachEngine interface {
+	Policies(key compute.Key) []compute.PolicyInfo
+	PolicyKeys() []compute.Key
+	TakeChangedPolicies() []compute.Key
+}
+
+var _ reachEngine = (*compute.Engine)(nil)
+
+// everyPolicy adds to policies every policy that may have a reach: the
+// engine's, those with entries, and those the Stores hold (restored from
+// the cache or built before), for a full recomputation.
+func (l *Live) everyPolicy(policies map[compute.Key]struct{}) map[compute.Key]struct{} {
+	if e, ok := l.engine.(reachEngine); ok {
+		for _, k := range e.PolicyKeys() {
+			policies[k] = struct{}{}
+		}
+	}
+	for _, k := range l.reach.Policies() {
+		policies[k] = struct{}{}
+	}
+	for _, s := range []*outputStore{l.reachNS, l.reachCL} {
+		for _, k := range snapshotKeys(s) {
+			policies[k] = struct{}{}
+		}
+	}
+	return policies
+}
+
+// applyReaches rebuilds the reaches of policies, in batches, and applies
+// and persists them as applyBatch does the outputs.
+func (l *Live) applyReaches(policies map[compute.Key]struct{}) {
+	keys := make([]compute.Key, 0, len(policies))
+	for k := range policies {
+		keys = append(keys, k)
+	}
+	sortKeys(keys)
+	for len(keys) > 0 {
+		n := min(len(keys), batchSize)
+		l.applyReachBatch(keys[:n])
+		keys = keys[n:]
+	}
+}
+
+func (l *Live) applyReachBatch(keys []compute.Key) {
+	start := time.Now()
+	built := make([]computed, len(keys))
+	// The index is only read here (the worker writes it, and is here).
+	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
+		built[i] = l.buildReach(keys[i])
+	})
+	var nsChanges, clChanges []outputChange
+	for i, r := range built {
+		if r.err != nil {
+			continue // keep the previous reach
+		}
+		c := outputChange{Namespace: keys[i].Namespace, Name: keys[i].Name, Object: r.obj}
+		if keys[i].Namespace == "" {
+			clChanges = append(clChanges, c)
+		} else {
+			nsChanges = append(nsChanges, c)
+		}
+	}
+	batch := cache.Batch{}
+	for _, x := range []struct {
+		resource string
+		store    *outputStore
+		changes  []outputChange
+	}{{ResourcePolicyReaches, l.reachNS, nsChanges}, {ResourceClusterPolicyReaches, l.reachCL, clChanges}} {
+		if len(x.changes) == 0 {
+			continue
+		}
+		if rv, applied := x.store.Apply(x.changes); len(applied) > 0 {
+			batch[x.resource] = entries(applied, x.changes, rv)
+		}
+	}
+	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed",
+		len(batch[ResourcePolicyReaches].Entries)+len(batch[ResourceClusterPolicyReaches].Entries), "duration", time.Since(start))
+	if len(batch) > 0 {
+		l.persist(batch)
+	}
+}
+
+// buildReach builds and encodes the reach of one policy key; obj is nil
+// when there is no policy of that name (any more).
+func (l *Live) buildReach(k compute.Key) (c computed) {
+	defer func() {
+		if r := recover(); r != nil {
+			computePanics.Inc()
+			c = computed{err: fmt.Errorf("building a policy reach panicked: %v", r)}
+			klog.ErrorS(c.err, "Building a policy reach failed; keeping the previous one", "key", k.String())
+		}
+	}()
+	e, ok := l.engine.(reachEngine)
+	if !ok {
+		return computed{}
+	}
+	obj, ok := reach.Build(k, e.Policies(k), l.reach.Of(k))
+	if !ok {
+		return computed{}
+	}
+	enc, err := encoded.New(obj)
+	if err != nil {
+		klog.ErrorS(err, "Encoding a policy reach failed; keeping the previous one", "key", k.String())
+		return computed{err: err}
+	}
+	return computed{obj: enc, ok: true}
+}

@@ -1,0 +1,156 @@
+package registry_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+)
+
+// epAuthz allows get effectivepolicies in the namespaces listed ("" : in
+// every namespace) and get clustereffectivepolicies when cluster is set.
+type epAuthz struct {
+	namespaces map[string]bool
+	cluster    bool
+	checks     int
+}
+
+func (a *epAuthz) Authorize(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+	a.checks++
+	if attrs.GetVerb() != "get" || attrs.GetAPIGroup() != "effectivepolicy.dev" || !attrs.IsResourceRequest() {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	switch attrs.GetResource() {
+	case "effectivepolicies":
+		if a.namespaces[attrs.GetNamespace()] {
+			return authorizer.DecisionAllow, "", nil
+		}
+	case "clustereffectivepolicies":
+		if a.cluster {
+			return authorizer.DecisionAllow, "", nil
+		}
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}
+
+func ref(kind, ns, name string) v1alpha1.ObjectReference {
+	g := "gateway.networking.k8s.io"
+	if kind == "Namespace" {
+		g = ""
+	}
+	return v1alpha1.ObjectReference{Group: g, Kind: kind, Namespace: ns, Name: name}
+}
+
+func sampleReach(t *testing.T) *encoded.Object {
+	t.Helper()
+	o, err := encoded.New(&v1alpha1.PolicyReach{
+		ObjectMeta: metav1.ObjectMeta{Name: "retry-all", Namespace: "infra"},
+		Policies: []v1alpha1.ReachPolicy{{
+			Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited,
+			AttachedTo: []v1alpha1.AttachedTarget{{Target: ref("Gateway", "infra", "gw"), Resolved: true}, {Target: ref("Gateway", "apps", "gw2")}},
+			Summary:    v1alpha1.ReachSummary{Targets: 4, Enforced: 3, Overridden: 1},
+			Reaches: []v1alpha1.Reach{
+				{Target: ref("Gateway", "infra", "gw"), Outcome: v1alpha1.OutcomeEnforced},
+				{Target: ref("HTTPRoute", "apps", "a"), Outcome: v1alpha1.OutcomeEnforced},
+				{Target: ref("HTTPRoute", "apps", "b"), Outcome: v1alpha1.OutcomeOverridden},
+				{Target: ref("Namespace", "", "infra"), Outcome: v1alpha1.OutcomeEnforced},
+			},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestReachFilter: targets are named only where the caller may get
+// effectivepolicies (cluster-scoped ones: clustereffectivepolicies); the
+// others are counted in hiddenTargets, the summary stays whole (SPEC §8).
+func TestReachFilter(t *testing.T) {
+	cases := []struct {
+		name       string
+		authz      *epAuthz
+		wantReach  []string
+		wantNamed  []string
+		wantHidden int32
+		same       bool // served as stored, not re-encoded
+	}{
+		{"everywhere", &epAuthz{namespaces: map[string]bool{"": true}, cluster: true},
+			[]string{"gw", "a", "b", "infra"}, []string{"gw", "gw2"}, 0, true},
+		{"infra only", &epAuthz{namespaces: map[string]bool{"infra": true}},
+			[]string{"gw"}, []string{"gw"}, 3, false},
+		{"infra and cluster", &epAuthz{namespaces: map[string]bool{"infra": true}, cluster: true},
+			[]string{"gw", "infra"}, []string{"gw"}, 2, false},
+		{"nothing", &epAuthz{},
+			nil, nil, 4, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := sampleReach(t)
+			f := registry.NewReachFilter(registry.NewAccess(tc.authz, time.Minute))
+			u := &user.DefaultInfo{Name: "chihiro"}
+			got := f.Filter(context.Background(), u, o)
+			if (got == o) != tc.same {
+				t.Errorf("served as stored = %v, want %v", got == o, tc.same)
+			}
+			ps, err := got.Policies()
+			if err != nil || len(ps) != 1 {
+				t.Fatalf("policies %v, %v", ps, err)
+			}
+			p := ps[0]
+			var reached, named []string
+			for _, r := range p.Reaches {
+				reached = append(reached, r.Target.Name)
+			}
+			for _, a := range p.AttachedTo {
+				named = append(named, a.Target.Name)
+			}
+			if !equal(reached, tc.wantReach) || !equal(named, tc.wantNamed) || p.HiddenTargets != tc.wantHidden {
+				t.Errorf("reaches %v attachedTo %v hidden %d, want %v %v %d", reached, named, p.HiddenTargets, tc.wantReach, tc.wantNamed, tc.wantHidden)
+			}
+			if p.Summary.Targets != 4 || p.Summary.Enforced != 3 || p.Summary.Overridden != 1 {
+				t.Errorf("summary %+v changed", p.Summary)
+			}
+			if s := got.Summary.Reach; s == nil || s.Counts.Targets != 4 {
+				t.Errorf("table summary %+v", s)
+			}
+			// The stored object is untouched.
+			if stored, _ := o.Policies(); len(stored[0].Reaches) != 4 {
+				t.Errorf("the stored object was modified: %+v", stored)
+			}
+		})
+	}
+	// Decisions are cached: a second request asks nothing.
+	a := &epAuthz{namespaces: map[string]bool{"infra": true}}
+	f := registry.NewReachFilter(registry.NewAccess(a, time.Minute))
+	u := &user.DefaultInfo{Name: "chihiro"}
+	f.Filter(context.Background(), u, sampleReach(t))
+	n := a.checks
+	f.Filter(context.Background(), u, sampleReach(t))
+	if a.checks != n {
+		t.Errorf("second request made %d more checks", a.checks-n)
+	}
+	// No user: nothing named.
+	if ps, _ := f.Filter(context.Background(), nil, sampleReach(t)).Policies(); len(ps[0].Reaches) != 0 {
+		t.Errorf("an anonymous request sees %v", ps[0].Reaches)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
