@@ -109,8 +109,8 @@ type Live struct {
 	// policies whose entries in recomputed outputs changed.
 	dirtyPolicies map[compute.Key]struct{}
 	marked        uint64
-	kick    chan struct{} // a change was marked: flush after the debounce
-	urgent  chan struct{} // a read waits: flush now
+	kick          chan struct{} // a change was marked: flush after the debounce
+	urgent        chan struct{} // a read waits: flush now
 
 	// applied is the generation the worker has applied to the Stores (and
 	// written to the cache); appliedCh is closed and replaced whenever it
@@ -166,10 +166,10 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		cacheDir:      o.CacheDir,
 		dirty:         map[compute.Key]struct{}{},
 		dirtyPolicies: map[compute.Key]struct{}{},
-		kick:      make(chan struct{}, 1),
-		urgent:    make(chan struct{}, 1),
-		appliedCh: make(chan struct{}),
-		adopt:     make(chan adoption),
+		kick:          make(chan struct{}, 1),
+		urgent:        make(chan struct{}, 1),
+		appliedCh:     make(chan struct{}),
+		adopt:         make(chan adoption),
 	}
 	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: l.cluster}

@@ -112,7 +112,6 @@ func entryLine(policy, group, kind string, r v1alpha1.Reach) string {
 		r.AttachedTo.Kind, r.AttachedTo.Name, r.AttachedTo.SectionName, string(r.Stanza), string(r.Outcome), r.Message}, "|")
 }
 
-
 func colorPolicy(name, gateway string, labels map[string]string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]interface{}{
 		"apiVersion": "colors.example.com/v1",

@@ -126,4 +126,3 @@ func decisionKey(u user.Info, gr schema.GroupResource, ns string) string {
 	q(ns)
 	return b.String()
 }
-
