@@ -67,19 +67,10 @@ run kubectl --as ana get retrypolicy retry-all -n baker -o yaml
 run kubectl --as ana auth can-i get effectivepolicies -n baker
 run kubectl --as ana auth can-i get retrypolicies.demo.effectivepolicy.dev -n baker
 
-bold "5. And Chihiro, before deleting the namespace-wide policy, can see how much it reaches:"
-printf '$ kubectl get effectivepolicies -A -o json  # every object that lists baker/retry-all as a source\n'
-kc get effectivepolicies -A -o json 2>/dev/null |
-  python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-for ep in d.get("items", []):
-    for t in ep.get("targets") or []:
-        for p in t.get("policies") or []:
-            for s in p.get("sources") or []:
-                if s.get("namespace") == "baker" and s.get("name") == "retry-all":
-                    print("  %s %s/%s: %s" % (t["kind"], ep["metadata"]["namespace"], t["name"], s.get("outcome", "")))
-' 2>/dev/null || echo "  (python3 not available)"
+bold "5. And Chihiro, before deleting the namespace-wide policy, asks where it is used (its PolicyReach):"
+run kubectl get policyreach retry-all -n baker
+printf '$ kubectl get policyreach retry-all -n baker -o yaml\n'
+kc get policyreach retry-all -n baker -o yaml 2>&1 | sed 's/^/  /' || true
 
 cat <<TXT
 
@@ -87,5 +78,6 @@ The control plane keeps running. Try it yourself:
   export KUBECONFIG=$LOCAL/kubeconfig
   kubectl --as ana get effectivepolicies -n baker
   kubectl get effectivepolicies -A --watch
+  kubectl get policyreaches -A
 Stop it with:  make local-down
 TXT

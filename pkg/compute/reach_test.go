@@ -62,7 +62,7 @@ func TestPolicyAttachedTo(t *testing.T) {
 			e := engineWith(t, baseTopology, pol)
 			infos := e.Policies(Key{tc.ns, "p"})
 			if len(infos) != 1 || infos[0].Kind != retryK || infos[0].Labels["team"] != "infra" {
-				t.Fatalf("Policies = %+v, want one RetryPolicy labelled team=infra", infos)
+				t.Fatalf("Policies = %+v, want one RetryPolicy labeled team=infra", infos)
 			}
 			got := infos[0].AttachedTo
 			if len(got) != len(tc.want) {

@@ -19,7 +19,8 @@ const groupVersion = "effectivepolicy.dev/v1alpha1"
 // right scopes.
 func TestDiscovery(t *testing.T) {
 	out := kubectl(t, "api-resources", "--api-group=effectivepolicy.dev", "-o", "name")
-	for _, want := range []string{"effectivepolicies.effectivepolicy.dev", "clustereffectivepolicies.effectivepolicy.dev"} {
+	for _, want := range []string{"effectivepolicies.effectivepolicy.dev", "clustereffectivepolicies.effectivepolicy.dev",
+		"policyreaches.effectivepolicy.dev", "clusterpolicyreaches.effectivepolicy.dev"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl api-resources does not list %s:\n%s", want, out)
 		}
@@ -38,6 +39,8 @@ func TestDiscovery(t *testing.T) {
 	}{
 		"effectivepolicies":        {"EffectivePolicy", true},
 		"clustereffectivepolicies": {"ClusterEffectivePolicy", false},
+		"policyreaches":            {"PolicyReach", true},
+		"clusterpolicyreaches":     {"ClusterPolicyReach", false},
 	}
 	seen := map[string]bool{}
 	for _, r := range rl.APIResources {

@@ -51,7 +51,10 @@ func TestKubectl(t *testing.T) {
 		{[]string{"get", "gateway-api", "-n", "kubectl"}, []string{"effectivepolicy.effectivepolicy.dev/baker"}},
 		{[]string{"explain", "effectivepolicies.targets.policies.sources"}, []string{"KIND:", "EffectivePolicy", "attachedTo", "mergeStrategy", "outcome"}},
 		{[]string{"explain", "clustereffectivepolicy.targets.policies.effective.fieldSources"}, []string{"ClusterEffectivePolicy", "JSON pointer"}},
-		{[]string{"api-resources", "--api-group=effectivepolicy.dev"}, []string{"effectivepolicies", "effpol", "EffectivePolicy", "clustereffectivepolicies", "ceffpol"}},
+		{[]string{"api-resources", "--api-group=effectivepolicy.dev"}, []string{"effectivepolicies", "effpol", "EffectivePolicy", "clustereffectivepolicies", "ceffpol",
+			"policyreaches", "polreach", "PolicyReach", "clusterpolicyreaches", "cpolreach"}},
+		{[]string{"explain", "policyreaches.policies"}, []string{"KIND:", "PolicyReach", "attachedTo", "hiddenTargets", "reaches", "summary"}},
+		{[]string{"get", "polreach", "-n", "kubectl"}, []string{"No resources found"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig, "--cache-dir", cacheDir}, tc.args...)...)

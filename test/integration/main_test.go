@@ -105,6 +105,8 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 	cepStore = versioned.New[*encoded.Object](versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clustereffectivepolicies")})
 	c.EffectivePolicies = epStore
 	c.ClusterEffectivePolicies = cepStore
+	c.PolicyReaches = versioned.New[*encoded.Object](versioned.Options{Namespaced: true, HistorySize: historySize, Resource: v1alpha1.Resource("policyreaches")})
+	c.ClusterPolicyReaches = versioned.New[*encoded.Object](versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clusterpolicyreaches")})
 	c.ReadyzChecks = append(c.ReadyzChecks, healthz.NamedCheck("test-gate", func(*http.Request) error {
 		if notReady.Load() {
 			return errors.New("not ready")

@@ -398,6 +398,9 @@ func TestWriteVerbsNotAllowed(t *testing.T) {
 		{"POST", "", "clustereffectivepolicies", "", "", cbody},
 		{"PUT", "", "clustereffectivepolicies", "a", "", cbody},
 		{"DELETE", "", "clustereffectivepolicies", "a", "", nil},
+		{"POST", "write", "policyreaches", "", "", []byte(`{"apiVersion":"effectivepolicy.dev/v1alpha1","kind":"PolicyReach","metadata":{"name":"a","namespace":"write"}}`)},
+		{"DELETE", "write", "policyreaches", "a", "", nil},
+		{"POST", "", "clusterpolicyreaches", "", "", []byte(`{"apiVersion":"effectivepolicy.dev/v1alpha1","kind":"ClusterPolicyReach","metadata":{"name":"a"}}`)},
 	} {
 		t.Run(tc.verb+" "+tc.resource+"/"+tc.name+string(tc.patch), func(t *testing.T) {
 			req := rc.Verb(tc.verb).Resource(tc.resource)
@@ -505,6 +508,8 @@ func TestDiscovery(t *testing.T) {
 	want := map[string]metav1.APIResource{
 		"effectivepolicies":        {Namespaced: true, Kind: "EffectivePolicy", SingularName: "effectivepolicy", ShortNames: []string{"effpol"}},
 		"clustereffectivepolicies": {Namespaced: false, Kind: "ClusterEffectivePolicy", SingularName: "clustereffectivepolicy", ShortNames: []string{"ceffpol"}},
+		"policyreaches":            {Namespaced: true, Kind: "PolicyReach", SingularName: "policyreach", ShortNames: []string{"polreach"}},
+		"clusterpolicyreaches":     {Namespaced: false, Kind: "ClusterPolicyReach", SingularName: "clusterpolicyreach", ShortNames: []string{"cpolreach"}},
 	}
 	for _, r := range list.APIResources {
 		w, ok := want[r.Name]
