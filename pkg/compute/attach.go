@@ -28,14 +28,17 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 	id := policyID{gk: gk, namespace: ns, nm: name}
 	ks := keySet{}
 	old := st.policies[id]
-	st.policyChanged(id)
 	if u != nil && old != nil && reflect.DeepEqual(old.raw["spec"], u.Object["spec"]) && old.ts.Equal(u.GetCreationTimestamp().Time) {
 		// Nothing any output shows changed; the labels (copied onto the
 		// policy's PolicyReach) may have.
-		old.labels = u.GetLabels()
 		st.structural = false
+		if l := u.GetLabels(); !sameLabels(old.labels, l) {
+			old.labels = l
+			st.policyChanged(id)
+		}
 		return nil
 	}
+	st.policyChanged(id)
 	var oldRes resolution
 	if old != nil {
 		oldRes = old.res
@@ -60,6 +63,19 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		}
 	}
 	return ks.sorted()
+}
+
+// sameLabels compares label sets (nil and empty are the same).
+func sameLabels(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // specOnlyCopy copies what parsePolicy reads of a policy object: its spec

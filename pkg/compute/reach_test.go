@@ -125,4 +125,9 @@ spec:
 	if l := e.Policies(Key{"appns", "p"})[0].Labels; l["a"] != "b" {
 		t.Errorf("labels = %v", l)
 	}
+	// The same object again (a relist): nothing changed.
+	e.Upsert(p)
+	if got := e.TakeChangedPolicies(); got != nil {
+		t.Errorf("after an unchanged upsert: %v", got)
+	}
 }
