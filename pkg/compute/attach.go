@@ -58,7 +58,7 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		st.affect(p, ks)
 		// Same attachment points: the contexts (paths and vias) of every
 		// target are unchanged, only folds are.
-		if old != nil && old.class == p.class && sameAttachments(oldRes.atts, p.res.atts) {
+		if old != nil && old.class == p.class && slices.Equal(oldRes.atts, p.res.atts) {
 			st.structural = false
 		}
 	}
@@ -98,18 +98,6 @@ func (st *state) reresolve(ps []*policy, ks keySet) {
 		st.applyRes(p, 1)
 		st.affect(p, ks)
 	}
-}
-
-func sameAttachments(a, b []attachment) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (st *state) unapply(p *policy) {

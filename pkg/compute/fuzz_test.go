@@ -145,7 +145,7 @@ func fuzzOne(t *testing.T, spec []byte, sel uint8, spec2 []byte, routeSpec []byt
 			for k := range all {
 				keys = append(keys, k)
 			}
-			sortKeys(keys)
+			SortKeys(keys)
 			var buf bytes.Buffer
 			for _, k := range keys {
 				b, err := json.Marshal(all[k])

@@ -371,11 +371,13 @@ func (ks keySet) sorted() []Key {
 	for k := range ks {
 		out = append(out, k)
 	}
-	sortKeys(out)
+	SortKeys(out)
 	return out
 }
 
-func sortKeys(ks []Key) {
+// SortKeys sorts keys by namespace, then name: the order of Keys, of
+// every key list the engine returns, and of what its callers apply.
+func SortKeys(ks []Key) {
 	sort.Slice(ks, func(i, j int) bool {
 		if ks[i].Namespace != ks[j].Namespace {
 			return ks[i].Namespace < ks[j].Namespace

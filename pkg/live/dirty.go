@@ -6,7 +6,6 @@ package live
 
 import (
 	"context"
-	"sort"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,7 +82,7 @@ func (l *Live) takeDirty() (keys []compute.Key, policies map[compute.Key]struct{
 	gen = l.marked
 	dirtyKeys.Set(0)
 	l.dirtyMu.Unlock()
-	sortKeys(keys)
+	compute.SortKeys(keys)
 	return keys, policies, gen
 }
 
@@ -135,13 +134,4 @@ func (l *Live) awaitApplied(ctx context.Context) error {
 			return apierrors.NewTimeoutError("effective policies are still being recomputed after recent changes; try again", 1)
 		}
 	}
-}
-
-func sortKeys(keys []compute.Key) {
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Namespace != keys[j].Namespace {
-			return keys[i].Namespace < keys[j].Namespace
-		}
-		return keys[i].Name < keys[j].Name
-	})
 }

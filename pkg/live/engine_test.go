@@ -40,6 +40,35 @@ func parseDocs(t *testing.T, path string) []*unstructured.Unstructured {
 	return out
 }
 
+// runRealEngine runs the live layer with the real engine on a fake cluster
+// holding objs (each through prepare), until the test ends, and returns it
+// ready.
+func runRealEngine(t *testing.T, objs []*unstructured.Unstructured, prepare func(*unstructured.Unstructured) *unstructured.Unstructured) (*Live, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), scenarioListKinds())
+	for _, o := range objs {
+		// Not through the constructor: the fake guesses "gatewaies".
+		gvr := o.GroupVersionKind().GroupVersion().WithResource(plurals[o.GetKind()])
+		if err := client.Tracker().Create(gvr, prepare(o), o.GetNamespace()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := NewOptions()
+	o.CacheDir = t.TempDir()
+	o.RecomputeDebounce = time.Millisecond
+	l, err := o.NewForClient(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = l.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	h := &harness{t: t}
+	h.eventually("ready", l.Ready)
+	return l, client
+}
+
 // noisy adds what a real API server returns and the engine does not read.
 func noisy(u *unstructured.Unstructured) *unstructured.Unstructured {
 	u = u.DeepCopy()
@@ -157,27 +186,8 @@ func TestRealEngineServesScenarios(t *testing.T) {
 				t.Fatal("the scenario computes nothing")
 			}
 
-			client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), scenarioListKinds())
-			for _, o := range all {
-				// Not through the constructor: the fake guesses "gatewaies".
-				gvr := o.GroupVersionKind().GroupVersion().WithResource(plurals[o.GetKind()])
-				if err := client.Tracker().Create(gvr, noisy(o), o.GetNamespace()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			o := NewOptions()
-			o.CacheDir = t.TempDir()
-			o.RecomputeDebounce = time.Millisecond
-			l, err := o.NewForClient(client)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { defer close(done); _ = l.Run(ctx) }()
-			defer func() { cancel(); <-done }()
-			h := &harness{t: t}
-			h.eventually("ready", l.Ready)
+			l, client := runRealEngine(t, all, noisy)
+			ctx := context.Background()
 			if d := diff(served(t, l), want); len(d) > 0 {
 				t.Fatalf("served != ComputeAll:\n%s", strings.Join(d, "\n"))
 			}

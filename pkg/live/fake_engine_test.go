@@ -118,7 +118,7 @@ func (e *fakeEngine) Keys() []compute.Key {
 	for k := range set {
 		out = append(out, k)
 	}
-	sortKeys(out)
+	compute.SortKeys(out)
 	return out
 }
 

@@ -144,24 +144,12 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	registerMetrics()
 	epoch := resourceversion.NewEpoch() // memory only; the cache's replaces it
 	l := &Live{
-		engine:   engine,
-		debounce: o.RecomputeDebounce,
-		namespaced: versioned.New[*encoded.Object](versioned.Options{
-			Namespaced: true, HistorySize: o.WatchHistorySize, Epoch: epoch,
-			Resource: v1alpha1.Resource(ResourceEffectivePolicies),
-		}),
-		cluster: versioned.New[*encoded.Object](versioned.Options{
-			HistorySize: o.WatchHistorySize, Epoch: epoch,
-			Resource: v1alpha1.Resource(ResourceClusterEffectivePolicies),
-		}),
-		reachNS: versioned.New[*encoded.Object](versioned.Options{
-			Namespaced: true, HistorySize: o.WatchHistorySize, Epoch: epoch,
-			Resource: v1alpha1.Resource(ResourcePolicyReaches),
-		}),
-		reachCL: versioned.New[*encoded.Object](versioned.Options{
-			HistorySize: o.WatchHistorySize, Epoch: epoch,
-			Resource: v1alpha1.Resource(ResourceClusterPolicyReaches),
-		}),
+		engine:        engine,
+		debounce:      o.RecomputeDebounce,
+		namespaced:    newStore(o, epoch, ResourceEffectivePolicies, true),
+		cluster:       newStore(o, epoch, ResourceClusterEffectivePolicies, false),
+		reachNS:       newStore(o, epoch, ResourcePolicyReaches, true),
+		reachCL:       newStore(o, epoch, ResourceClusterPolicyReaches, false),
 		reach:         reach.NewIndex(),
 		cacheDir:      o.CacheDir,
 		dirty:         map[compute.Key]struct{}{},
@@ -179,6 +167,14 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	l.openCache()
 	l.retryOpen = l.cacheDir != "" && l.db == nil
 	return l, nil
+}
+
+// newStore returns the empty Store of one served resource.
+func newStore(o *Options, epoch uint32, resource string, namespaced bool) *outputStore {
+	return versioned.New[*encoded.Object](versioned.Options{
+		Namespaced: namespaced, HistorySize: o.WatchHistorySize, Epoch: epoch,
+		Resource: v1alpha1.Resource(resource),
+	})
 }
 
 // EffectivePolicies is the Backend of the namespaced resource.
@@ -328,7 +324,7 @@ func (l *Live) fullRecompute() {
 	for k := range set {
 		keys = append(keys, k)
 	}
-	sortKeys(keys)
+	compute.SortKeys(keys)
 	l.applyKeys(keys, policies)
 	l.applyReaches(l.everyPolicy(policies))
 	l.setApplied(gen)

@@ -53,7 +53,7 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 		}
 		keys = append(keys, compute.Key{Namespace: "ns", Name: name})
 	}
-	sortKeys(keys)
+	compute.SortKeys(keys)
 	l.applyKeys(keys, map[compute.Key]struct{}{})
 
 	e.armed, e.gen = true, "2"

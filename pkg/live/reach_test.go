@@ -11,10 +11,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
@@ -157,26 +155,8 @@ func TestPolicyReachWatchEvents(t *testing.T) {
 	bystander := colorPolicy("bystander", "g1", nil)
 	bystander.Object["spec"].(map[string]interface{})["targetRefs"] = []interface{}{map[string]interface{}{"group": "", "kind": "Service", "name": "b2"}}
 	all = append(all, bystander)
-	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), scenarioListKinds())
-	for _, o := range all {
-		gvr := o.GroupVersionKind().GroupVersion().WithResource(plurals[o.GetKind()])
-		if err := client.Tracker().Create(gvr, o, o.GetNamespace()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o := NewOptions()
-	o.CacheDir = t.TempDir()
-	o.RecomputeDebounce = time.Millisecond
-	l, err := o.NewForClient(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = l.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	h := &harness{t: t}
-	h.eventually("ready", l.Ready)
+	l, client := runRealEngine(t, all, func(u *unstructured.Unstructured) *unstructured.Unstructured { return u })
+	ctx := context.Background()
 
 	b := l.PolicyReaches()
 	_, rv, err := b.List(ctx, "")

@@ -56,7 +56,7 @@ func (l *Live) applyReaches(policies map[compute.Key]struct{}) {
 	for k := range policies {
 		keys = append(keys, k)
 	}
-	sortKeys(keys)
+	compute.SortKeys(keys)
 	for len(keys) > 0 {
 		n := min(len(keys), batchSize)
 		l.applyReachBatch(keys[:n])

@@ -1,7 +1,7 @@
 package reach
 
 import (
-	"sort"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -87,7 +87,7 @@ func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 	before := groupByPolicy(old)
 	after := groupByPolicy(entries)
 	for p, es := range before {
-		if !equalEntries(es, after[p]) {
+		if !slices.Equal(es, after[p]) {
 			changed[p] = true
 		}
 		if _, still := after[p]; !still {
@@ -119,7 +119,7 @@ func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 	for p := range changed {
 		keys = append(keys, p)
 	}
-	sortKeys(keys)
+	compute.SortKeys(keys)
 	return keys
 }
 
@@ -142,7 +142,7 @@ func (ix *Index) Policies() []compute.Key {
 	for p := range ix.byPolicy {
 		keys = append(keys, p)
 	}
-	sortKeys(keys)
+	compute.SortKeys(keys)
 	return keys
 }
 
@@ -152,25 +152,4 @@ func groupByPolicy(entries []Entry) map[compute.Key][]Entry {
 		m[e.Policy] = append(m[e.Policy], e)
 	}
 	return m
-}
-
-func equalEntries(a, b []Entry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func sortKeys(keys []compute.Key) {
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Namespace != keys[j].Namespace {
-			return keys[i].Namespace < keys[j].Namespace
-		}
-		return keys[i].Name < keys[j].Name
-	})
 }

@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -112,7 +113,7 @@ func TestReachFilter(t *testing.T) {
 			for _, a := range p.AttachedTo {
 				named = append(named, a.Target.Name)
 			}
-			if !equal(reached, tc.wantReach) || !equal(named, tc.wantNamed) || p.HiddenTargets != tc.wantHidden {
+			if !slices.Equal(reached, tc.wantReach) || !slices.Equal(named, tc.wantNamed) || p.HiddenTargets != tc.wantHidden {
 				t.Errorf("reaches %v attachedTo %v hidden %d, want %v %v %d", reached, named, p.HiddenTargets, tc.wantReach, tc.wantNamed, tc.wantHidden)
 			}
 			if p.Summary.Targets != 4 || p.Summary.Enforced != 3 || p.Summary.Overridden != 1 {
@@ -141,16 +142,4 @@ func TestReachFilter(t *testing.T) {
 	if ps, _ := f.Filter(context.Background(), nil, sampleReach(t)).Policies(); len(ps[0].Reaches) != 0 {
 		t.Errorf("an anonymous request sees %v", ps[0].Reaches)
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
