@@ -254,10 +254,15 @@ func (l *Live) Run(ctx context.Context) error {
 	l.setBulk(false)
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
-	l.fullRecompute()
-	if m, ok := l.engine.(memoEngine); ok {
-		m.DropMemo()
-	}
+	l.fullRecompute(func() {
+		if m, ok := l.engine.(memoEngine); ok {
+			m.DropMemo()
+			// Collect the memo now: the garbage collector's next target
+			// was set while the memo was live, and the reaches built next
+			// would otherwise grow the heap on top of it.
+			goruntime.GC()
+		}
+	})
 	endStartupGC()
 	l.ready.Store(true)
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
@@ -304,8 +309,11 @@ func (l *Live) setBulk(on bool) {
 
 // fullRecompute recomputes every key the engine has an output for, every
 // key the Stores hold (restored from the cache or computed before) and every
-// dirty key.
-func (l *Live) fullRecompute() {
+// dirty key, then the reach of every policy. Between the two it calls
+// outputsDone: the engine's memo of folds is not needed for the reaches,
+// and dropping it first keeps the reaches' transient garbage from adding
+// to the start-up's peak.
+func (l *Live) fullRecompute(outputsDone func()) {
 	dirty, policies, gen := l.takeDirty()
 	set := map[compute.Key]struct{}{}
 	for _, k := range dirty {
@@ -326,6 +334,7 @@ func (l *Live) fullRecompute() {
 	}
 	compute.SortKeys(keys)
 	l.applyKeys(keys, policies)
+	outputsDone()
 	l.applyReaches(l.everyPolicy(policies))
 	l.setApplied(gen)
 }

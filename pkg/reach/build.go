@@ -1,8 +1,8 @@
 package reach
 
 import (
-	"cmp"
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -13,19 +13,14 @@ import (
 
 // Build returns the PolicyReach of key (a ClusterPolicyReach for namespace
 // "") from the engine's policies of that name (compute.Engine.Policies) and
-// their entries in the outputs (Index.Of); ok=false when there is no policy
-// of that name. Entries of a kind with no such policy (an output not yet
+// what they reach, by kind (Index.Of); ok=false when there is no policy of
+// that name. Reaches of a kind with no such policy (an output not yet
 // recomputed after the policy went) are left out. Labels are the policies'
 // own; where two kinds' policies disagree on a label, the first kind (by
-// group and kind) wins.
-func Build(key compute.Key, policies []compute.PolicyInfo, entries []Entry) (runtime.Object, bool) {
+// group and kind) wins. The reaches' slices are sorted in place.
+func Build(key compute.Key, policies []compute.PolicyInfo, byKind map[Kind][]v1alpha1.Reach) (runtime.Object, bool) {
 	if len(policies) == 0 {
 		return nil, false
-	}
-	byKind := map[[2]string][]v1alpha1.Reach{}
-	for _, e := range entries {
-		k := [2]string{e.Group, e.Kind}
-		byKind[k] = append(byKind[k], e.Reach)
 	}
 	var labels map[string]string
 	out := make([]v1alpha1.ReachPolicy, 0, len(policies))
@@ -38,7 +33,7 @@ func Build(key compute.Key, policies []compute.PolicyInfo, entries []Entry) (run
 				labels[k] = v
 			}
 		}
-		reaches := byKind[[2]string{p.Group, p.Kind}]
+		reaches := byKind[Kind{p.Group, p.Kind}]
 		slices.SortFunc(reaches, compareReach)
 		rp := v1alpha1.ReachPolicy{Group: p.Group, Kind: p.Kind, Class: p.Class, AttachedTo: p.AttachedTo, Reaches: reaches}
 		rp.Summary.Targets = int32(len(reaches))
@@ -67,23 +62,36 @@ func Build(key compute.Key, policies []compute.PolicyInfo, entries []Entry) (run
 
 // compareReach orders reaches by target (group, kind, namespace, name,
 // section), then stanza, attachment and outcome, so that equal inputs build
-// equal objects whatever order the outputs were indexed in.
+// equal objects whatever order the outputs were indexed in. (Not cmp.Or,
+// which evaluates every comparison: this runs a million times at start-up.)
 func compareReach(a, b v1alpha1.Reach) int {
-	return cmp.Or(
-		compareRef(a.Target, b.Target),
-		cmp.Compare(a.Stanza, b.Stanza),
-		compareRef(a.AttachedTo, b.AttachedTo),
-		cmp.Compare(a.Outcome, b.Outcome),
-		cmp.Compare(a.Message, b.Message),
-	)
+	if c := compareRef(&a.Target, &b.Target); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Stanza), string(b.Stanza)); c != 0 {
+		return c
+	}
+	if c := compareRef(&a.AttachedTo, &b.AttachedTo); c != 0 {
+		return c
+	}
+	if c := strings.Compare(string(a.Outcome), string(b.Outcome)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Message, b.Message)
 }
 
-func compareRef(a, b v1alpha1.ObjectReference) int {
-	return cmp.Or(
-		cmp.Compare(a.Group, b.Group),
-		cmp.Compare(a.Kind, b.Kind),
-		cmp.Compare(a.Namespace, b.Namespace),
-		cmp.Compare(a.Name, b.Name),
-		cmp.Compare(a.SectionName, b.SectionName),
-	)
+func compareRef(a, b *v1alpha1.ObjectReference) int {
+	if c := strings.Compare(a.Group, b.Group); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.SectionName, b.SectionName)
 }

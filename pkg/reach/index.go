@@ -49,16 +49,13 @@ func FromOutput(obj runtime.Object) []Entry {
 		for j := range t.Policies {
 			tp := &t.Policies[j]
 			for _, s := range tp.Sources {
-				target := v1alpha1.ObjectReference{Group: t.Group, Kind: t.Kind, Name: t.Name, Namespace: ns}
-				if a := s.AttachedTo; a.SectionName != "" && a.Group == t.Group && a.Kind == t.Kind && a.Name == t.Name && a.Namespace == ns {
-					// Attached to a section of this very target: the reach
-					// is that section's.
-					target.SectionName = a.SectionName
-				}
 				out = append(out, Entry{
 					Policy: compute.Key{Namespace: s.Namespace, Name: s.Name},
 					Group:  tp.Group, Kind: tp.Kind, Class: tp.Class,
-					Reach: v1alpha1.Reach{Target: target, AttachedTo: s.AttachedTo, Stanza: s.Stanza, Outcome: s.Outcome, Message: s.Message},
+					Reach: v1alpha1.Reach{
+						Target:     targetRef(ns, t.Group, t.Kind, t.Name, s.AttachedTo),
+						AttachedTo: s.AttachedTo, Stanza: s.Stanza, Outcome: s.Outcome, Message: s.Message,
+					},
 				})
 			}
 		}
@@ -66,54 +63,148 @@ func FromOutput(obj runtime.Object) []Entry {
 	return out
 }
 
+// targetRef is the reached target: an output's target, with the section
+// of the attachment when the policy is attached to a section of this very
+// target (the reach is that section's).
+func targetRef(ns, group, kind, name string, a v1alpha1.ObjectReference) v1alpha1.ObjectReference {
+	t := v1alpha1.ObjectReference{Group: group, Kind: kind, Name: name, Namespace: ns}
+	if a.SectionName != "" && a.Group == group && a.Kind == kind && a.Name == name && a.Namespace == ns {
+		t.SectionName = a.SectionName
+	}
+	return t
+}
+
 // Index holds the entries of every output, and for each policy the outputs
 // that have entries of it. It is not safe for concurrent use: the live
 // layer's worker, the only writer of the outputs, owns it.
+//
+// Entries are held compact (16 bytes each): a policy, an attachment point
+// and a verdict are interned (see interner), a target is an index into its
+// output's few targets, and a target's namespace and section are derived
+// when an entry is read back (Of).
 type Index struct {
-	byOutput map[compute.Key][]Entry
-	byPolicy map[compute.Key]map[compute.Key]struct{}
+	byOutput map[compute.Key]*outputEntries
+	byID     []*outputEntries // byOutput by output id: reads hash no strings
+	byPolicy map[compute.Key]map[uint32]struct{} // policy -> ids of outputs with entries of it
+
+	outputs     *interner[compute.Key]
+	keys        *interner[compute.Key] // policies' keys (kinds sharing a name share one)
+	policies    *interner[policyRef]
+	attachments *interner[v1alpha1.ObjectReference]
+	verdicts    *interner[verdict]
+}
+
+type policyRef struct {
+	key         compute.Key
+	group, kind string
+	class       v1alpha1.PolicyClass
+}
+
+type verdict struct {
+	stanza  v1alpha1.Stanza
+	outcome v1alpha1.Outcome
+	message string
+}
+
+type target struct{ group, kind, name string }
+
+type compactEntry struct {
+	policy, key, attachedTo, verdict uint32
+	target                           uint16
+}
+
+// outputEntries are one output's entries: its id, its targets, and the
+// entries pointing into them.
+type outputEntries struct {
+	id      uint32
+	targets []target
+	entries []compactEntry
 }
 
 // NewIndex returns an empty Index.
 func NewIndex() *Index {
-	return &Index{byOutput: map[compute.Key][]Entry{}, byPolicy: map[compute.Key]map[compute.Key]struct{}{}}
+	return &Index{
+		byOutput: map[compute.Key]*outputEntries{}, byPolicy: map[compute.Key]map[uint32]struct{}{},
+		outputs: newInterner[compute.Key](), keys: newInterner[compute.Key](), policies: newInterner[policyRef](),
+		attachments: newInterner[v1alpha1.ObjectReference](), verdicts: newInterner[verdict](),
+	}
+}
+
+// comparable is what an entry is compared by between an output's old and
+// new entries (interned ids are stable while either holds them).
+type comparableEntry struct {
+	attachedTo, verdict uint32
+	target              target
 }
 
 // Set replaces the entries of output out (none: the output is gone) and
 // returns the policies whose entries in it changed, sorted.
 func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 	old := ix.byOutput[out]
-	changed := map[compute.Key]bool{}
-	before := groupByPolicy(old)
-	after := groupByPolicy(entries)
+	var next *outputEntries
+	if len(entries) > 0 {
+		next = ix.compact(out, old, entries)
+	}
+	if old == nil && next == nil {
+		return nil
+	}
+	before, after := ix.byPolicyOf(old), ix.byPolicyOf(next)
+	changed := make(map[compute.Key]bool, len(after))
 	for p, es := range before {
 		if !slices.Equal(es, after[p]) {
-			changed[p] = true
-		}
-		if _, still := after[p]; !still {
-			if outs := ix.byPolicy[p]; outs != nil {
-				delete(outs, out)
-				if len(outs) == 0 {
-					delete(ix.byPolicy, p)
-				}
-			}
+			changed[ix.policies.value(p).key] = true
 		}
 	}
 	for p := range after {
 		if _, was := before[p]; !was {
-			changed[p] = true
-			outs := ix.byPolicy[p]
-			if outs == nil {
-				outs = map[compute.Key]struct{}{}
-				ix.byPolicy[p] = outs
-			}
-			outs[out] = struct{}{}
+			changed[ix.policies.value(p).key] = true
 		}
 	}
-	if len(entries) == 0 {
+	// Which outputs a policy key has entries in, by key (kinds sharing a
+	// name share it).
+	keysBefore, keysAfter := ix.keysOf(before), ix.keysOf(after)
+	var id uint32
+	switch {
+	case old != nil:
+		id = old.id
+	case next != nil:
+		id = next.id
+	}
+	for k := range keysBefore {
+		if !keysAfter[k] {
+			if outs := ix.byPolicy[k]; outs != nil {
+				delete(outs, id)
+				if len(outs) == 0 {
+					delete(ix.byPolicy, k)
+				}
+			}
+		}
+	}
+	for k := range keysAfter {
+		if !keysBefore[k] {
+			outs := ix.byPolicy[k]
+			if outs == nil {
+				outs = map[uint32]struct{}{}
+				ix.byPolicy[k] = outs
+			}
+			outs[id] = struct{}{}
+		}
+	}
+	if old != nil {
+		ix.releaseEntries(old)
+	}
+	if next == nil {
+		if old != nil {
+			ix.outputs.release(old.id)
+			ix.byID[old.id] = nil
+		}
 		delete(ix.byOutput, out)
 	} else {
-		ix.byOutput[out] = entries
+		ix.byOutput[out] = next
+		for int(next.id) >= len(ix.byID) {
+			ix.byID = append(ix.byID, nil)
+		}
+		ix.byID[next.id] = next
 	}
 	keys := make([]compute.Key, 0, len(changed))
 	for p := range changed {
@@ -123,17 +214,105 @@ func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 	return keys
 }
 
-// Of returns the entries of policy p (of every kind) in every output.
-func (ix *Index) Of(p compute.Key) []Entry {
-	var out []Entry
-	for o := range ix.byPolicy[p] {
-		for _, e := range ix.byOutput[o] {
-			if e.Policy == p {
-				out = append(out, e)
+// compact interns entries of output out (taking old's output id, if any).
+func (ix *Index) compact(out compute.Key, old *outputEntries, entries []Entry) *outputEntries {
+	next := &outputEntries{entries: make([]compactEntry, len(entries))}
+	if old != nil {
+		next.id = old.id
+	} else {
+		next.id = ix.outputs.get(out)
+	}
+	for i, e := range entries {
+		t := target{e.Reach.Target.Group, e.Reach.Target.Kind, e.Reach.Target.Name}
+		ti := slices.Index(next.targets, t)
+		if ti < 0 {
+			ti = len(next.targets)
+			next.targets = append(next.targets, t)
+		}
+		next.entries[i] = compactEntry{
+			policy:     ix.policies.get(policyRef{key: e.Policy, group: e.Group, kind: e.Kind, class: e.Class}),
+			key:        ix.keys.get(e.Policy),
+			attachedTo: ix.attachments.get(e.Reach.AttachedTo),
+			verdict:    ix.verdicts.get(verdict{e.Reach.Stanza, e.Reach.Outcome, e.Reach.Message}),
+			target:     uint16(ti),
+		}
+	}
+	return next
+}
+
+func (ix *Index) releaseEntries(o *outputEntries) {
+	for _, e := range o.entries {
+		ix.policies.release(e.policy)
+		ix.keys.release(e.key)
+		ix.attachments.release(e.attachedTo)
+		ix.verdicts.release(e.verdict)
+	}
+}
+
+// byPolicyOf groups an output's entries by policy id, in order.
+func (ix *Index) byPolicyOf(o *outputEntries) map[uint32][]comparableEntry {
+	m := map[uint32][]comparableEntry{}
+	if o == nil {
+		return m
+	}
+	for _, e := range o.entries {
+		m[e.policy] = append(m[e.policy], comparableEntry{e.attachedTo, e.verdict, o.targets[e.target]})
+	}
+	return m
+}
+
+func (ix *Index) keysOf(m map[uint32][]comparableEntry) map[compute.Key]bool {
+	keys := make(map[compute.Key]bool, len(m))
+	for p := range m {
+		keys[ix.policies.value(p).key] = true
+	}
+	return keys
+}
+
+// Kind is a policy kind.
+type Kind struct{ Group, Kind string }
+
+// Of returns what policy p (of every kind) reaches in every output, by
+// kind, unsorted. The slices are built to size: a GatewayClass policy
+// reaches tens of thousands of targets.
+func (ix *Index) Of(p compute.Key) map[Kind][]v1alpha1.Reach {
+	counts := map[uint32]int{}
+	ix.eachOf(p, func(_ compute.Key, _ *outputEntries, e compactEntry) { counts[e.policy]++ })
+	out := make(map[Kind][]v1alpha1.Reach, len(counts))
+	for id, n := range counts {
+		pr := ix.policies.value(id)
+		k := Kind{pr.group, pr.kind}
+		out[k] = slices.Grow(out[k], n)
+	}
+	ix.eachOf(p, func(key compute.Key, o *outputEntries, e compactEntry) {
+		pr := ix.policies.value(e.policy)
+		t := o.targets[e.target]
+		a := ix.attachments.value(e.attachedTo)
+		v := ix.verdicts.value(e.verdict)
+		k := Kind{pr.group, pr.kind}
+		out[k] = append(out[k], v1alpha1.Reach{
+			Target: targetRef(key.Namespace, t.group, t.kind, t.name, a), AttachedTo: a,
+			Stanza: v.stanza, Outcome: v.outcome, Message: v.message,
+		})
+	})
+	return out
+}
+
+// eachOf calls f with every entry of policy p and its output.
+func (ix *Index) eachOf(p compute.Key, f func(compute.Key, *outputEntries, compactEntry)) {
+	kid, ok := ix.keys.ids[p]
+	if !ok {
+		return
+	}
+	for id := range ix.byPolicy[p] {
+		o := ix.byID[id]
+		key := ix.outputs.value(id)
+		for _, e := range o.entries {
+			if e.key == kid {
+				f(key, o, e)
 			}
 		}
 	}
-	return out
 }
 
 // Policies lists every policy with entries, sorted.
@@ -144,12 +323,4 @@ func (ix *Index) Policies() []compute.Key {
 	}
 	compute.SortKeys(keys)
 	return keys
-}
-
-func groupByPolicy(entries []Entry) map[compute.Key][]Entry {
-	m := map[compute.Key][]Entry{}
-	for _, e := range entries {
-		m[e.Policy] = append(m[e.Policy], e)
-	}
-	return m
 }

@@ -77,11 +77,16 @@ func TestIndexSet(t *testing.T) {
 	if got := ix.Of(k("p")); len(got) != 0 {
 		t.Errorf("p still has entries %+v", got)
 	}
-	if got := ix.Of(k("q")); len(got) != 2 {
-		t.Errorf("q has %d entries, want 2", len(got))
+	if got := ix.Of(k("q"))[Kind{"example.com", "RetryPolicy"}]; len(got) != 2 || got[0].Target.Namespace != "apps" {
+		t.Errorf("q reaches %+v, want 2 targets in apps", got)
 	}
 	if got := ix.Policies(); !slices.Equal(got, []compute.Key{k("q")}) {
 		t.Errorf("Policies = %v", got)
+	}
+	// Every output gone: nothing interned is kept.
+	ix.Set(k("r1"), nil)
+	if n := len(ix.policies.ids) + len(ix.keys.ids) + len(ix.attachments.ids) + len(ix.verdicts.ids) + len(ix.outputs.ids) + len(ix.byPolicy) + len(ix.byOutput); n != 0 {
+		t.Errorf("%d values kept after every output went", n)
 	}
 }
 
@@ -89,13 +94,14 @@ func TestBuild(t *testing.T) {
 	if _, ok := Build(compute.Key{Namespace: "apps", Name: "p"}, nil, nil); ok {
 		t.Error("a reach for no policy")
 	}
-	var es []Entry
+	ix := NewIndex()
 	for _, o := range []struct {
 		name    string
 		outcome v1alpha1.Outcome
 	}{{"r2", "Overridden"}, {"r1", "Enforced"}} {
-		es = append(es, FromOutput(output("apps", o.name, map[string]v1alpha1.Outcome{"p": o.outcome}))...)
+		ix.Set(compute.Key{Namespace: "apps", Name: o.name}, FromOutput(output("apps", o.name, map[string]v1alpha1.Outcome{"p": o.outcome})))
 	}
+	es := ix.Of(compute.Key{Namespace: "apps", Name: "p"})
 	infos := []compute.PolicyInfo{
 		{Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited, Labels: map[string]string{"team": "a", "x": "1"}},
 		{Group: "example.com", Kind: "ZPolicy", Class: v1alpha1.ClassDirect, Labels: map[string]string{"team": "b", "y": "2"}},
@@ -122,7 +128,7 @@ func TestBuild(t *testing.T) {
 	if z := pr.Policies[1]; len(z.Reaches) != 0 || z.Summary != (v1alpha1.ReachSummary{}) {
 		t.Errorf("a kind with no entries: %+v", z)
 	}
-	if obj, _ := Build(compute.Key{Name: "p"}, infos, nil); obj.GetObjectKind() == nil {
+	if obj, _ := Build(compute.Key{Name: "p"}, infos, nil); obj == nil {
 		t.Error("no object")
 	} else if _, ok := obj.(*v1alpha1.ClusterPolicyReach); !ok {
 		t.Errorf("a cluster key builds %T", obj)
