@@ -84,7 +84,7 @@ func targetRef(ns, group, kind, name string, a v1alpha1.ObjectReference) v1alpha
 // when an entry is read back (Of).
 type Index struct {
 	byOutput map[compute.Key]*outputEntries
-	byID     []*outputEntries // byOutput by output id: reads hash no strings
+	byID     []*outputEntries                    // byOutput by output id: reads hash no strings
 	byPolicy map[compute.Key]map[uint32]struct{} // policy -> ids of outputs with entries of it
 
 	outputs     *interner[compute.Key]
