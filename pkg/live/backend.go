@@ -21,6 +21,9 @@ type Backend struct {
 	l          *Live
 	store      *outputStore
 	namespaced bool
+	// reach: the store holds policy reaches, which are built after the
+	// first computation; reads wait for them (awaitReaches).
+	reach bool
 }
 
 // The live layer hands these to the REST layer; the storage does not import
@@ -42,7 +45,7 @@ func (b *Backend) Get(ctx context.Context, namespace, name string) (*encoded.Obj
 	if !b.namespaced {
 		namespace = ""
 	}
-	if err := b.l.awaitApplied(ctx); err != nil {
+	if err := b.await(ctx); err != nil {
 		return nil, err
 	}
 	return b.store.Get(ctx, namespace, name)
@@ -50,10 +53,21 @@ func (b *Backend) Get(ctx context.Context, namespace, name string) (*encoded.Obj
 
 // List implements registry.Backend.
 func (b *Backend) List(ctx context.Context, namespace string) ([]*encoded.Object, uint64, error) {
-	if err := b.l.awaitApplied(ctx); err != nil {
+	if err := b.await(ctx); err != nil {
 		return nil, 0, err
 	}
 	return b.store.List(ctx, namespace)
+}
+
+// await makes a read see every change pending when it arrived
+// (awaitApplied), and a reach read the reaches of the first computation.
+func (b *Backend) await(ctx context.Context) error {
+	if b.reach {
+		if err := b.l.awaitReaches(ctx); err != nil {
+			return err
+		}
+	}
+	return b.l.awaitApplied(ctx)
 }
 
 // Watch implements registry.Backend.

@@ -132,6 +132,9 @@ type Live struct {
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
 	ready   atomic.Bool // first full computation done
+	// reachesBuilt is closed once every policy's reach has been built
+	// after the first full computation.
+	reachesBuilt chan struct{}
 }
 
 // NewWithEngine builds the live layer around engine, reading the cluster
@@ -157,12 +160,13 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		kick:          make(chan struct{}, 1),
 		urgent:        make(chan struct{}, 1),
 		appliedCh:     make(chan struct{}),
+		reachesBuilt:  make(chan struct{}),
 		adopt:         make(chan adoption),
 	}
 	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: l.cluster}
-	l.reachNSBackend = &Backend{l: l, store: l.reachNS, namespaced: true}
-	l.reachCLBackend = &Backend{l: l, store: l.reachCL}
+	l.reachNSBackend = &Backend{l: l, store: l.reachNS, namespaced: true, reach: true}
+	l.reachCLBackend = &Backend{l: l, store: l.reachCL, reach: true}
 	l.inputs = inputs.NewManager(client, sink{l})
 	l.openCache()
 	l.retryOpen = l.cacheDir != "" && l.db == nil
@@ -254,19 +258,23 @@ func (l *Live) Run(ctx context.Context) error {
 	l.setBulk(false)
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
-	l.fullRecompute(func() {
-		if m, ok := l.engine.(memoEngine); ok {
-			m.DropMemo()
-			// Collect the memo now: the garbage collector's next target
-			// was set while the memo was live, and the reaches built next
-			// would otherwise grow the heap on top of it.
-			goruntime.GC()
-		}
-	})
-	endStartupGC()
+	policies := l.fullRecompute()
+	if m, ok := l.engine.(memoEngine); ok {
+		m.DropMemo()
+		// Collect the memo now: the garbage collector's next target was
+		// set while the memo was live, and the reaches built next would
+		// otherwise grow the heap on top of it.
+		goruntime.GC()
+	}
 	l.ready.Store(true)
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
-		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)),
+		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
+	// The reaches are read off the outputs: built once those are served.
+	// Their reads wait for this (awaitReaches); the worker starts after it.
+	l.applyReaches(l.everyPolicy(policies))
+	close(l.reachesBuilt)
+	endStartupGC()
+	klog.InfoS("Policy reaches built", "duration", time.Since(start),
 		"policyreaches", len(snapshotKeys(l.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.reachCL)))
 	// Keys that changed during the full computation are dirty: the worker
 	// flushes them first.
@@ -309,11 +317,9 @@ func (l *Live) setBulk(on bool) {
 
 // fullRecompute recomputes every key the engine has an output for, every
 // key the Stores hold (restored from the cache or computed before) and every
-// dirty key, then the reach of every policy. Between the two it calls
-// outputsDone: the engine's memo of folds is not needed for the reaches,
-// and dropping it first keeps the reaches' transient garbage from adding
-// to the start-up's peak.
-func (l *Live) fullRecompute(outputsDone func()) {
+// dirty key. It returns the dirty policies and those whose entries it
+// changed; the caller builds their reaches (all of them, at start-up).
+func (l *Live) fullRecompute() map[compute.Key]struct{} {
 	dirty, policies, gen := l.takeDirty()
 	set := map[compute.Key]struct{}{}
 	for _, k := range dirty {
@@ -334,9 +340,8 @@ func (l *Live) fullRecompute(outputsDone func()) {
 	}
 	compute.SortKeys(keys)
 	l.applyKeys(keys, policies)
-	outputsDone()
-	l.applyReaches(l.everyPolicy(policies))
 	l.setApplied(gen)
+	return policies
 }
 
 func snapshotKeys(s *outputStore) []compute.Key {

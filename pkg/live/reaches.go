@@ -10,6 +10,7 @@ import (
 	goruntime "runtime"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -28,6 +29,22 @@ type reachEngine interface {
 }
 
 var _ reachEngine = (*compute.Engine)(nil)
+
+// awaitReaches makes a read of a reach, once the outputs of the first
+// computation are served, wait until the reaches have been built from them
+// (or ctx ends). Before, reads serve what the cache restored, as for the
+// outputs.
+func (l *Live) awaitReaches(ctx context.Context) error {
+	if !l.ready.Load() {
+		return nil
+	}
+	select {
+	case <-l.reachesBuilt:
+		return nil
+	case <-ctx.Done():
+		return apierrors.NewTimeoutError("policy reaches are still being built after start-up; try again", 1)
+	}
+}
 
 // everyPolicy adds to policies every policy that may have a reach: the
 // engine's, those with entries, and those the Stores hold (restored from

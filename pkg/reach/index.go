@@ -145,8 +145,11 @@ func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 	if len(entries) > 0 {
 		next = ix.compact(out, old, entries)
 	}
-	if old == nil && next == nil {
+	switch {
+	case old == nil && next == nil:
 		return nil
+	case old == nil:
+		return ix.add(out, next)
 	}
 	before, after := ix.byPolicyOf(old), ix.byPolicyOf(next)
 	changed := make(map[compute.Key]bool, len(after))
@@ -200,11 +203,7 @@ func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 		}
 		delete(ix.byOutput, out)
 	} else {
-		ix.byOutput[out] = next
-		for int(next.id) >= len(ix.byID) {
-			ix.byID = append(ix.byID, nil)
-		}
-		ix.byID[next.id] = next
+		ix.store(out, next)
 	}
 	keys := make([]compute.Key, 0, len(changed))
 	for p := range changed {
@@ -212,6 +211,40 @@ func (ix *Index) Set(out compute.Key, entries []Entry) []compute.Key {
 	}
 	compute.SortKeys(keys)
 	return keys
+}
+
+// add records the first entries of output out (every output, at
+// start-up): each policy in them changed, and nothing is compared.
+func (ix *Index) add(out compute.Key, next *outputEntries) []compute.Key {
+	kids := make([]uint32, 0, 8)
+	for _, e := range next.entries {
+		if !slices.Contains(kids, e.key) { // few policies per output
+			kids = append(kids, e.key)
+		}
+	}
+	keys := make([]compute.Key, len(kids))
+	for i, kid := range kids {
+		p := ix.keys.value(kid)
+		keys[i] = p
+		outs := ix.byPolicy[p]
+		if outs == nil {
+			outs = map[uint32]struct{}{}
+			ix.byPolicy[p] = outs
+		}
+		outs[next.id] = struct{}{}
+	}
+	ix.store(out, next)
+	compute.SortKeys(keys)
+	return keys
+}
+
+// store makes next the entries of output out.
+func (ix *Index) store(out compute.Key, next *outputEntries) {
+	ix.byOutput[out] = next
+	for int(next.id) >= len(ix.byID) {
+		ix.byID = append(ix.byID, nil)
+	}
+	ix.byID[next.id] = next
 }
 
 // compact interns entries of output out (taking old's output id, if any).
