@@ -41,6 +41,7 @@ type Report struct {
 	GetHTTPRoute latency           `json:"getHTTPRoute"`
 	List         listResult        `json:"list"`
 	Edits        []editResult      `json:"edits"`
+	Reach        reachResult       `json:"reach"`
 	Server       serverResources   `json:"server"`
 	LoadAvg      map[string]string `json:"loadAverage"`
 	Targets      []target          `json:"targets"`
@@ -146,7 +147,7 @@ func (k *kvFlag) Set(s string) error {
 // measureFlags are the flags of `e2ebench measure`.
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
-	gets, conc, listReps, edits                 *int
+	gets, conc, listReps, edits, reachReps      *int
 	editTimeout                                 *time.Duration
 	seed                                        *uint64
 	machine                                     kvFlag
@@ -163,6 +164,7 @@ func parseMeasureFlags(args []string) *measureFlags {
 		gets:        fs.Int("gets", 4000, "single GET requests"),
 		conc:        fs.Int("concurrency", 16, "concurrent GETs"),
 		listReps:    fs.Int("list-reps", 3, "LIST repetitions of each resource"),
+		reachReps:   fs.Int("reach-reps", 7, "repetitions of the PolicyReach GET and its baseline"),
 		edits:       fs.Int("edits", 20, "repetitions of each policy edit"),
 		editTimeout: fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long"),
 		seed:        fs.Uint64("seed", 1, "seed of the GET sample"),
@@ -219,6 +221,10 @@ func runMeasure(args []string) error {
 	if err := measureGets(ctx, rc, f, idx, &rep); err != nil {
 		return err
 	}
+	if rep.Reach, err = measureReach(ctx, rc, *f.kubeconfig, idx, *f.reachReps, *f.seed); err != nil {
+		return err
+	}
+	rep.LoadAvg["after PolicyReach"] = loadAvg()
 	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
 		return err
 	}
