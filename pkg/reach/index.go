@@ -78,7 +78,7 @@ func targetRef(ns, group, kind, name string, a v1alpha1.ObjectReference) v1alpha
 // that have entries of it. It is not safe for concurrent use: the live
 // layer's worker, the only writer of the outputs, owns it.
 //
-// Entries are held compact (16 bytes each): a policy, an attachment point
+// Entries are held compact (20 bytes each): a policy, its key, an attachment point
 // and a verdict are interned (see interner), a target is an index into its
 // output's few targets, and a target's namespace and section are derived
 // when an entry is read back (Of).
@@ -130,7 +130,7 @@ func NewIndex() *Index {
 	}
 }
 
-// comparable is what an entry is compared by between an output's old and
+// comparableEntry is what an entry is compared by between an output's old and
 // new entries (interned ids are stable while either holds them).
 type comparableEntry struct {
 	attachedTo, verdict uint32
