@@ -127,6 +127,50 @@ spec:
 		t.Errorf("label selector: %q", out)
 	}
 
+	// Paging: every PolicyReach, one per page, is the unpaged list.
+	all, err := cs.PolicyReaches("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paged []string
+	for opts := (metav1.ListOptions{Limit: 1}); ; {
+		page, err := cs.PolicyReaches("").List(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			paged = append(paged, it.Namespace+"/"+it.Name)
+		}
+		if opts.Continue = page.Continue; opts.Continue == "" {
+			break
+		}
+	}
+	if len(paged) != len(all.Items) || len(paged) == 0 {
+		t.Errorf("paged list of %d items, unpaged %d", len(paged), len(all.Items))
+	}
+
+	// WatchList: the initial ADDED event, then the bookmark that ends them.
+	yes := true
+	wl, err := cs.PolicyReaches(reachInfra).Watch(ctx, metav1.ListOptions{SendInitialEvents: &yes, AllowWatchBookmarks: true,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, FieldSelector: "metadata.name=" + reachPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []watch.EventType{watch.Added, watch.Bookmark} {
+		select {
+		case e := <-wl.ResultChan():
+			if e.Type != want {
+				t.Fatalf("WatchList event %d: %s, want %s", i, e.Type, want)
+			}
+			if m, err := metaOf(e.Object); err != nil || want == watch.Bookmark && m.GetAnnotations()["k8s.io/initial-events-end"] != "true" {
+				t.Errorf("WatchList bookmark %+v (%v)", e.Object, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("WatchList: no event %d", i)
+		}
+	}
+	wl.Stop()
+
 	// Watch: a route under the Gateway, then the policy's deletion.
 	w, err := cs.PolicyReaches(reachInfra).Watch(ctx, metav1.ListOptions{ResourceVersion: pr.ResourceVersion, FieldSelector: "metadata.name=" + reachPolicy})
 	if err != nil {
