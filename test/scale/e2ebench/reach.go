@@ -104,7 +104,6 @@ func measureReach(ctx context.Context, rc rest.Interface, kubeconfig string, idx
 	return r, nil
 }
 
-
 func median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
