@@ -82,12 +82,7 @@ func appendPolicies(dst []byte, policies []v1alpha1.ReachPolicy) []byte {
 			dst = append(dst, ',')
 		}
 		p := &policies[i]
-		dst = append(dst, `{"group":`...)
-		dst = appendString(dst, p.Group)
-		dst = append(dst, `,"kind":`...)
-		dst = appendString(dst, p.Kind)
-		dst = append(dst, `,"class":`...)
-		dst = appendString(dst, string(p.Class))
+		dst = appendKindHead(dst, p.Group, p.Kind, p.Class)
 		if len(p.AttachedTo) > 0 {
 			dst = append(dst, `,"attachedTo":[`...)
 			for j := range p.AttachedTo {

@@ -51,14 +51,20 @@ func appendTargets(dst []byte, targets []v1alpha1.Target) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
+// appendKindHead opens the object of one policy kind (in a target's
+// policies, or a reach's): group, kind and class.
+func appendKindHead(dst []byte, group, kind string, class v1alpha1.PolicyClass) []byte {
+	dst = append(dst, `{"group":`...)
+	dst = appendString(dst, group)
+	dst = append(dst, `,"kind":`...)
+	dst = appendString(dst, kind)
+	dst = append(dst, `,"class":`...)
+	return appendString(dst, string(class))
+}
+
 func appendTargetPolicy(dst []byte, p *v1alpha1.TargetPolicy) ([]byte, error) {
 	var err error
-	dst = append(dst, `{"group":`...)
-	dst = appendString(dst, p.Group)
-	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, p.Kind)
-	dst = append(dst, `,"class":`...)
-	dst = appendString(dst, string(p.Class))
+	dst = appendKindHead(dst, p.Group, p.Kind, p.Class)
 	if len(p.Sources) > 0 {
 		dst = append(dst, `,"sources":[`...)
 		for i := range p.Sources {
