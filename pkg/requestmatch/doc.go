@@ -12,9 +12,11 @@
 //
 // Hostname precedence is applied as the specification words it: one order
 // over every match of every route that serves the host, so when the rules of
-// the most specific route do not match, a less specific route's may. (A proxy
-// that builds one virtual host per hostname, as Envoy does, answers 404
-// there instead.)
+// the most specific route do not match, a less specific route's may. A
+// listener with VirtualHosts set is matched as Envoy Gateway, Istio and
+// NGINX Gateway Fabric do it instead: the request is bound to the most
+// specific hostname and answers 404 there
+// (docs/research/hostname-fallthrough.md).
 //
 // The package is pure: it reads its inputs and returns a Result, never
 // panics and never fails with an error — an input it cannot use (a bad

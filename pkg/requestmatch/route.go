@@ -114,15 +114,31 @@ type hostRoute struct {
 	score hostScore
 }
 
-// routesForHost keeps the routes with a hostname that serves host on l.
+// routesForHost keeps the routes with a hostname that serves host on l;
+// with virtual hosts, only those of the most specific such hostname (for
+// one host, the score names one hostname: the exact host, or the one
+// wildcard of that length).
 func routesForHost(l *Listener, routes []*Route, host string) []hostRoute {
 	var out []hostRoute
+	var best hostScore
 	for _, r := range routes {
 		if s, ok := routeHostScore(l.Hostname, r.Hostnames, host); ok {
 			out = append(out, hostRoute{route: r, score: s})
+			if s.cmp(best) > 0 {
+				best = s
+			}
 		}
 	}
-	return out
+	if !l.VirtualHosts {
+		return out
+	}
+	kept := out[:0]
+	for _, hr := range out {
+		if hr.score == best {
+			kept = append(kept, hr)
+		}
+	}
+	return kept
 }
 
 // olderRoute is the tie-break across routes of every route kind: the oldest

@@ -44,6 +44,15 @@ type Listener struct {
 	// Routes are the routes attached to this listener (attachment is the
 	// caller's job). Their order does not matter: precedence does.
 	Routes []Route `json:"routes,omitempty"`
+	// VirtualHosts: the data plane builds one virtual host per hostname
+	// (route hostname intersected with the listener's) and binds a request
+	// to the most specific one any route serves; only the rules of routes
+	// with that hostname are tried, so a request they do not match gets a
+	// 404 rather than a less specific route's rule. Envoy Gateway, Istio
+	// and NGINX Gateway Fabric do this (docs/research/hostname-fallthrough.md);
+	// false is the specification's wording: one precedence order over the
+	// rules of every route that serves the host.
+	VirtualHosts bool `json:"virtualHosts,omitempty"`
 }
 
 // Route is an HTTPRoute, GRPCRoute, TLSRoute, TCPRoute or UDPRoute, reduced
