@@ -50,7 +50,7 @@ func quietKlog() func() {
 	return func() { klog.LogToStderr(true) }
 }
 
-func fakeClient(b *testing.B, objs []*unstructured.Unstructured) *dynamicfake.FakeDynamicClient {
+func fakeClient(b testing.TB, objs []*unstructured.Unstructured) *dynamicfake.FakeDynamicClient {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(kruntime.NewScheme(), ListKinds())
 	for _, o := range objs {
 		if err := client.Tracker().Create(Resource(o), o.DeepCopy(), o.GetNamespace()); err != nil {
@@ -62,7 +62,7 @@ func fakeClient(b *testing.B, objs []*unstructured.Unstructured) *dynamicfake.Fa
 
 // newLive builds a live layer on client with its cache in dir (restored
 // from it when it holds one).
-func newLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *live.Live {
+func newLive(b testing.TB, client *dynamicfake.FakeDynamicClient, dir string) *live.Live {
 	o := live.NewOptions()
 	o.CacheDir = dir
 	l, err := o.NewForClient(client)
@@ -77,12 +77,12 @@ func newLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *l
 
 // startLive builds a live layer on client with its cache in dir and runs it
 // until ready.
-func startLive(b *testing.B, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
+func startLive(b testing.TB, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
 	return runLive(b, newLive(b, client, dir), client, dir)
 }
 
 // runLive runs l until ready.
-func runLive(b *testing.B, l *live.Live, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
+func runLive(b testing.TB, l *live.Live, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &liveServer{l: l, client: client, dir: dir, cancel: cancel, done: make(chan struct{})}
 	start, cpu0 := time.Now(), cpuTime()
