@@ -429,46 +429,70 @@ func (l *Live) computeAll(keys []compute.Key) []computed {
 
 func (l *Live) applyBatch(keys []compute.Key, policies map[compute.Key]struct{}) {
 	start := time.Now()
-	var nsChanges, clChanges []outputChange
-	for i, r := range l.computeAll(keys) {
-		k := keys[i]
-		obj, ok, err := r.obj, r.ok, r.err
-		if err != nil {
+	results := l.computeAll(keys)
+	for i, r := range results {
+		if r.err != nil {
 			continue // keep the previous output (and its entries)
 		}
-		if !ok {
-			obj = nil
-		}
-		for _, p := range l.reach.Set(k, r.entries) {
+		for _, p := range l.reach.Set(keys[i], r.entries) {
 			policies[p] = struct{}{}
-		}
-		c := outputChange{Namespace: k.Namespace, Name: k.Name, Object: obj}
-		if k.Namespace == "" {
-			clChanges = append(clChanges, c)
-		} else {
-			nsChanges = append(nsChanges, c)
 		}
 	}
 	recomputed.Add(float64(len(keys)))
-	batch := cache.Batch{}
-	if len(nsChanges) > 0 {
-		rv, applied := l.namespaced.Apply(nsChanges)
-		if len(applied) > 0 {
-			batch[ResourceEffectivePolicies] = entries(applied, nsChanges, rv)
-		}
-	}
-	if len(clChanges) > 0 {
-		rv, applied := l.cluster.Apply(clChanges)
-		if len(applied) > 0 {
-			batch[ResourceClusterEffectivePolicies] = entries(applied, clChanges, rv)
-		}
-	}
-	changed := len(batch[ResourceEffectivePolicies].Entries) + len(batch[ResourceClusterEffectivePolicies].Entries)
+	batch, changed := applyResults(keys, results,
+		scopedStores{ResourceEffectivePolicies, l.namespaced, ResourceClusterEffectivePolicies, l.cluster})
 	applyDuration.Observe(time.Since(start).Seconds())
 	klog.V(4).InfoS("Recomputed", "keys", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
 		l.persist(batch)
 	}
+}
+
+// scopedStores are the Stores of one kind's namespaced and cluster-scoped
+// resources, with their names (the cache's buckets).
+type scopedStores struct {
+	nsResource string
+	ns         *outputStore
+	clResource string
+	cl         *outputStore
+}
+
+// applyResults applies results, one per key (an error keeps the key's
+// previous object, ok=false deletes it), to the Store of the key's scope,
+// and returns what they applied as a cache batch and how many objects
+// changed.
+func applyResults(keys []compute.Key, results []computed, s scopedStores) (cache.Batch, int) {
+	var nsChanges, clChanges []outputChange
+	for i, r := range results {
+		if r.err != nil {
+			continue
+		}
+		var obj *encoded.Object
+		if r.ok {
+			obj = r.obj
+		}
+		c := outputChange{Namespace: keys[i].Namespace, Name: keys[i].Name, Object: obj}
+		if keys[i].Namespace == "" {
+			clChanges = append(clChanges, c)
+		} else {
+			nsChanges = append(nsChanges, c)
+		}
+	}
+	batch, changed := cache.Batch{}, 0
+	for _, x := range []struct {
+		resource string
+		store    *outputStore
+		changes  []outputChange
+	}{{s.nsResource, s.ns, nsChanges}, {s.clResource, s.cl, clChanges}} {
+		if len(x.changes) == 0 {
+			continue
+		}
+		if rv, applied := x.store.Apply(x.changes); len(applied) > 0 {
+			batch[x.resource] = entries(applied, x.changes, rv)
+			changed += len(applied)
+		}
+	}
+	return batch, changed
 }
 
 // compute calls the engine, reads the output's source entries and encodes

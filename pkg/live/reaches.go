@@ -17,7 +17,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 )
 
 // reachEngine is implemented by engines that know their policies
@@ -88,33 +87,9 @@ func (l *Live) applyReachBatch(keys []compute.Key) {
 	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		built[i] = l.buildReach(keys[i])
 	})
-	var nsChanges, clChanges []outputChange
-	for i, r := range built {
-		if r.err != nil {
-			continue // keep the previous reach
-		}
-		c := outputChange{Namespace: keys[i].Namespace, Name: keys[i].Name, Object: r.obj}
-		if keys[i].Namespace == "" {
-			clChanges = append(clChanges, c)
-		} else {
-			nsChanges = append(nsChanges, c)
-		}
-	}
-	batch := cache.Batch{}
-	for _, x := range []struct {
-		resource string
-		store    *outputStore
-		changes  []outputChange
-	}{{ResourcePolicyReaches, l.reachNS, nsChanges}, {ResourceClusterPolicyReaches, l.reachCL, clChanges}} {
-		if len(x.changes) == 0 {
-			continue
-		}
-		if rv, applied := x.store.Apply(x.changes); len(applied) > 0 {
-			batch[x.resource] = entries(applied, x.changes, rv)
-		}
-	}
-	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed",
-		len(batch[ResourcePolicyReaches].Entries)+len(batch[ResourceClusterPolicyReaches].Entries), "duration", time.Since(start))
+	batch, changed := applyResults(keys, built,
+		scopedStores{ResourcePolicyReaches, l.reachNS, ResourceClusterPolicyReaches, l.reachCL})
+	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
 		l.persist(batch)
 	}
