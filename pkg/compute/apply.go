@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -95,6 +96,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 		in.present = true
 		in.spec = mget(u.Object, "spec")
 		in.labels = u.GetLabels()
+		in.created = u.GetCreationTimestamp().Time
 	}
 	return a.apply(st, in)
 }
@@ -106,6 +108,7 @@ type topoInput struct {
 	present bool
 	labels  map[string]string
 	spec    map[string]interface{}
+	created time.Time
 }
 
 // topologyApplier updates the state for one topology kind.
@@ -147,10 +150,14 @@ func applyGatewayClass(st *state, in topoInput) []Key {
 	n, name := in.id, in.id.Name
 	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
 		if add {
+			if !st.classes[name] {
+				st.bump(st.objects, n, 1)
+			}
 			st.classes[name] = true
-			st.bump(st.objects, n, 1)
+			st.classControllers[name] = sget(in.spec, "controllerName")
 		} else if st.classes[name] {
 			delete(st.classes, name)
+			delete(st.classControllers, name)
 			st.bump(st.objects, n, -1)
 		}
 	})
@@ -195,6 +202,12 @@ func applyListenerSet(st *state, in topoInput) []Key {
 // reference it.
 func applyRoute(st *state, in topoInput) []Key {
 	n := in.id
+	if r := st.routes[n]; r != nil && in.present {
+		// Kept up to date even when nothing the outputs read changed: a
+		// route re-created with the same spec is younger, and the informer
+		// cache holds the newest map.
+		r.spec, r.created = in.spec, in.created
+	}
 	var touched []nodeID
 	keys := st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
 		if old := st.routes[n]; old != nil {
@@ -207,6 +220,9 @@ func applyRoute(st *state, in topoInput) []Key {
 		}
 		if add {
 			r := parseRoute(n, in.spec)
+			// The spec is kept for request traces (the informer cache holds
+			// the same map): never modified.
+			r.spec, r.created = in.spec, in.created
 			st.routes[n] = r
 			for _, pr := range r.parentRefs {
 				addSet(st.routesByParent, pr.id, n)

@@ -87,20 +87,23 @@ type state struct {
 	crdServed    map[schema.GroupKind]bool
 	clusterKinds map[schema.GroupKind]bool
 
-	classes        map[string]bool
-	nsLabels       map[string]map[string]string
-	gateways       map[nodeID]*gatewayObj
-	gwByClass      map[string]map[nodeID]bool
-	listenerSets   map[nodeID]*listenerSetObj
-	lsByGateway    map[nodeID]map[nodeID]bool
-	routes         map[nodeID]*routeObj
-	routesByParent map[nodeID]map[nodeID]bool
-	services       map[nodeID]*serviceObj
-	backendParents map[nodeID]map[nodeID]int
-	grants         map[string]map[string]*refGrant
-	objLabels      map[nodeID]map[string]string
-	fingerprints   map[nodeID]fingerprint
-	fpBuf          []byte // scratch of fingerprintOf
+	classes map[string]bool
+	// classControllers: each GatewayClass's controllerName, which says
+	// how its Gateways match requests (RequestTrace).
+	classControllers map[string]string
+	nsLabels         map[string]map[string]string
+	gateways         map[nodeID]*gatewayObj
+	gwByClass        map[string]map[nodeID]bool
+	listenerSets     map[nodeID]*listenerSetObj
+	lsByGateway      map[nodeID]map[nodeID]bool
+	routes           map[nodeID]*routeObj
+	routesByParent   map[nodeID]map[nodeID]bool
+	services         map[nodeID]*serviceObj
+	backendParents   map[nodeID]map[nodeID]int
+	grants           map[string]map[string]*refGrant
+	objLabels        map[nodeID]map[string]string
+	fingerprints     map[nodeID]fingerprint
+	fpBuf            []byte // scratch of fingerprintOf
 
 	objects map[nodeID]int   // existence: topology objects, referenced backends
 	virt    map[nodeID]int   // virtual targets and unserved kinds named by policies
@@ -120,34 +123,35 @@ type state struct {
 
 func newState(opts Options) (*state, error) {
 	st := &state{
-		descs:           map[schema.GroupKind]Descriptor{},
-		crds:            map[string]*crdInfo{},
-		kinds:           map[schema.GroupKind]*kindIndex{},
-		crdServed:       map[schema.GroupKind]bool{},
-		clusterKinds:    map[schema.GroupKind]bool{},
-		classes:         map[string]bool{},
-		nsLabels:        map[string]map[string]string{},
-		gateways:        map[nodeID]*gatewayObj{},
-		gwByClass:       map[string]map[nodeID]bool{},
-		listenerSets:    map[nodeID]*listenerSetObj{},
-		lsByGateway:     map[nodeID]map[nodeID]bool{},
-		routes:          map[nodeID]*routeObj{},
-		routesByParent:  map[nodeID]map[nodeID]bool{},
-		services:        map[nodeID]*serviceObj{},
-		backendParents:  map[nodeID]map[nodeID]int{},
-		grants:          map[string]map[string]*refGrant{},
-		objLabels:       map[nodeID]map[string]string{},
-		fingerprints:    map[nodeID]fingerprint{},
-		objects:         map[nodeID]int{},
-		virt:            map[nodeID]int{},
-		byKey:           map[Key][]nodeID{},
-		byNS:            map[string]map[nodeID]bool{},
-		policies:        map[policyID]*policy{},
-		byTarget:        map[nodeID]map[*policy]bool{},
-		selPolicies:     map[string]map[*policy]bool{},
-		crossNS:         map[string]map[*policy]bool{},
-		invalidKeys:     map[Key]map[nodeID]int{},
-		changedPolicies: map[Key]struct{}{},
+		descs:            map[schema.GroupKind]Descriptor{},
+		crds:             map[string]*crdInfo{},
+		kinds:            map[schema.GroupKind]*kindIndex{},
+		crdServed:        map[schema.GroupKind]bool{},
+		clusterKinds:     map[schema.GroupKind]bool{},
+		classes:          map[string]bool{},
+		classControllers: map[string]string{},
+		nsLabels:         map[string]map[string]string{},
+		gateways:         map[nodeID]*gatewayObj{},
+		gwByClass:        map[string]map[nodeID]bool{},
+		listenerSets:     map[nodeID]*listenerSetObj{},
+		lsByGateway:      map[nodeID]map[nodeID]bool{},
+		routes:           map[nodeID]*routeObj{},
+		routesByParent:   map[nodeID]map[nodeID]bool{},
+		services:         map[nodeID]*serviceObj{},
+		backendParents:   map[nodeID]map[nodeID]int{},
+		grants:           map[string]map[string]*refGrant{},
+		objLabels:        map[nodeID]map[string]string{},
+		fingerprints:     map[nodeID]fingerprint{},
+		objects:          map[nodeID]int{},
+		virt:             map[nodeID]int{},
+		byKey:            map[Key][]nodeID{},
+		byNS:             map[string]map[nodeID]bool{},
+		policies:         map[policyID]*policy{},
+		byTarget:         map[nodeID]map[*policy]bool{},
+		selPolicies:      map[string]map[*policy]bool{},
+		crossNS:          map[string]map[*policy]bool{},
+		invalidKeys:      map[Key]map[nodeID]int{},
+		changedPolicies:  map[Key]struct{}{},
 	}
 	switch strings.ToLower(opts.DefaultInheritedStrategy) {
 	case "", "atomic":

@@ -3,6 +3,7 @@ package compute
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -182,6 +183,10 @@ type routeObj struct {
 	parentRefs []parentRef
 	rules      []ruleObj
 	hostnames  []string // spec.hostnames (HTTPRoute, GRPCRoute, TLSRoute); none matches every listener
+	// spec (read-only, shared with the informer cache) and creation time
+	// are read by request traces only.
+	spec    map[string]interface{}
+	created time.Time
 }
 
 type serviceObj struct {

@@ -1,0 +1,200 @@
+package compute
+
+// A read-only view of the topology for request traces (SPEC §9): the
+// Gateways with their listeners and the routes attached to each, and the
+// via of any path of the hierarchy for every policy kind.
+
+import (
+	"sort"
+	"time"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// View is a consistent view of the engine's inputs. It is valid only during
+// the callback of Engine.View, which holds the engine's read lock: keep the
+// callback short, and copy out what must outlive it.
+type View struct {
+	st *state
+	s  *session
+}
+
+// View calls fn with a view of the current inputs.
+func (e *Engine) View(fn func(v View)) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s := sessionPool.Get().(*session)
+	s.st, s.m = e.st, e.currentMemo()
+	defer func() {
+		s.st, s.m = nil, nil
+		sessionPool.Put(s)
+	}()
+	fn(View{st: e.st, s: s})
+}
+
+// ViewGateway is a Gateway as request matching reads it.
+type ViewGateway struct {
+	Namespace, Name string
+	// ControllerName is the controllerName of the Gateway's GatewayClass
+	// ("" when the class does not exist).
+	ControllerName string
+	// Listeners are the Gateway's own listeners, in spec order, then those
+	// of the ListenerSets it allows, by ListenerSet namespace and name.
+	Listeners []ViewListener
+}
+
+// ViewListener is one listener and the routes attached to it.
+type ViewListener struct {
+	Name     string
+	Port     int32
+	Protocol string
+	Hostname string
+	// ListenerSet is the ListenerSet that declares the listener (nil: the
+	// Gateway).
+	ListenerSet *v1alpha1.ObjectReference
+	// Path is the hierarchy from its root down to the listener's section
+	// node, least specific first (Namespace nodes are inserted by Vias).
+	Path []v1alpha1.ObjectReference
+	// Routes are the routes attached through this listener, sorted.
+	Routes []ViewRoute
+}
+
+// ViewRoute is a route attached to a listener.
+type ViewRoute struct {
+	Ref     v1alpha1.ObjectReference
+	Created time.Time
+	// Spec is the route's spec as the cluster holds it: shared, read-only.
+	Spec map[string]interface{}
+	// RuleSections are the section names of the rules' nodes: a rule's
+	// name, or rule-<index+1> for an unnamed rule.
+	RuleSections []string
+}
+
+// Gateways returns the Gateway namespace/name, or every Gateway when name
+// is "", sorted by namespace and name.
+func (v View) Gateways(namespace, name string) []ViewGateway {
+	var ids []nodeID
+	if name != "" {
+		id := nodeID{Group: gwGroup, Kind: "Gateway", Namespace: namespace, Name: name}
+		if v.st.gateways[id] != nil {
+			ids = append(ids, id)
+		}
+	} else {
+		for id := range v.st.gateways {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	}
+	out := make([]ViewGateway, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, v.gateway(v.st.gateways[id]))
+	}
+	return out
+}
+
+func (v View) gateway(g *gatewayObj) ViewGateway {
+	st := v.st
+	vg := ViewGateway{Namespace: g.id.Namespace, Name: g.id.Name}
+	var top []v1alpha1.ObjectReference
+	if st.classes[g.class] {
+		vg.ControllerName = st.classControllers[g.class]
+		top = append(top, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class}.ref())
+	}
+	top = append(top, g.id.ref())
+	v.addListeners(&vg, g.id, nil, g.listeners, top)
+	var sets []nodeID
+	for c := range st.lsByGateway[g.id] {
+		if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
+			sets = append(sets, c)
+		}
+	}
+	sort.Slice(sets, func(i, j int) bool { return lessNode(sets[i], sets[j]) })
+	for _, c := range sets {
+		ref := c.ref()
+		v.addListeners(&vg, c, &ref, st.listenerSets[c].listeners, append(top[:len(top):len(top)], ref))
+	}
+	return vg
+}
+
+func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectReference, ls []listener, top []v1alpha1.ObjectReference) {
+	for _, l := range ls {
+		n := owner
+		n.Section = l.name
+		vl := ViewListener{
+			Name: l.name, Port: int32(l.port), Protocol: l.protocol, Hostname: l.hostname,
+			ListenerSet: set,
+			Path:        append(top[:len(top):len(top)], n.ref()),
+		}
+		var routes []nodeID
+		v.st.attachedRoutes(n, func(r nodeID) { routes = append(routes, r) })
+		sort.Slice(routes, func(i, j int) bool { return lessNode(routes[i], routes[j]) })
+		for _, rid := range routes {
+			r := v.st.routes[rid]
+			vr := ViewRoute{Ref: rid.ref(), Created: r.created, Spec: r.spec, RuleSections: make([]string, len(r.rules))}
+			for i, ru := range r.rules {
+				vr.RuleSections[i] = ru.section
+			}
+			vl.Routes = append(vl.Routes, vr)
+		}
+		vg.Listeners = append(vg.Listeners, vl)
+	}
+}
+
+// KindVia is the via of one policy kind on a path.
+type KindVia struct {
+	Group, Kind string
+	Via         []v1alpha1.ObjectReference
+}
+
+// Vias returns, for every policy kind with a policy attached on path (root
+// first, sections after their objects, Namespace nodes left out: they are
+// inserted as the engine inserts them), the via of that path: exactly the
+// attachment points its effective entry merges (SPEC §5.5), sorted by group
+// and kind.
+func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
+	nodes := make([]nodeID, len(path))
+	for i, r := range path {
+		nodes[i] = nodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
+	}
+	var out []KindVia
+	for gk, k := range v.st.kinds {
+		var elems []viaElem
+		for _, n := range nodes {
+			elems = v.s.extend(elems, n, k)
+		}
+		if len(elems) > 0 {
+			out = append(out, KindVia{Group: gk.Group, Kind: gk.Kind, Via: refsOf(elems)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return out
+}
+
+// BackendAllowed reports whether route may send to backend: same namespace,
+// or a ReferenceGrant in the backend's namespace allows it.
+func (v View) BackendAllowed(route, backend v1alpha1.ObjectReference) bool {
+	r := nodeID{Group: route.Group, Kind: route.Kind, Namespace: route.Namespace, Name: route.Name}
+	b := nodeID{Group: backend.Group, Kind: backend.Kind, Namespace: backend.Namespace, Name: backend.Name}
+	return v.st.backendAllowed(r, b)
+}
+
+// ServicePort reports whether Service namespace/name exists and returns
+// the name of its port numbered port: the section node a backendRef to
+// that port reaches ("" when no named port has that number).
+func (v View) ServicePort(namespace, name string, port int32) (section string, exists bool) {
+	s := v.st.services[nodeID{Kind: "Service", Namespace: namespace, Name: name}]
+	if s == nil {
+		return "", false
+	}
+	for _, p := range s.ports {
+		if p.port == int64(port) {
+			return p.name, true
+		}
+	}
+	return "", true
+}
