@@ -41,6 +41,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.EffectivePolicy{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref),
 		v1alpha1.EffectivePolicyList{}.OpenAPIModelName():        schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref),
 		v1alpha1.EffectiveSpec{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref),
+		v1alpha1.GatewayReference{}.OpenAPIModelName():           schema_pkg_apis_effectivepolicy_v1alpha1_GatewayReference(ref),
 		v1alpha1.ObjectReference{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref),
 		v1alpha1.PolicyReach{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReach(ref),
 		v1alpha1.PolicyReachList{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReachList(ref),
@@ -48,8 +49,16 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.Reach{}.OpenAPIModelName():                      schema_pkg_apis_effectivepolicy_v1alpha1_Reach(ref),
 		v1alpha1.ReachPolicy{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_ReachPolicy(ref),
 		v1alpha1.ReachSummary{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_ReachSummary(ref),
+		v1alpha1.RequestTrace{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_RequestTrace(ref),
+		v1alpha1.RequestTraceSpec{}.OpenAPIModelName():           schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceSpec(ref),
+		v1alpha1.RequestTraceStatus{}.OpenAPIModelName():         schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceStatus(ref),
 		v1alpha1.Target{}.OpenAPIModelName():                     schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref),
 		v1alpha1.TargetPolicy{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref),
+		v1alpha1.TraceBackend{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TraceBackend(ref),
+		v1alpha1.TraceMatch{}.OpenAPIModelName():                 schema_pkg_apis_effectivepolicy_v1alpha1_TraceMatch(ref),
+		v1alpha1.TracePolicy{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_TracePolicy(ref),
+		v1alpha1.TraceRule{}.OpenAPIModelName():                  schema_pkg_apis_effectivepolicy_v1alpha1_TraceRule(ref),
+		v1alpha1.TracedRequest{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_TracedRequest(ref),
 		resource.Quantity{}.OpenAPIModelName():                   schema_apimachinery_pkg_api_resource_Quantity(ref),
 		v1.APIGroup{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_APIGroup(ref),
 		v1.APIGroupList{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_APIGroupList(ref),
@@ -526,6 +535,34 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref common.Reference
 	}
 }
 
+func schema_pkg_apis_effectivepolicy_v1alpha1_GatewayReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "GatewayReference names a Gateway.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+				},
+				Required: []string{"namespace", "name"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -954,6 +991,140 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ReachSummary(ref common.ReferenceC
 	}
 }
 
+func schema_pkg_apis_effectivepolicy_v1alpha1_RequestTrace(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RequestTrace asks what the Gateways do with one request (SPEC §9): which listener takes it, which route and rule serve it, which backends receive it, and the effective policy of exactly that context. Like a SubjectAccessReview it is only created, never stored: the answer is the returned object's status.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is the request and where it comes in.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.RequestTraceSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is the answer, filled in by the server.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.RequestTraceStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.RequestTraceSpec{}.OpenAPIModelName(), v1alpha1.RequestTraceStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RequestTraceSpec names the request and, optionally, the Gateway and port it arrives at.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"gateway": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Gateway limits the trace to one Gateway; unset traces every Gateway.",
+							Ref:         ref(v1alpha1.GatewayReference{}.OpenAPIModelName()),
+						},
+					},
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port limits the trace to the listeners on this port; 0 means every port.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"request": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Request is the request to trace.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.TracedRequest{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"request"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.GatewayReference{}.OpenAPIModelName(), v1alpha1.TracedRequest{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RequestTraceStatus is the answer to a RequestTrace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"matches": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Matches holds one entry per Gateway and port whose listener takes the request, sorted by Gateway namespace, name and port. An entry whose request went no further than its listener says why in reason and message.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.TraceMatch{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"hiddenMatches": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HiddenMatches counts the Gateways that take the request in namespaces where the caller may not get effectivepolicies: they are not named.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why nothing matched when no Gateway serves the request.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.TraceMatch{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -1088,6 +1259,429 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref common.ReferenceC
 		},
 		Dependencies: []string{
 			v1alpha1.EffectiveSpec{}.OpenAPIModelName(), v1alpha1.PolicySource{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_TraceBackend(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TraceBackend is one backendRef of the chosen rule.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"ref": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Ref is the backend (group, kind, namespace, name).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port is the backendRef's port, when set.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"weight": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Weight is the backendRef's weight (1 when unset).",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why the request cannot reach the backend: a cross-namespace reference that no ReferenceGrant allows.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"ref", "weight"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ObjectReference{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_TraceMatch(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TraceMatch is what one listener of one Gateway does with the request.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"gateway": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Gateway is the Gateway (group, kind, namespace, name).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"listener": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Listener is the name of the listener chosen by port and hostname; empty when no listener of the Gateway takes the request.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"listenerSet": {
+						SchemaProps: spec.SchemaProps{
+							Description: "ListenerSet is the ListenerSet that declares the listener, when not the Gateway itself.",
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"port": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Port and Protocol are the listener's.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"protocol": {
+						SchemaProps: spec.SchemaProps{
+							Type:   []string{"string"},
+							Format: "",
+						},
+					},
+					"hostnameMatching": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HostnameMatching is how routes are chosen among hostnames: MostSpecificHost when the Gateway's implementation binds the request to the most specific route hostname and answers 404 when its rules do not match (Envoy Gateway, Istio, NGINX Gateway Fabric); Precedence when one precedence order runs over the rules of every route that serves the host (the Gateway API specification's wording).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"route": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Route is the route chosen, when one was.",
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"rule": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Rule is the rule of Route chosen by Gateway API match precedence.",
+							Ref:         ref(v1alpha1.TraceRule{}.OpenAPIModelName()),
+						},
+					},
+					"backends": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Backends are the rule's backendRefs with the API's defaults filled in.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.TraceBackend{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"hiddenBackends": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HiddenBackends counts the backends in namespaces where the caller may not get effectivepolicies.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"policies": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Policies holds, per policy kind, the effective entry of the chosen rule in this very context (this Gateway, listener, route and rule).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.TracePolicy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"backendPolicies": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "BackendPolicies holds the same for each backend, in this context; each entry names its backend.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.TracePolicy{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Reason is Matched, or says how far the request got: NoListeners, NoListenerOnPort, NoListenerForHost, NoRoutes, NoRouteForHost, NoRuleMatches, Hidden.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Message says why in words when Reason is not Matched, and notes what a match leaves open (a rule without backends, a backend the route may not reference).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"gateway", "reason"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ObjectReference{}.OpenAPIModelName(), v1alpha1.TraceBackend{}.OpenAPIModelName(), v1alpha1.TracePolicy{}.OpenAPIModelName(), v1alpha1.TraceRule{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_TracePolicy(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TracePolicy is the effective entry of one policy kind in one context.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"backend": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Backend names the backend this entry is for (backendPolicies only).",
+							Ref:         ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+						},
+					},
+					"group": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Group and Kind of the policy kind.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"class": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Class is Direct or Inherited.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"via": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Via lists the attachment points merged in this context, least specific first.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.ObjectReference{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"sectionName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "SectionName is set when the entry is a section's (a named rule, a Service port).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is the merged spec.",
+							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
+						},
+					},
+					"fieldSources": {
+						SchemaProps: spec.SchemaProps{
+							Description: "FieldSources names, per leaf of Spec, the policy whose value survived.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Type:    []string{"string"},
+										Format:  "",
+									},
+								},
+							},
+						},
+					},
+					"sources": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Sources are the target's sources of this kind attached on this context's path, with their outcomes over all of the target's contexts (as in the EffectivePolicy).",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.PolicySource{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"group", "kind", "class", "via", "spec"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ObjectReference{}.OpenAPIModelName(), v1alpha1.PolicySource{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_TraceRule(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TraceRule names the rule of a route.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"index": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Index is the rule's index in spec.rules.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Name is the rule's name, when it has one.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"matchIndex": {
+						SchemaProps: spec.SchemaProps{
+							Description: "MatchIndex is the index of the rule's match that won, -1 when the rule has no matches (they default to every request).",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+				Required: []string{"index", "matchIndex"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_TracedRequest(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TracedRequest is an HTTP request, a gRPC call, or a TLS, TCP or UDP connection, reduced to what Gateway API matching reads.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"host": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Host is the Host header, the :authority of a gRPC call, or the SNI of a TLS connection. A port suffix and a trailing dot are ignored, and so is case.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"protocol": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Protocol limits the trace to listeners of this protocol (HTTP, HTTPS, TLS, TCP or UDP); empty means any.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"method": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Method is the HTTP method; empty means GET (POST for a gRPC call).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Path is the request path, possibly with a query string; for a gRPC call /package.Service/Method. Empty means \"/\".",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"headers": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Headers are request headers by name (any case); gRPC metadata for a gRPC call.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Type:    []string{"string"},
+										Format:  "",
+									},
+								},
+							},
+						},
+					},
+					"queryParams": {
+						SchemaProps: spec.SchemaProps{
+							Description: "QueryParams add to the query string of Path.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: "",
+										Type:    []string{"string"},
+										Format:  "",
+									},
+								},
+							},
+						},
+					},
+					"grpc": {
+						SchemaProps: spec.SchemaProps{
+							Description: "GRPC marks a gRPC call: GRPCRoutes are matched by the service and method in Path. A content-type header of application/grpc does too.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"host"},
+			},
+		},
 	}
 }
 

@@ -33,6 +33,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&PolicyReachList{},
 		&ClusterPolicyReach{},
 		&ClusterPolicyReachList{},
+		&RequestTrace{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -62,6 +62,11 @@ func (in EffectiveSpec) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in GatewayReference) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.GatewayReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ObjectReference) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.ObjectReference"
 }
@@ -97,6 +102,21 @@ func (in ReachSummary) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RequestTrace) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.RequestTrace"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RequestTraceSpec) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.RequestTraceSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RequestTraceStatus) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.RequestTraceStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in Target) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.Target"
 }
@@ -104,4 +124,29 @@ func (in Target) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in TargetPolicy) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.TargetPolicy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TraceBackend) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.TraceBackend"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TraceMatch) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.TraceMatch"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TracePolicy) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.TracePolicy"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TraceRule) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.TraceRule"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TracedRequest) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.TracedRequest"
 }

@@ -32,6 +32,7 @@ type EffectivepolicyV1alpha1Interface interface {
 	ClusterPolicyReachesGetter
 	EffectivePoliciesGetter
 	PolicyReachesGetter
+	RequestTracesGetter
 }
 
 // EffectivepolicyV1alpha1Client is used to interact with features provided by the effectivepolicy.dev group.
@@ -53,6 +54,10 @@ func (c *EffectivepolicyV1alpha1Client) EffectivePolicies(namespace string) Effe
 
 func (c *EffectivepolicyV1alpha1Client) PolicyReaches(namespace string) PolicyReachInterface {
 	return newPolicyReaches(c, namespace)
+}
+
+func (c *EffectivepolicyV1alpha1Client) RequestTraces() RequestTraceInterface {
+	return newRequestTraces(c)
 }
 
 // NewForConfig creates a new EffectivepolicyV1alpha1Client for the given config.

@@ -25,3 +25,5 @@ type ClusterPolicyReachExpansion interface{}
 type EffectivePolicyExpansion interface{}
 
 type PolicyReachExpansion interface{}
+
+type RequestTraceExpansion interface{}

@@ -44,6 +44,10 @@ func (c *FakeEffectivepolicyV1alpha1) PolicyReaches(namespace string) v1alpha1.P
 	return newFakePolicyReaches(c, namespace)
 }
 
+func (c *FakeEffectivepolicyV1alpha1) RequestTraces() v1alpha1.RequestTraceInterface {
+	return newFakeRequestTraces(c)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeEffectivepolicyV1alpha1) RESTClient() rest.Interface {
