@@ -1,0 +1,69 @@
+package requesttrace
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requestmatch"
+)
+
+// routeSpec is the part of a route's spec that matching reads, with the
+// Gateway API's JSON names (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute and
+// UDPRoute share them; only the match types differ).
+type routeSpec struct {
+	Hostnames []string   `json:"hostnames,omitempty"`
+	Rules     []ruleSpec `json:"rules,omitempty"`
+}
+
+type ruleSpec struct {
+	Name        string                    `json:"name,omitempty"`
+	Matches     []map[string]interface{}  `json:"matches,omitempty"`
+	BackendRefs []requestmatch.BackendRef `json:"backendRefs,omitempty"`
+}
+
+// toMatchRoute converts a route of the view for pkg/requestmatch. ok is
+// false when its rules do not decode (the CRD's schema makes that
+// unlikely): the caller leaves the route out and says so.
+func toMatchRoute(vr compute.ViewRoute) (r requestmatch.Route, ok bool) {
+	r = requestmatch.Route{
+		Kind:              requestmatch.RouteKind(vr.Ref.Kind),
+		Namespace:         vr.Ref.Namespace,
+		Name:              vr.Ref.Name,
+		CreationTimestamp: vr.Created,
+	}
+	var spec routeSpec
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(vr.Spec, &spec); err != nil {
+		return r, false
+	}
+	r.Hostnames = spec.Hostnames
+	r.Rules = make([]requestmatch.Rule, len(spec.Rules))
+	for i, rs := range spec.Rules {
+		rule := requestmatch.Rule{Name: rs.Name, BackendRefs: rs.BackendRefs}
+		for _, m := range rs.Matches {
+			if !addMatch(&rule, r.Kind, m) {
+				return r, false
+			}
+		}
+		r.Rules[i] = rule
+	}
+	return r, true
+}
+
+// addMatch appends one match of a route of kind k to rule.
+func addMatch(rule *requestmatch.Rule, k requestmatch.RouteKind, m map[string]interface{}) bool {
+	switch k {
+	case requestmatch.KindGRPCRoute:
+		var gm requestmatch.GRPCRouteMatch
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &gm); err != nil {
+			return false
+		}
+		rule.GRPCMatches = append(rule.GRPCMatches, gm)
+	default:
+		var hm requestmatch.HTTPRouteMatch
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &hm); err != nil {
+			return false
+		}
+		rule.Matches = append(rule.Matches, hm)
+	}
+	return true
+}

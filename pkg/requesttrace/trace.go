@@ -1,0 +1,263 @@
+package requesttrace
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requestmatch"
+)
+
+// Topology is where a trace reads the Gateways from (*compute.Engine).
+type Topology interface {
+	View(fn func(v compute.View))
+}
+
+// Caller is what a trace may show the one who asked.
+type Caller struct {
+	// Visible reports whether objects in namespace may be named ("" is
+	// the cluster scope); nil names everything.
+	Visible func(namespace string) bool
+	// Effective returns the targets of the EffectivePolicy namespace/name
+	// as the caller may read it (redacted), nil when there is none.
+	Effective func(namespace, name string) []v1alpha1.Target
+}
+
+func (c Caller) visible(ns string) bool { return c.Visible == nil || c.Visible(ns) }
+
+// Reasons beyond requestmatch's.
+const (
+	// ReasonRouteHidden: a route serves the request, in a namespace the
+	// caller may not read.
+	ReasonRouteHidden = "RouteHidden"
+)
+
+// ErrGatewayNotFound is returned when spec.gateway names no Gateway.
+type ErrGatewayNotFound struct{ Namespace, Name string }
+
+func (e ErrGatewayNotFound) Error() string {
+	return fmt.Sprintf("Gateway %s/%s not found", e.Namespace, e.Name)
+}
+
+// Trace answers spec (validated by the caller) from topo, for caller.
+func Trace(topo Topology, spec v1alpha1.RequestTraceSpec, caller Caller) (v1alpha1.RequestTraceStatus, error) {
+	req := request(spec)
+	var (
+		status  v1alpha1.RequestTraceStatus
+		lookups []lookup
+		err     error
+	)
+	topo.View(func(v compute.View) {
+		var gws []compute.ViewGateway
+		if g := spec.Gateway; g != nil {
+			gws = v.Gateways(g.Namespace, g.Name)
+			if len(gws) == 0 {
+				err = ErrGatewayNotFound{Namespace: g.Namespace, Name: g.Name}
+				return
+			}
+		} else {
+			gws = v.Gateways("", "")
+		}
+		for i := range gws {
+			t := gatewayTrace{v: v, gw: &gws[i], req: req, caller: caller, named: spec.Gateway != nil}
+			t.run(&status, &lookups)
+		}
+	})
+	if err != nil {
+		return status, err
+	}
+	for _, l := range lookups {
+		m := &status.Matches[l.match]
+		if l.backend == nil {
+			m.Policies = append(m.Policies, l.policies(caller)...)
+		} else {
+			m.BackendPolicies = append(m.BackendPolicies, l.policies(caller)...)
+		}
+	}
+	status.Message = summary(status, spec)
+	return status, nil
+}
+
+// request converts the API's request for pkg/requestmatch.
+func request(spec v1alpha1.RequestTraceSpec) requestmatch.Request {
+	r := spec.Request
+	grpc := r.GRPC
+	for k, v := range r.Headers {
+		if strings.EqualFold(k, "content-type") && strings.HasPrefix(strings.ToLower(v), "application/grpc") {
+			grpc = true
+		}
+	}
+	return requestmatch.Request{
+		Host: r.Host, Port: spec.Port, Protocol: requestmatch.Protocol(strings.ToUpper(r.Protocol)),
+		Method: r.Method, Path: r.Path, Headers: r.Headers, QueryParams: r.QueryParams, GRPC: grpc,
+	}
+}
+
+// summary is the status message: why nothing matched, when nothing did.
+func summary(s v1alpha1.RequestTraceStatus, spec v1alpha1.RequestTraceSpec) string {
+	for _, m := range s.Matches {
+		if m.Reason == string(requestmatch.ReasonMatched) || m.Reason == ReasonRouteHidden {
+			return ""
+		}
+	}
+	if len(s.Matches) > 0 {
+		return "no route rule serves the request (see matches[].message)"
+	}
+	if s.HiddenMatches > 0 {
+		return "the request is taken only by Gateways in namespaces where you may not get effectivepolicies"
+	}
+	where := ""
+	if spec.Port != 0 {
+		where = fmt.Sprintf(" on port %d", spec.Port)
+	}
+	return fmt.Sprintf("no Gateway has a listener%s for host %q", where, spec.Request.Host)
+}
+
+// gatewayTrace traces the request through one Gateway.
+type gatewayTrace struct {
+	v      compute.View
+	gw     *compute.ViewGateway
+	req    requestmatch.Request
+	caller Caller
+	named  bool // spec.gateway names this Gateway: report why it does not take the request
+}
+
+func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]lookup) {
+	gw := t.gw
+	mode := hostnameMatching(gw.ControllerName)
+	listeners := make([]requestmatch.Listener, len(gw.Listeners))
+	for i, vl := range gw.Listeners {
+		listeners[i] = requestmatch.Listener{
+			Name: vl.Name, Port: vl.Port, Protocol: requestmatch.Protocol(vl.Protocol), Hostname: vl.Hostname,
+			VirtualHosts: mode == MostSpecificHost,
+		}
+	}
+	gwRef := v1alpha1.ObjectReference{Group: gatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}
+	chosen, fail := requestmatch.SelectListeners(listeners, t.req)
+	if len(chosen) == 0 {
+		switch {
+		case !t.named:
+		case !t.caller.visible(gw.Namespace):
+			status.HiddenMatches++
+		default:
+			status.Matches = append(status.Matches, v1alpha1.TraceMatch{
+				Gateway: gwRef, Port: fail.Port, Reason: string(fail.Reason), Message: fail.Message,
+			})
+		}
+		return
+	}
+	for _, i := range chosen {
+		vl := &gw.Listeners[i]
+		if !t.caller.visible(gw.Namespace) || vl.ListenerSet != nil && !t.caller.visible(vl.ListenerSet.Namespace) {
+			status.HiddenMatches++
+			continue
+		}
+		l := listeners[i]
+		var unread []string
+		for _, vr := range vl.Routes {
+			r, ok := toMatchRoute(vr)
+			if !ok {
+				unread = append(unread, vr.Ref.Kind+" "+vr.Ref.Namespace+"/"+vr.Ref.Name)
+				continue
+			}
+			l.Routes = append(l.Routes, r)
+		}
+		res := requestmatch.MatchListener(l, t.req)
+		m := v1alpha1.TraceMatch{
+			Gateway: gwRef, Listener: vl.Name, ListenerSet: vl.ListenerSet,
+			Port: vl.Port, Protocol: vl.Protocol, HostnameMatching: mode,
+			Reason: string(res.Reason), Message: res.Message,
+		}
+		if len(unread) > 0 {
+			m.Message = joinMessages(m.Message, "left out, their rules could not be read: "+strings.Join(unread, ", "))
+		}
+		status.Matches = append(status.Matches, m)
+		if res.Matched() {
+			idx := len(status.Matches) - 1
+			t.matched(&status.Matches[idx], idx, vl, res, lookups)
+		}
+	}
+}
+
+const gatewayGroup = "gateway.networking.k8s.io"
+
+func joinMessages(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// matched fills in the route, rule, backends and the policy lookups of a
+// match.
+func (t *gatewayTrace) matched(m *v1alpha1.TraceMatch, idx int, vl *compute.ViewListener, res requestmatch.Result, lookups *[]lookup) {
+	var vr *compute.ViewRoute
+	for i := range vl.Routes {
+		r := &vl.Routes[i]
+		if r.Ref.Kind == string(res.Route.Kind) && r.Ref.Namespace == res.Route.Namespace && r.Ref.Name == res.Route.Name {
+			vr = &vl.Routes[i]
+			break
+		}
+	}
+	if vr == nil || res.Rule == nil || res.Rule.Index >= len(vr.RuleSections) {
+		return // cannot happen: the result names a route of the listener
+	}
+	if !t.caller.visible(vr.Ref.Namespace) {
+		m.Reason = ReasonRouteHidden
+		m.Message = "a route in a namespace where you may not get effectivepolicies serves the request"
+		return
+	}
+	route := vr.Ref
+	m.Route = &route
+	m.Rule = &v1alpha1.TraceRule{Index: int32(res.Rule.Index), Name: res.Rule.Name, MatchIndex: int32(res.Rule.MatchIndex)}
+
+	rulePath := append(append([]v1alpha1.ObjectReference(nil), vl.Path...), route)
+	rule := route
+	rule.SectionName = vr.RuleSections[res.Rule.Index]
+	rulePath = append(rulePath, rule)
+	*lookups = append(*lookups, lookup{
+		match: idx, target: route, section: rule.SectionName,
+		path: rulePath, vias: t.v.Vias(rulePath),
+	})
+	for _, b := range res.Backends {
+		ref := v1alpha1.ObjectReference{Group: b.Group, Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}
+		if ref.Group == "core" {
+			ref.Group = ""
+		}
+		if !t.caller.visible(ref.Namespace) {
+			m.HiddenBackends++
+			continue
+		}
+		tb := v1alpha1.TraceBackend{Ref: ref, Port: b.Port, Weight: b.Weight}
+		if !t.v.BackendAllowed(route, ref) {
+			tb.Message = fmt.Sprintf("no ReferenceGrant in namespace %s allows %s from namespace %s to reference it", ref.Namespace, route.Kind, route.Namespace)
+			m.Backends = append(m.Backends, tb)
+			continue
+		}
+		path := append(rulePath[:len(rulePath):len(rulePath)], ref)
+		section := ""
+		if ref.Group == "" && ref.Kind == "Service" {
+			port := int32(0)
+			if b.Port != nil {
+				port = *b.Port
+			}
+			name, exists := t.v.ServicePort(ref.Namespace, ref.Name, port)
+			if !exists {
+				tb.Message = fmt.Sprintf("Service %s/%s not found", ref.Namespace, ref.Name)
+			}
+			if name != "" {
+				section = name
+				portRef := ref
+				portRef.SectionName = name
+				path = append(path, portRef)
+			}
+		}
+		m.Backends = append(m.Backends, tb)
+		backend := ref
+		*lookups = append(*lookups, lookup{
+			match: idx, target: ref, section: section, backend: &backend,
+			path: path, vias: t.v.Vias(path),
+		})
+	}
+}
