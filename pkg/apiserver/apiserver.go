@@ -75,6 +75,10 @@ type Config struct {
 	// namespaces where GenericConfig.Authorization.Authorizer lets the
 	// caller get effectivepolicies (registry.ReachFilter).
 	PolicyReaches, ClusterPolicyReaches registry.Backend
+	// RequestTraces, when set, serves requesttraces (SPEC §9): traces read
+	// the Gateways from it and their policies from EffectivePolicies, as
+	// the caller may see them.
+	RequestTraces registry.TraceSource
 	// SensitiveFields, when set, names the policy kinds whose descriptors
 	// mark sensitive fields: get, list and watch then show those values only
 	// to callers GenericConfig.Authorization.Authorizer allows to get the
@@ -130,11 +134,16 @@ func (c CompletedConfig) New() (*Server, error) {
 
 	// What depends on the caller (sensitive fields, reached targets): one
 	// decision cache for every resource.
-	var opts []registry.Option
+	var (
+		opts     []registry.Option
+		access   *registry.Access
+		redactor *registry.Redactor
+	)
 	if authz := c.GenericConfig.Authorization.Authorizer; authz != nil {
-		access := registry.NewAccess(authz, c.cfg.RedactionCacheTTL)
+		access = registry.NewAccess(authz, c.cfg.RedactionCacheTTL)
 		if c.cfg.SensitiveFields != nil {
-			opts = append(opts, registry.WithRedactor(registry.NewRedactorWith(access, c.cfg.SensitiveFields)))
+			redactor = registry.NewRedactorWith(access, c.cfg.SensitiveFields)
+			opts = append(opts, registry.WithRedactor(redactor))
 		}
 		opts = append(opts, registry.WithReachFilter(registry.NewReachFilter(access)))
 	}
@@ -148,6 +157,9 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	if c.cfg.ClusterPolicyReaches != nil {
 		storage["clusterpolicyreaches"] = registry.NewClusterPolicyReachREST(c.cfg.ClusterPolicyReaches, opts...)
+	}
+	if c.cfg.RequestTraces != nil {
+		storage["requesttraces"] = registry.NewTraceREST(c.cfg.RequestTraces, c.cfg.EffectivePolicies, access, redactor)
 	}
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {

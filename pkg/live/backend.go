@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -9,7 +10,10 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 )
+
+var _ registry.TraceSource = (*Live)(nil)
 
 // Backend serves one resource from its versioned Store. Reads never
 // compute or write: Get and List first wait (within the request's deadline)
@@ -95,4 +99,22 @@ func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKi
 		return registry.SensitiveKind{}, false
 	}
 	return registry.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
+}
+
+// TraceTopology implements registry.TraceSource: the engine, once the
+// outputs are current with every change pending when the call arrived (a
+// trace reads the engine's topology and the served outputs, which must
+// agree). Before the first full computation there is nothing to trace in.
+func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error) {
+	topo, ok := l.engine.(requesttrace.Topology)
+	if !ok {
+		return nil, fmt.Errorf("this server's engine cannot trace requests")
+	}
+	if !l.ready.Load() {
+		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
+	}
+	if err := l.awaitApplied(ctx); err != nil {
+		return nil, err
+	}
+	return topo, nil
 }

@@ -137,9 +137,8 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 	chosen, fail := requestmatch.SelectListeners(listeners, t.req)
 	if len(chosen) == 0 {
 		switch {
-		case !t.named:
-		case !t.caller.visible(gw.Namespace):
-			status.HiddenMatches++
+		case !t.named, !t.caller.visible(gw.Namespace):
+			// Not a match: nothing to report, nor to count.
 		default:
 			status.Matches = append(status.Matches, v1alpha1.TraceMatch{
 				Gateway: gwRef, Port: fail.Port, Reason: string(fail.Reason), Message: fail.Message,
@@ -155,10 +154,17 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 		}
 		l := listeners[i]
 		var unread []string
+		hidden := 0 // routes on the listener the caller may not see
 		for _, vr := range vl.Routes {
+			visible := t.caller.visible(vr.Ref.Namespace)
+			if !visible {
+				hidden++
+			}
 			r, ok := toMatchRoute(vr)
 			if !ok {
-				unread = append(unread, vr.Ref.Kind+" "+vr.Ref.Namespace+"/"+vr.Ref.Name)
+				if visible {
+					unread = append(unread, vr.Ref.Kind+" "+vr.Ref.Namespace+"/"+vr.Ref.Name)
+				}
 				continue
 			}
 			l.Routes = append(l.Routes, r)
@@ -168,6 +174,10 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 			Gateway: gwRef, Listener: vl.Name, ListenerSet: vl.ListenerSet,
 			Port: vl.Port, Protocol: vl.Protocol, HostnameMatching: mode,
 			Reason: string(res.Reason), Message: res.Message,
+		}
+		if !res.Matched() && hidden > 0 {
+			// requestmatch's messages name the routes it tried.
+			m.Message = unnamedMessage(res.Reason)
 		}
 		if len(unread) > 0 {
 			m.Message = joinMessages(m.Message, "left out, their rules could not be read: "+strings.Join(unread, ", "))
@@ -181,6 +191,18 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 }
 
 const gatewayGroup = "gateway.networking.k8s.io"
+
+// unnamedMessage says why nothing matched without naming a route: for a
+// caller who may not see every route of the listener.
+func unnamedMessage(r requestmatch.Reason) string {
+	switch r {
+	case requestmatch.ReasonNoRouteForHost:
+		return "no route attached to the listener serves the host"
+	case requestmatch.ReasonNoRuleMatches:
+		return "no rule of the routes that serve the host matches the request (routes in namespaces where you may not get effectivepolicies are not named)"
+	}
+	return "no route serves the request"
+}
 
 func joinMessages(a, b string) string {
 	if a == "" {

@@ -72,6 +72,19 @@ func TestDiscovery(t *testing.T) {
 			t.Errorf("discovery of %s lacks %s: %+v", groupVersion, name, rl.APIResources)
 		}
 	}
+	// RequestTrace is created only, cluster-scoped (SPEC §2, §9).
+	traced := false
+	for _, r := range rl.APIResources {
+		if r.Name == "requesttraces" {
+			traced = true
+			if r.Kind != "RequestTrace" || r.Namespaced || strings.Join(r.Verbs, ",") != "create" {
+				t.Errorf("requesttraces: %+v", r)
+			}
+		}
+	}
+	if !traced {
+		t.Errorf("discovery of %s lacks requesttraces", groupVersion)
+	}
 }
 
 // OpenAPI is served: kubectl explain describes the fields.

@@ -23,8 +23,10 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/cmd/effectivepolicy-apiserver/app"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	clientset "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -107,6 +109,12 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 	c.ClusterEffectivePolicies = cepStore
 	c.PolicyReaches = versioned.New[*encoded.Object](versioned.Options{Namespaced: true, HistorySize: historySize, Resource: v1alpha1.Resource("policyreaches")})
 	c.ClusterPolicyReaches = versioned.New[*encoded.Object](versioned.Options{HistorySize: historySize, Resource: v1alpha1.Resource("clusterpolicyreaches")})
+	// RequestTraces over an empty engine: served, and every trace finds no Gateway.
+	engine, err := compute.NewEngine(compute.Options{})
+	if err != nil {
+		return nil, err
+	}
+	c.RequestTraces = engineSource{engine}
 	c.ReadyzChecks = append(c.ReadyzChecks, healthz.NamedCheck("test-gate", func(*http.Request) error {
 		if notReady.Load() {
 			return errors.New("not ready")
@@ -174,3 +182,8 @@ func withoutRecording(c *rest.Config) *rest.Config {
 	c.WrapTransport = nil
 	return c
 }
+
+// engineSource serves traces from an engine that is always ready.
+type engineSource struct{ e *compute.Engine }
+
+func (s engineSource) TraceTopology(context.Context) (requesttrace.Topology, error) { return s.e, nil }

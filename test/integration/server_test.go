@@ -401,6 +401,9 @@ func TestWriteVerbsNotAllowed(t *testing.T) {
 		{"POST", "write", "policyreaches", "", "", []byte(`{"apiVersion":"effectivepolicy.dev/v1alpha1","kind":"PolicyReach","metadata":{"name":"a","namespace":"write"}}`)},
 		{"DELETE", "write", "policyreaches", "a", "", nil},
 		{"POST", "", "clusterpolicyreaches", "", "", []byte(`{"apiVersion":"effectivepolicy.dev/v1alpha1","kind":"ClusterPolicyReach","metadata":{"name":"a"}}`)},
+		// A trace is only created (a path with a name is no resource: 404).
+		{"GET", "", "requesttraces", "", "", nil},
+		{"DELETE", "", "requesttraces", "", "", nil},
 	} {
 		t.Run(tc.verb+" "+tc.resource+"/"+tc.name+string(tc.patch), func(t *testing.T) {
 			req := rc.Verb(tc.verb).Resource(tc.resource)
@@ -510,6 +513,7 @@ func TestDiscovery(t *testing.T) {
 		"clustereffectivepolicies": {Namespaced: false, Kind: "ClusterEffectivePolicy", SingularName: "clustereffectivepolicy", ShortNames: []string{"ceffpol"}},
 		"policyreaches":            {Namespaced: true, Kind: "PolicyReach", SingularName: "policyreach", ShortNames: []string{"polreach"}},
 		"clusterpolicyreaches":     {Namespaced: false, Kind: "ClusterPolicyReach", SingularName: "clusterpolicyreach", ShortNames: []string{"cpolreach"}},
+		"requesttraces":            {Namespaced: false, Kind: "RequestTrace", SingularName: "requesttrace", Verbs: []string{"create"}, Categories: []string{}},
 	}
 	for _, r := range list.APIResources {
 		w, ok := want[r.Name]
@@ -520,15 +524,29 @@ func TestDiscovery(t *testing.T) {
 		delete(want, r.Name)
 		verbs := append([]string(nil), r.Verbs...)
 		sort.Strings(verbs)
+		wantVerbs := []string{"get", "list", "watch"}
+		if w.Verbs != nil {
+			wantVerbs = w.Verbs
+		}
 		if r.Namespaced != w.Namespaced || r.Kind != w.Kind || r.SingularName != w.SingularName ||
-			!slices.Equal(r.ShortNames, w.ShortNames) || !slices.Equal(verbs, []string{"get", "list", "watch"}) ||
-			!slices.Equal(r.Categories, []string{"gateway-api"}) {
+			!slices.Equal(r.ShortNames, w.ShortNames) || !slices.Equal(verbs, wantVerbs) ||
+			!slices.Equal(r.Categories, wantCategories(w)) {
 			t.Errorf("%s: %+v", r.Name, r)
 		}
 	}
 	if len(want) > 0 {
 		t.Errorf("missing %v", want)
 	}
+}
+
+// wantCategories: the read resources are in the gateway-api category
+// (kubectl get gateway-api); a review kind, which cannot be listed, is in
+// none.
+func wantCategories(w metav1.APIResource) []string {
+	if w.Categories != nil {
+		return nil
+	}
+	return []string{"gateway-api"}
 }
 
 func TestOpenAPI(t *testing.T) {

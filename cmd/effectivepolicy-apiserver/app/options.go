@@ -126,6 +126,10 @@ func (o *Options) Validate() error {
 	return utilerrors.NewAggregate(errs)
 }
 
+// MaxRequestBodyBytes bounds the body of a create (the generic default is
+// 3 MiB).
+const MaxRequestBodyBytes = 1 << 20
+
 // GenericConfig applies the generic options to a fresh server config.
 func (o *Options) GenericConfig() (*apiserver.Config, error) {
 	ro := o.RecommendedOptions
@@ -137,6 +141,10 @@ func (o *Options) GenericConfig() (*apiserver.Config, error) {
 		return nil, err
 	}
 	generic.ShutdownDelayDuration = o.ShutdownDelay
+	// The only write this server takes is a review (RequestTrace), whose
+	// request is bounded well below this (registry.ValidateRequestTrace);
+	// a larger body is refused with 413 before it is decoded.
+	generic.MaxRequestBodyBytes = MaxRequestBodyBytes
 	return &apiserver.Config{GenericConfig: generic}, nil
 }
 
@@ -168,6 +176,7 @@ func (o *Options) buildBackends(c *apiserver.Config) error {
 	c.ClusterEffectivePolicies = l.ClusterEffectivePolicies()
 	c.PolicyReaches = l.PolicyReaches()
 	c.ClusterPolicyReaches = l.ClusterPolicyReaches()
+	c.RequestTraces = l
 	// Descriptor sensitiveFields: redacted for callers the authorizer does
 	// not allow to get the policy kind (docs/reliability.md).
 	c.SensitiveFields = l.SensitiveFields()

@@ -1,0 +1,134 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
+)
+
+// TraceSource is what RequestTrace reads the Gateways from (the live
+// layer).
+type TraceSource interface {
+	// TraceTopology returns the topology to trace in once the outputs are
+	// current with every change pending when the call arrived; an error
+	// while the server cannot answer yet (its first computation).
+	TraceTopology(ctx context.Context) (requesttrace.Topology, error)
+}
+
+// TraceREST serves requesttraces: create only, nothing stored (the
+// SubjectAccessReview pattern, SPEC §9). The answer names objects only in
+// namespaces where the caller may get effectivepolicies, and its policy
+// entries are the caller's own view of the effective policies (redacted as
+// a GET would be).
+type TraceREST struct {
+	source   TraceSource
+	outputs  Backend // effectivepolicies
+	access   *Access // nil: no authorization, everything visible
+	redactor *Redactor
+}
+
+// NewTraceREST returns the REST storage of requesttraces. access and
+// redactor may be nil (no authorizer: nothing is hidden).
+func NewTraceREST(source TraceSource, outputs Backend, access *Access, redactor *Redactor) *TraceREST {
+	return &TraceREST{source: source, outputs: outputs, access: access, redactor: redactor}
+}
+
+var (
+	_ rest.Creater                  = (*TraceREST)(nil)
+	_ rest.Scoper                   = (*TraceREST)(nil)
+	_ rest.SingularNameProvider     = (*TraceREST)(nil)
+	_ rest.GroupVersionKindProvider = (*TraceREST)(nil)
+)
+
+// New implements rest.Storage.
+func (r *TraceREST) New() runtime.Object { return &v1alpha1.RequestTrace{} }
+
+// Destroy implements rest.Storage.
+func (r *TraceREST) Destroy() {}
+
+// NamespaceScoped implements rest.Scoper: a trace may cross namespaces.
+func (r *TraceREST) NamespaceScoped() bool { return false }
+
+// GetSingularName implements rest.SingularNameProvider.
+func (r *TraceREST) GetSingularName() string { return "requesttrace" }
+
+// GroupVersionKind implements rest.GroupVersionKindProvider.
+func (r *TraceREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return v1alpha1.SchemeGroupVersion.WithKind("RequestTrace")
+}
+
+var requestTraceGK = v1alpha1.SchemeGroupVersion.WithKind("RequestTrace").GroupKind()
+
+// Create answers the trace in the returned object's status.
+func (r *TraceREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
+	in, ok := obj.(*v1alpha1.RequestTrace)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a RequestTrace: %T", obj))
+	}
+	if errs := ValidateRequestTrace(in); len(errs) > 0 {
+		return nil, apierrors.NewInvalid(requestTraceGK, in.Name, errs)
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+			return nil, err
+		}
+	}
+	u, _ := genericapirequest.UserFrom(ctx)
+	visible := func(ns string) bool {
+		if r.access == nil {
+			return true
+		}
+		gr := effectivePolicies
+		if ns == "" {
+			gr = clusterEffectivePolicies
+		}
+		return r.access.Allowed(ctx, u, gr, ns)
+	}
+	if g := in.Spec.Gateway; g != nil && !visible(g.Namespace) {
+		return nil, apierrors.NewForbidden(v1alpha1.Resource("requesttraces"), in.Name,
+			fmt.Errorf("tracing through Gateways of namespace %q needs get on effectivepolicies there", g.Namespace))
+	}
+	topo, err := r.source.TraceTopology(ctx)
+	if err != nil {
+		return nil, apierrors.NewServiceUnavailable(err.Error())
+	}
+	redact := r.redactor.forRequest(ctx)
+	caller := requesttrace.Caller{
+		Visible: visible,
+		Effective: func(ns, name string) []v1alpha1.Target {
+			o, err := r.outputs.Get(ctx, ns, name)
+			if err != nil {
+				return nil
+			}
+			targets, err := redact(o).Targets()
+			if err != nil {
+				return nil
+			}
+			return targets
+		},
+	}
+	status, err := requesttrace.Trace(topo, in.Spec, caller)
+	var notFound requesttrace.ErrGatewayNotFound
+	if errors.As(err, &notFound) {
+		return nil, apierrors.NewInvalid(requestTraceGK, in.Name, field.ErrorList{
+			field.NotFound(field.NewPath("spec", "gateway"), notFound.Namespace+"/"+notFound.Name),
+		})
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out := in.DeepCopy()
+	out.Status = status
+	return out, nil
+}
