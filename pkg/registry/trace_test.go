@@ -130,7 +130,9 @@ type traceSource struct {
 	err  error
 }
 
-func (s traceSource) TraceTopology(context.Context) (requesttrace.Topology, error) { return s.topo, s.err }
+func (s traceSource) TraceTopology(context.Context) (requesttrace.Topology, error) {
+	return s.topo, s.err
+}
 
 // traceServer returns the REST storage of requesttraces over an engine fed
 // with traceWorld and a store of its outputs.
