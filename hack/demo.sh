@@ -67,7 +67,12 @@ run kubectl --as ana get retrypolicy retry-all -n baker -o yaml
 run kubectl --as ana auth can-i get effectivepolicies -n baker
 run kubectl --as ana auth can-i get retrypolicies.demo.effectivepolicy.dev -n baker
 
-bold "5. And Chihiro, before deleting the namespace-wide policy, asks where it is used (its PolicyReach):"
+bold "5. What happens to GET / on her host? She traces it (a RequestTrace is answered, never stored):"
+run cat hack/demo/trace-baker.yaml
+printf '$ kubectl --as ana create -f hack/demo/trace-baker.yaml -o yaml\n'
+ana create -f hack/demo/trace-baker.yaml -o yaml 2>&1 | sed 's/^/  /' || true
+
+bold "6. And Chihiro, before deleting the namespace-wide policy, asks where it is used (its PolicyReach):"
 run kubectl get policyreach retry-all -n baker
 printf '$ kubectl get policyreach retry-all -n baker -o yaml\n'
 kc get policyreach retry-all -n baker -o yaml 2>&1 | sed 's/^/  /' || true
@@ -79,5 +84,6 @@ The control plane keeps running. Try it yourself:
   kubectl --as ana get effectivepolicies -n baker
   kubectl get effectivepolicies -A --watch
   kubectl get policyreaches -A
+  kubectl --as ana create -f hack/demo/trace-baker.yaml -o yaml
 Stop it with:  make local-down
 TXT

@@ -188,7 +188,16 @@ func TestTraceRESTCreate(t *testing.T) {
 				t.Errorf("spec %s", ms[0].Policies[0].Spec.Raw)
 			}
 		}},
-		{"the Gateway's namespace hidden", map[string]bool{"baker": true}, nil, func(t *testing.T, out *v1alpha1.RequestTrace, err error) {
+		{"the Gateway's namespace hidden, the route's not", map[string]bool{"baker": true}, nil, func(t *testing.T, out *v1alpha1.RequestTrace, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := out.Status.Matches
+			if len(ms) != 1 || ms[0].Route == nil || len(ms[0].Policies) != 1 || out.Status.HiddenMatches != 0 {
+				t.Fatalf("status %+v", out.Status)
+			}
+		}},
+		{"nothing visible", map[string]bool{}, nil, func(t *testing.T, out *v1alpha1.RequestTrace, err error) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -268,12 +268,19 @@ func TestTraceCases(t *testing.T) {
 					t.Errorf("status %+v, err %v", s, err)
 				}
 			}},
-		{"Gateway hidden", []string{gcDoc, hidden}, anyGW("h.example.com", "/s"), "infra",
+		{"Gateway hidden, no rule matches: not named", []string{gcDoc, hidden}, anyGW("h.example.com", "/zzz"), "infra",
 			func(t *testing.T, s v1alpha1.RequestTraceStatus, err error) {
 				if err != nil || s.HiddenMatches != 1 || len(s.Matches) != 0 || s.Message == "" {
 					t.Errorf("status %+v, err %v", s, err)
 				}
 				notNamed(t, s, "infra")
+			}},
+		{"Gateway hidden, the request reaches a visible route: named, as that route's parentRefs do", []string{gcDoc, hidden}, anyGW("h.example.com", "/s"), "infra",
+			func(t *testing.T, s v1alpha1.RequestTraceStatus, err error) {
+				m := matched(t, s, err, "secretroute", 0, "")
+				if m.Gateway.Namespace != "infra" || s.HiddenMatches != 0 {
+					t.Errorf("status %+v", s)
+				}
 			}},
 		{"backend hidden", []string{gcDoc, hidden}, anyGW("h.example.com", "/s"), "be",
 			func(t *testing.T, s v1alpha1.RequestTraceStatus, err error) {

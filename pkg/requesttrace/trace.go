@@ -148,10 +148,7 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 	}
 	for _, i := range chosen {
 		vl := &gw.Listeners[i]
-		if !t.caller.visible(gw.Namespace) || vl.ListenerSet != nil && !t.caller.visible(vl.ListenerSet.Namespace) {
-			status.HiddenMatches++
-			continue
-		}
+		front := t.caller.visible(gw.Namespace) && (vl.ListenerSet == nil || t.caller.visible(vl.ListenerSet.Namespace))
 		l := listeners[i]
 		var unread []string
 		hidden := 0 // routes on the listener the caller may not see
@@ -170,6 +167,13 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 			l.Routes = append(l.Routes, r)
 		}
 		res := requestmatch.MatchListener(l, t.req)
+		if !front && !(res.Matched() && t.caller.visible(res.Route.Namespace)) {
+			// The Gateway (or ListenerSet) is named only to those who may
+			// read its namespace, or the route it brings the request to:
+			// that route's parentRefs and effective policy name it anyway.
+			status.HiddenMatches++
+			continue
+		}
 		m := v1alpha1.TraceMatch{
 			Gateway: gwRef, Listener: vl.Name, ListenerSet: vl.ListenerSet,
 			Port: vl.Port, Protocol: vl.Protocol, HostnameMatching: mode,

@@ -164,6 +164,22 @@ spec:
 	if m := onlyMatch(hidden.Status, "gw"); m == nil || m.Reason != "RouteHidden" || strings.Contains(string(body), traceApp) || strings.Contains(string(body), "orders-blue") {
 		t.Errorf("infra admin's view: %s", body)
 	}
+	// Ana, with view in the application's namespace only: her route is served, so the Gateway
+	// that brings the request to it is named (her route's parentRefs name it too).
+	kubectl(t, "create", "rolebinding", "ana", "--clusterrole=view", "--user=e2e-trace-ana", "-n", traceApp)
+	eventually(t, 30*time.Second, "binding of e2e-trace-ana", func() error {
+		_, _, err := kubectlRaw(nil, "auth", "can-i", "get", "effectivepolicies.effectivepolicy.dev", "--as", "e2e-trace-ana", "-n", traceApp)
+		return err
+	})
+	ana, err := clientset(t, "e2e-trace-ana").EffectivepolicyV1alpha1().RequestTraces().Create(ctx, &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{
+		Request: v1alpha1.TracedRequest{Host: "app.example.com", Path: "/orders"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := onlyMatch(ana.Status, "gw"); m == nil || m.Route == nil || m.Rule == nil || m.Rule.Name != "orders" || len(m.Policies) != 1 {
+		t.Errorf("Ana's view: %+v", ana.Status)
+	}
 	// A user with no binding at all may trace (system:authenticated), and sees nothing named.
 	stranger, err := clientset(t, "e2e-trace-stranger").EffectivepolicyV1alpha1().RequestTraces().Create(ctx, &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{
 		Request: v1alpha1.TracedRequest{Host: "app.example.com", Path: "/orders"},
