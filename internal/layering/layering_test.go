@@ -23,6 +23,7 @@ var layers = []struct {
 	{"pkg/inputs", 2},
 	{"pkg/requestmatch", 2},
 	{"pkg/reach", 3},
+	{"pkg/requesttrace", 3},
 	{"pkg/storage/resourceversion", 3},
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},
