@@ -136,7 +136,7 @@ func (s traceSource) TraceTopology(context.Context) (requesttrace.Topology, erro
 
 // traceServer returns the REST storage of requesttraces over an engine fed
 // with traceWorld and a store of its outputs.
-func traceServer(t *testing.T, authz *epAuthz) (*registry.TraceREST, *compute.Engine) {
+func traceServer(t testing.TB, authz *epAuthz) (*registry.TraceREST, *compute.Engine) {
 	t.Helper()
 	e, err := compute.NewEngine(compute.Options{})
 	if err != nil {
