@@ -22,39 +22,79 @@ func (st *state) lsAllowed(g *gatewayObj, ls *listenerSetObj) bool {
 }
 
 func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
+	return st.refusal(l, ownerNS, r) == admitted
+}
+
+// refusalReason is why a listener does not admit a route; computed on
+// every walk of the graph, so a code, put in words only for a trace.
+type refusalReason uint8
+
+const (
+	admitted refusalReason = iota
+	refusedNamespaceSelector
+	refusedNamespaceSame
+	refusedNamespaceFrom
+	refusedHostnames
+	refusedKinds
+	refusedProtocol
+)
+
+// refusal says why listener l (of an object in ownerNS) does not admit
+// route r (Gateway API: allowedRoutes.namespaces, the route's hostnames,
+// allowedRoutes.kinds or the protocol's route kinds).
+func (st *state) refusal(l listener, ownerNS string, r *routeObj) refusalReason {
 	switch l.from {
 	case "All":
 	case "Selector":
 		if l.selector == nil || !l.selector.Matches(labels.Set(st.nsLabels[r.id.Namespace])) {
-			return false
+			return refusedNamespaceSelector
 		}
 	case "Same":
 		if r.id.Namespace != ownerNS {
-			return false
+			return refusedNamespaceSame
 		}
 	default:
-		return false
+		return refusedNamespaceFrom
 	}
 	if !hostnamesIntersect(l, r.hostnames) {
-		return false
+		return refusedHostnames
 	}
 	if l.kinds != nil {
 		for _, k := range l.kinds {
 			if k.Group == r.id.Group && k.Kind == r.id.Kind {
-				return true
+				return admitted
 			}
 		}
-		return false
+		return refusedKinds
 	}
 	if dk := defaultRouteKinds(l.protocol); dk != nil {
 		for _, k := range dk {
 			if k == r.id.Kind {
-				return true
+				return admitted
 			}
 		}
-		return false
+		return refusedProtocol
 	}
-	return true
+	return admitted
+}
+
+// words puts a refusal in words.
+func (why refusalReason) words(l listener, ownerNS string, r *routeObj) string {
+	switch why {
+	case refusedNamespaceSelector:
+		return "listener " + l.name + "'s allowedRoutes.namespaces.selector does not select namespace " + r.id.Namespace
+	case refusedNamespaceSame:
+		return "listener " + l.name + " admits routes of namespace " + ownerNS + " only"
+	case refusedNamespaceFrom:
+		return "listener " + l.name + "'s allowedRoutes.namespaces.from is " + l.from
+	case refusedHostnames:
+		return "its hostnames do not intersect listener " + l.name + "'s hostname " + l.hostname
+	case refusedKinds:
+		return "listener " + l.name + "'s allowedRoutes.kinds does not list " + r.id.Kind
+	case refusedProtocol:
+		return "listener " + l.name + " (" + l.protocol + ") does not take a " + r.id.Kind
+	}
+	return ""
 }
 
 // attachesTo reports whether route r attaches to listener section n.

@@ -6,6 +6,7 @@ package compute
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -41,6 +42,18 @@ type ViewGateway struct {
 	// Listeners are the Gateway's own listeners, in spec order, then those
 	// of the ListenerSets it allows, by ListenerSet namespace and name.
 	Listeners []ViewListener
+	// Refused are the routes whose parentRefs name the Gateway (or one of
+	// its ListenerSets) but attach through none of its listeners, sorted.
+	Refused []ViewRefused
+}
+
+// ViewRefused is a route a Gateway does not admit, and why.
+type ViewRefused struct {
+	Ref       v1alpha1.ObjectReference
+	Hostnames []string
+	// Why, in words: the first listener's refusal (allowedRoutes, hostnames,
+	// kinds), or that the parentRef selects no listener.
+	Why string
 }
 
 // ViewListener is one listener and the routes attached to it.
@@ -113,7 +126,68 @@ func (v View) gateway(g *gatewayObj) ViewGateway {
 		ref := c.ref()
 		v.addListeners(&vg, c, &ref, st.listenerSets[c].listeners, append(top[:len(top):len(top)], ref))
 	}
+	vg.Refused = v.refused(g, sets)
 	return vg
+}
+
+// refused lists the routes that name g or one of its allowed ListenerSets
+// (sets) in a parentRef but attach through none of their listeners.
+func (v View) refused(g *gatewayObj, sets []nodeID) []ViewRefused {
+	st := v.st
+	owners := map[nodeID][]listener{g.id: g.listeners}
+	for _, c := range sets {
+		owners[c] = st.listenerSets[c].listeners
+	}
+	var ids []nodeID
+	for o := range owners {
+		for rid := range st.routesByParent[o] {
+			ids = append(ids, rid)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	var out []ViewRefused
+	for i, rid := range ids {
+		r := st.routes[rid]
+		if r == nil || i > 0 && ids[i-1] == rid {
+			continue
+		}
+		attached := false
+		st.eachRouteParent(r, func(p nodeID) bool {
+			_, ours := owners[p.object()]
+			attached = ours
+			return !attached
+		})
+		if attached {
+			continue
+		}
+		out = append(out, ViewRefused{Ref: rid.ref(), Hostnames: r.hostnames, Why: v.why(r, owners)})
+	}
+	return out
+}
+
+// why says why route r attaches through no listener of owners.
+func (v View) why(r *routeObj, owners map[nodeID][]listener) string {
+	for _, pr := range r.parentRefs {
+		ls, ok := owners[pr.id]
+		if !ok {
+			continue
+		}
+		for _, l := range ls {
+			if pr.section != "" && pr.section != l.name || pr.port != 0 && pr.port != l.port {
+				continue
+			}
+			if why := v.st.refusal(l, pr.id.Namespace, r); why != admitted {
+				return why.words(l, pr.id.Namespace, r)
+			}
+		}
+		switch {
+		case pr.section != "":
+			return "its parentRef names no listener " + pr.section + " of " + pr.id.Kind + " " + pr.id.Namespace + "/" + pr.id.Name
+		case pr.port != 0:
+			return "its parentRef names port " + strconv.FormatInt(pr.port, 10) + ", where " + pr.id.Kind + " " + pr.id.Namespace + "/" + pr.id.Name + " has no listener"
+		}
+	}
+	return "no listener admits it"
 }
 
 func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectReference, ls []listener, top []v1alpha1.ObjectReference) {

@@ -93,3 +93,40 @@ spec:
 		}
 	})
 }
+
+// TestViewRefused: routes that name the Gateway but attach through none of
+// its listeners, each with the reason Gateway API gives.
+func TestViewRefused(t *testing.T) {
+	e := engineWith(t, baseTopology+`
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: other-ns, namespace: other}
+spec: {parentRefs: [{name: gw, namespace: appns}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: no-section, namespace: appns}
+spec: {parentRefs: [{name: gw, sectionName: grpc}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TCPRoute
+metadata: {name: tcp, namespace: appns}
+spec: {parentRefs: [{name: gw, sectionName: http}]}
+`, "")
+	var got []ViewRefused
+	e.View(func(v View) { got = v.Gateways("appns", "gw")[0].Refused })
+	want := map[string]string{
+		"no-section": "its parentRef names no listener grpc of Gateway appns/gw",
+		"other-ns":   "listener http admits routes of namespace appns only",
+		"tcp":        "listener http (HTTP) does not take a TCPRoute",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("refused %+v", got)
+	}
+	for _, r := range got {
+		if want[r.Ref.Name] != r.Why {
+			t.Errorf("%s: %q, want %q", r.Ref.Name, r.Why, want[r.Ref.Name])
+		}
+	}
+}

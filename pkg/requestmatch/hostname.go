@@ -17,6 +17,22 @@ func normalizeHost(h string) string {
 	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
+// RouteServesHost reports whether a route with these hostnames (none:
+// every host) serves the request host (as a Host header or SNI: a port and
+// a trailing dot are ignored, so is case).
+func RouteServesHost(hostnames []string, host string) bool {
+	if len(hostnames) == 0 {
+		return true
+	}
+	h := normalizeHost(host)
+	for _, p := range hostnames {
+		if HostnameMatches(p, h) {
+			return true
+		}
+	}
+	return false
+}
+
 // HostnameMatches reports whether host matches a Gateway API hostname
 // pattern: "" matches every host, "*.example.com" matches any name below
 // example.com ("foo.example.com", "a.b.example.com") but not "example.com",

@@ -104,3 +104,22 @@ func TestMatchPath(t *testing.T) {
 		}
 	}
 }
+
+func TestRouteServesHost(t *testing.T) {
+	cases := []struct {
+		hostnames []string
+		host      string
+		want      bool
+	}{
+		{nil, "anything.example.com", true},
+		{[]string{"foo.example.com"}, "FOO.example.com:8080", true},
+		{[]string{"*.example.com"}, "a.b.example.com.", true},
+		{[]string{"*.example.com"}, "example.com", false},
+		{[]string{"bar.example.com", "foo.example.com"}, "baz.example.com", false},
+	}
+	for _, tc := range cases {
+		if got := RouteServesHost(tc.hostnames, tc.host); got != tc.want {
+			t.Errorf("RouteServesHost(%v, %q) = %v, want %v", tc.hostnames, tc.host, got, tc.want)
+		}
+	}
+}

@@ -244,6 +244,22 @@ func TestTraceCases(t *testing.T) {
 					t.Errorf("backends %+v", m.Backends)
 				}
 			}},
+		// A route written for the host but refused by the listener: the message says why.
+		{"route not admitted", []string{traceTopo, `
+---
+{apiVersion: gateway.networking.k8s.io/v1, kind: Gateway, metadata: {name: same, namespace: app},
+ spec: {gatewayClassName: gc, listeners: [{name: l, port: 81, protocol: HTTP}]}}
+---
+{apiVersion: gateway.networking.k8s.io/v1, kind: HTTPRoute, metadata: {name: outsider, namespace: other},
+ spec: {parentRefs: [{name: same, namespace: app}], hostnames: [r.example.com]}}`},
+			v1alpha1.RequestTraceSpec{Gateway: gw("app", "same"), Request: req("r.example.com", "/")}, "",
+			func(t *testing.T, s v1alpha1.RequestTraceStatus, err error) {
+				m := one(t, s, err)
+				want := "HTTPRoute other/outsider names the Gateway but is not admitted: listener l admits routes of namespace app only"
+				if m.Reason != "NoRoutes" || !strings.Contains(m.Message, want) {
+					t.Errorf("match %+v, want the message to say %q", m, want)
+				}
+			}},
 		// 6. What the caller may not see is not named.
 		{"route hidden", []string{gcDoc, hidden}, anyGW("h.example.com", "/s"), "secretns",
 			func(t *testing.T, s v1alpha1.RequestTraceStatus, err error) {

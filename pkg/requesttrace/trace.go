@@ -186,6 +186,9 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 		if len(unread) > 0 {
 			m.Message = joinMessages(m.Message, "left out, their rules could not be read: "+strings.Join(unread, ", "))
 		}
+		if !res.Matched() {
+			m.Message = joinMessages(m.Message, t.refusals())
+		}
 		status.Matches = append(status.Matches, m)
 		if res.Matched() {
 			idx := len(status.Matches) - 1
@@ -195,6 +198,20 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 }
 
 const gatewayGroup = "gateway.networking.k8s.io"
+
+// refusals names the routes the caller may see that name the Gateway and
+// serve the request's host but are not admitted, and why: the usual
+// reason a request a route was written for goes unmatched.
+func (t *gatewayTrace) refusals() string {
+	var notes []string
+	for _, r := range t.gw.Refused {
+		if !t.caller.visible(r.Ref.Namespace) || !requestmatch.RouteServesHost(r.Hostnames, t.req.Host) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s %s/%s names the Gateway but is not admitted: %s", r.Ref.Kind, r.Ref.Namespace, r.Ref.Name, r.Why))
+	}
+	return strings.Join(notes, "; ")
+}
 
 // unnamedMessage says why nothing matched without naming a route: for a
 // caller who may not see every route of the listener.
@@ -209,6 +226,9 @@ func unnamedMessage(r requestmatch.Reason) string {
 }
 
 func joinMessages(a, b string) string {
+	if b == "" {
+		return a
+	}
 	if a == "" {
 		return b
 	}
