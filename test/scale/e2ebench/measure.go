@@ -42,6 +42,7 @@ type Report struct {
 	List         listResult        `json:"list"`
 	Edits        []editResult      `json:"edits"`
 	Reach        reachResult       `json:"reach"`
+	Trace        traceResult       `json:"trace"`
 	Server       serverResources   `json:"server"`
 	LoadAvg      map[string]string `json:"loadAverage"`
 	Targets      []target          `json:"targets"`
@@ -148,6 +149,7 @@ func (k *kvFlag) Set(s string) error {
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
 	gets, conc, listReps, edits, reachReps      *int
+	traceReps                                   *int
 	editTimeout                                 *time.Duration
 	seed                                        *uint64
 	machine                                     kvFlag
@@ -165,6 +167,7 @@ func parseMeasureFlags(args []string) *measureFlags {
 		conc:        fs.Int("concurrency", 16, "concurrent GETs"),
 		listReps:    fs.Int("list-reps", 3, "LIST repetitions of each resource"),
 		reachReps:   fs.Int("reach-reps", 7, "repetitions of the PolicyReach GET and its baseline"),
+		traceReps:   fs.Int("trace-reps", 50, "repetitions of the RequestTrace create and its baseline GET"),
 		edits:       fs.Int("edits", 20, "repetitions of each policy edit"),
 		editTimeout: fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long"),
 		seed:        fs.Uint64("seed", 1, "seed of the GET sample"),
@@ -225,6 +228,11 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.LoadAvg["after PolicyReach"] = loadAvg()
+	// Before the edits: a trace waits for pending changes to be applied.
+	if rep.Trace, err = measureTrace(ctx, cfg, rc, dc, *f.kubeconfig, *f.traceReps); err != nil {
+		return err
+	}
+	rep.LoadAvg["after RequestTrace"] = loadAvg()
 	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
 		return err
 	}
