@@ -45,7 +45,7 @@ func NewTraceREST(source TraceSource, outputs Backend, access *Access, redactor 
 }
 
 var (
-	_ rest.Creater                  = (*TraceREST)(nil)
+	_ rest.Creater                  = (*TraceREST)(nil) //nolint:misspell // the apiserver's name
 	_ rest.Scoper                   = (*TraceREST)(nil)
 	_ rest.SingularNameProvider     = (*TraceREST)(nil)
 	_ rest.GroupVersionKindProvider = (*TraceREST)(nil)

@@ -75,26 +75,35 @@ func validateRequest(r *v1alpha1.TracedRequest, p *field.Path) field.ErrorList {
 	case strings.IndexFunc(r.Path, func(c rune) bool { return c <= ' ' || c == 0x7f }) >= 0:
 		errs = append(errs, field.Invalid(p.Child("path"), r.Path, "must not contain spaces or control characters (escape them: %20)"))
 	}
-	if len(r.Headers) > maxHeaders {
-		errs = append(errs, field.TooMany(p.Child("headers"), len(r.Headers), maxHeaders))
-	} else {
-		for name, value := range r.Headers {
-			hp := p.Child("headers").Key(name)
-			if len(name) > maxNameBytes || !httpguts.ValidHeaderFieldName(name) {
-				errs = append(errs, field.Invalid(hp, name, fmt.Sprintf("must be an HTTP header name of at most %d characters", maxNameBytes)))
-			}
-			if len(value) > maxValueBytes || !httpguts.ValidHeaderFieldValue(value) {
-				errs = append(errs, field.Invalid(hp, "", fmt.Sprintf("must be an HTTP header value of at most %d bytes, without control characters", maxValueBytes)))
-			}
+	errs = append(errs, validateHeaders(r.Headers, p.Child("headers"))...)
+	return append(errs, validateQueryParams(r.QueryParams, p.Child("queryParams"))...)
+}
+
+func validateHeaders(headers map[string]string, p *field.Path) field.ErrorList {
+	if len(headers) > maxHeaders {
+		return field.ErrorList{field.TooMany(p, len(headers), maxHeaders)}
+	}
+	var errs field.ErrorList
+	for name, value := range headers {
+		hp := p.Key(name)
+		if len(name) > maxNameBytes || !httpguts.ValidHeaderFieldName(name) {
+			errs = append(errs, field.Invalid(hp, name, fmt.Sprintf("must be an HTTP header name of at most %d characters", maxNameBytes)))
+		}
+		if len(value) > maxValueBytes || !httpguts.ValidHeaderFieldValue(value) {
+			errs = append(errs, field.Invalid(hp, "", fmt.Sprintf("must be an HTTP header value of at most %d bytes, without control characters", maxValueBytes)))
 		}
 	}
-	if len(r.QueryParams) > maxQueryParams {
-		errs = append(errs, field.TooMany(p.Child("queryParams"), len(r.QueryParams), maxQueryParams))
-	} else {
-		for name, value := range r.QueryParams {
-			if name == "" || len(name) > maxNameBytes || len(value) > maxValueBytes {
-				errs = append(errs, field.Invalid(p.Child("queryParams").Key(name), "", fmt.Sprintf("names of 1 to %d bytes, values of at most %d", maxNameBytes, maxValueBytes)))
-			}
+	return errs
+}
+
+func validateQueryParams(params map[string]string, p *field.Path) field.ErrorList {
+	if len(params) > maxQueryParams {
+		return field.ErrorList{field.TooMany(p, len(params), maxQueryParams)}
+	}
+	var errs field.ErrorList
+	for name, value := range params {
+		if name == "" || len(name) > maxNameBytes || len(value) > maxValueBytes {
+			errs = append(errs, field.Invalid(p.Key(name), "", fmt.Sprintf("names of 1 to %d bytes, values of at most %d", maxNameBytes, maxValueBytes)))
 		}
 	}
 	return errs

@@ -167,7 +167,8 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 			l.Routes = append(l.Routes, r)
 		}
 		res := requestmatch.MatchListener(l, t.req)
-		if !front && !(res.Matched() && t.caller.visible(res.Route.Namespace)) {
+		reachesVisibleRoute := res.Matched() && t.caller.visible(res.Route.Namespace)
+		if !front && !reachesVisibleRoute {
 			// The Gateway (or ListenerSet) is named only to those who may
 			// read its namespace, or the route it brings the request to:
 			// that route's parentRefs and effective policy name it anyway.
