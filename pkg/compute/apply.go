@@ -97,6 +97,12 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 		in.spec = mget(u.Object, "spec")
 		in.labels = u.GetLabels()
 		in.created = u.GetCreationTimestamp().Time
+		// The spec is kept by reference (the informer cache holds the same
+		// map, never modified): request traces read routes' rules from it,
+		// and a review puts an object back as it was (whatif.go).
+		st.specs[in.id] = in.spec
+	} else {
+		delete(st.specs, in.id)
 	}
 	return a.apply(st, in)
 }
@@ -204,9 +210,8 @@ func applyRoute(st *state, in topoInput) []Key {
 	n := in.id
 	if r := st.routes[n]; r != nil && in.present {
 		// Kept up to date even when nothing the outputs read changed: a
-		// route re-created with the same spec is younger, and the informer
-		// cache holds the newest map.
-		r.spec, r.created = in.spec, in.created
+		// route re-created with the same spec is younger.
+		r.created = in.created
 	}
 	var touched []nodeID
 	keys := st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
@@ -220,9 +225,7 @@ func applyRoute(st *state, in topoInput) []Key {
 		}
 		if add {
 			r := parseRoute(n, in.spec)
-			// The spec is kept for request traces (the informer cache holds
-			// the same map): never modified.
-			r.spec, r.created = in.spec, in.created
+			r.created = in.created // request traces break ties by age
 			st.routes[n] = r
 			for _, pr := range r.parentRefs {
 				addSet(st.routesByParent, pr.id, n)

@@ -71,6 +71,13 @@ type mutation struct {
 // the engine equals a full recomputation and that every key whose output
 // changed was returned.
 func TestIncremental(t *testing.T) {
+	e, cur, before, muts := incrementalWorld(t)
+	checkMutations(t, e, cur, before, muts)
+}
+
+// incrementalWorld is a generated topology fed to an engine in shuffled
+// order, the objects it was fed, their outputs, and mutations of every kind.
+func incrementalWorld(t *testing.T) (*Engine, map[objKey]*unstructured.Unstructured, map[Key]string, []mutation) {
 	topo, pols := genTopology(genSpec{namespaces: 3, gatewaysPerNS: 2, routesPerGW: 4, servicesPerNS: 3, policies: 40, withListenerSet: true})
 	cur := map[objKey]*unstructured.Unstructured{}
 	e, _ := NewEngine(Options{})
@@ -299,8 +306,7 @@ spec:
 	}
 	muts = append(muts, mutation{name: "delete direct CRD", del: []objKey{{crdGK, "", "timeoutpolicies.example.com"}}})
 	muts = append(muts, mutation{name: "no-op re-upsert", upsert: []*unstructured.Unstructured{get(rtGK, "ns-0", "route-0")}})
-
-	checkMutations(t, e, cur, before, muts)
+	return e, cur, before, muts
 }
 
 // checkMutations applies muts one by one to e and to cur (the objects a full recomputation is

@@ -182,11 +182,8 @@ type routeObj struct {
 	id         nodeID
 	parentRefs []parentRef
 	rules      []ruleObj
-	hostnames  []string // spec.hostnames (HTTPRoute, GRPCRoute, TLSRoute); none matches every listener
-	// spec (read-only, shared with the informer cache) and creation time
-	// are read by request traces only.
-	spec    map[string]interface{}
-	created time.Time
+	hostnames  []string  // spec.hostnames (HTTPRoute, GRPCRoute, TLSRoute); none matches every listener
+	created    time.Time // read by request traces only
 }
 
 type serviceObj struct {

@@ -204,7 +204,7 @@ func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectRe
 		sort.Slice(routes, func(i, j int) bool { return lessNode(routes[i], routes[j]) })
 		for _, rid := range routes {
 			r := v.st.routes[rid]
-			vr := ViewRoute{Ref: rid.ref(), Created: r.created, Spec: r.spec, RuleSections: make([]string, len(r.rules))}
+			vr := ViewRoute{Ref: rid.ref(), Created: r.created, Spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
 			for i, ru := range r.rules {
 				vr.RuleSections[i] = ru.section
 			}

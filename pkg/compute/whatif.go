@@ -1,0 +1,191 @@
+package compute
+
+// What a proposed change would do (SPEC §10): the engine applies the
+// proposal to its own state under its write lock, computes the outputs the
+// change may affect, and puts every object back as it was before anyone
+// else can look. Nothing is copied: a review costs what the edit would.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	goruntime "runtime"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// ObjectKey names an input object.
+type ObjectKey struct {
+	Group, Kind, Namespace, Name string
+}
+
+// Proposal is a change to review: objects to apply (as they would be
+// applied), objects to delete.
+type Proposal struct {
+	Apply  []*unstructured.Unstructured
+	Delete []ObjectKey
+}
+
+// Outcome is one output the proposal may change: Before as the current
+// state computes it, After as the proposed one would (nil: no output).
+type Outcome struct {
+	Key           Key
+	Before, After runtime.Object
+}
+
+// ErrNotReviewable is returned for a proposal the engine cannot review.
+var ErrNotReviewable = errors.New("not reviewable")
+
+// WhatIf computes what p would change. The outputs it returns are computed
+// for every key the change may affect (some may be equal before and after).
+// A proposed object that exists keeps its creationTimestamp, as a real
+// apply would; a new one is the newest of all (now). Objects of kinds the
+// engine does not model are ignored, like live inputs of those kinds;
+// CustomResourceDefinitions cannot be proposed (a policy kind appearing or
+// going away is not an edit of the hierarchy).
+//
+// The engine's write lock is held throughout: reads and edits wait for the
+// review, and nothing observes the proposed state.
+func (e *Engine) WhatIf(p Proposal) ([]Outcome, error) {
+	for _, o := range p.Apply {
+		if o == nil || isCRD(o) {
+			return nil, fmt.Errorf("%w: a CustomResourceDefinition cannot be proposed", ErrNotReviewable)
+		}
+	}
+	for _, d := range p.Delete {
+		if d.Group == "apiextensions.k8s.io" && d.Kind == "CustomResourceDefinition" {
+			return nil, fmt.Errorf("%w: a CustomResourceDefinition cannot be proposed", ErrNotReviewable)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.st
+	if st.bulk {
+		return nil, fmt.Errorf("%w: the engine is loading the cluster", ErrNotReviewable)
+	}
+	changed := make(map[Key]struct{}, len(st.changedPolicies))
+	for k := range st.changedPolicies {
+		changed[k] = struct{}{}
+	}
+	ks, undo := st.propose(p, time.Now())
+	keys := ks.sorted()
+	after := e.computeKeys(keys, newMemo(st, false))
+	for i := len(undo) - 1; i >= 0; i-- {
+		undo[i]()
+	}
+	// The policies the proposal touched are as they were: the live layer
+	// has nothing to rebuild for them.
+	st.changedPolicies = changed
+	before := e.computeKeys(keys, e.currentMemo())
+	out := make([]Outcome, len(keys))
+	for i, k := range keys {
+		out[i] = Outcome{Key: k, Before: before[i], After: after[i]}
+	}
+	return out, nil
+}
+
+// propose applies p to the state and returns the keys it may affect and
+// the steps that undo it, in the order they were done.
+func (st *state) propose(p Proposal, now time.Time) (keySet, []func()) {
+	ks := keySet{}
+	var undo []func()
+	for _, d := range p.Delete {
+		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
+		orig := st.input(gk, d.Namespace, d.Name)
+		if orig == nil {
+			continue // nothing to delete
+		}
+		ks.add(st.delete(gk, d.Namespace, d.Name))
+		undo = append(undo, func() { st.upsert(orig) })
+	}
+	for _, o := range p.Apply {
+		o = o.DeepCopy()
+		gk := o.GroupVersionKind().GroupKind()
+		ns, name := o.GetNamespace(), o.GetName()
+		orig := st.input(gk, ns, name)
+		if orig != nil {
+			o.SetCreationTimestamp(orig.GetCreationTimestamp())
+			undo = append(undo, func() { st.upsert(orig) })
+		} else {
+			o.SetCreationTimestamp(metav1.NewTime(now))
+			undo = append(undo, func() { st.delete(gk, ns, name) })
+		}
+		ks.add(st.upsert(o))
+	}
+	return ks, undo
+}
+
+func (ks keySet) add(keys []Key) {
+	for _, k := range keys {
+		ks[k] = true
+	}
+}
+
+// computeKeys computes keys with memo m on up to GOMAXPROCS goroutines. The
+// caller holds e.mu.
+func (e *Engine) computeKeys(keys []Key, m *memo) []runtime.Object {
+	out := make([]runtime.Object, len(keys))
+	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
+		if o, ok := e.computeWith(keys[i], m); ok {
+			out[i] = o
+		}
+	})
+	return out
+}
+
+// input rebuilds the object the engine was last given for gk ns/name from
+// what it keeps (policies: spec, labels, creationTimestamp; topology
+// objects: spec by reference, labels; routes their creationTimestamp), nil
+// when there is none. Upserting it puts the engine back as it was.
+func (st *state) input(gk schema.GroupKind, ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]interface{}{}}
+	u.SetAPIVersion(schema.GroupVersion{Group: gk.Group, Version: "v1"}.String())
+	u.SetKind(gk.Kind)
+	u.SetName(name)
+	if ki, ok := st.kinds[gk]; ok {
+		if !ki.pk.namespaced {
+			ns = ""
+		}
+		p := st.policies[policyID{gk: gk, namespace: ns, nm: name}]
+		if p == nil {
+			return nil
+		}
+		u.SetNamespace(ns)
+		if spec, ok := p.raw["spec"]; ok {
+			u.Object["spec"] = spec
+		}
+		u.SetLabels(p.labels)
+		u.SetCreationTimestamp(metav1.NewTime(p.ts))
+		return u
+	}
+	a, ok := topologyAppliers[gk]
+	if !ok {
+		return nil
+	}
+	if !a.namespaced {
+		ns = ""
+	}
+	n := nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
+	spec, present := st.specs[n]
+	if !present {
+		return nil
+	}
+	u.SetNamespace(ns)
+	if spec != nil {
+		u.Object["spec"] = spec
+	}
+	if isNamespaceNode(n) {
+		u.SetLabels(st.nsLabels[name])
+	} else {
+		u.SetLabels(st.objLabels[n])
+	}
+	if r := st.routes[n]; r != nil {
+		u.SetCreationTimestamp(metav1.NewTime(r.created))
+	}
+	return u
+}

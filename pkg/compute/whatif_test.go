@@ -1,0 +1,112 @@
+package compute
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TestWhatIf proposes each mutation of the incremental world on its own and
+// checks that the review (a) leaves the engine exactly as it was, (b) says
+// for every key it returns what a full recomputation with the change gives,
+// and what the engine gives now, and (c) returns every key whose output the
+// change would alter.
+func TestWhatIf(t *testing.T) {
+	e, base, before, muts := incrementalWorld(t)
+	crdGK := schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+	render := func(o runtime.Object) string {
+		if o == nil {
+			return ""
+		}
+		b, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	reviewed := 0
+	for _, m := range muts {
+		p := Proposal{Apply: m.upsert}
+		cur := map[objKey]*unstructured.Unstructured{}
+		for k, o := range base {
+			cur[k] = o
+		}
+		skip := false
+		for _, o := range m.upsert {
+			skip = skip || isCRD(o)
+			cur[keyOfObj(o)] = o
+		}
+		for _, d := range m.del {
+			skip = skip || d.gk == crdGK
+			p.Delete = append(p.Delete, ObjectKey{Group: d.gk.Group, Kind: d.gk.Kind, Namespace: d.ns, Name: d.name})
+			delete(cur, d)
+		}
+		if skip {
+			if _, err := e.WhatIf(p); !errors.Is(err, ErrNotReviewable) {
+				t.Errorf("%s: a CRD proposal: %v", m.name, err)
+			}
+			continue
+		}
+		reviewed++
+		// A new object is the newest of all; the reference gets the time the review gave it.
+		outs, err := e.WhatIf(p)
+		if err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		if now := snapshot(t, e); !reflect.DeepEqual(now, before) {
+			for k := range unionKeys(now, before) {
+				if now[k] != before[k] {
+					t.Errorf("%s: the review left %v changed:\n got %s\nwant %s", m.name, k, now[k], before[k])
+				}
+			}
+			t.FailNow()
+		}
+		want := snapshotAll(t, stampedLike(cur, base))
+		returned := map[Key]bool{}
+		for _, o := range outs {
+			returned[o.Key] = true
+			if got := render(o.Before); got != before[o.Key] {
+				t.Errorf("%s: %v before:\n got %s\nwant %s", m.name, o.Key, got, before[o.Key])
+			}
+			if got := render(o.After); got != want[o.Key] {
+				t.Errorf("%s: %v after:\n got %s\nwant %s", m.name, o.Key, got, want[o.Key])
+			}
+		}
+		for k := range unionKeys(before, want) {
+			if before[k] != want[k] && !returned[k] {
+				t.Errorf("%s: %v would change but was not returned", m.name, k)
+			}
+		}
+	}
+	if reviewed < 10 {
+		t.Fatalf("only %d mutations reviewed", reviewed)
+	}
+}
+
+// stampedLike gives the objects of cur that exist in base base's
+// creationTimestamp (a proposal keeps it, as an apply does), and the new
+// ones one timestamp later than any (a review makes them the newest).
+func stampedLike(cur, base map[objKey]*unstructured.Unstructured) map[objKey]*unstructured.Unstructured {
+	newest := metav1.NewTime(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+	out := make(map[objKey]*unstructured.Unstructured, len(cur))
+	for k, o := range cur {
+		b := base[k]
+		switch {
+		case b == nil:
+			o = o.DeepCopy()
+			o.SetCreationTimestamp(newest)
+		case b != o:
+			o = o.DeepCopy()
+			o.SetCreationTimestamp(b.GetCreationTimestamp())
+		}
+		out[k] = o
+	}
+	return out
+}
