@@ -33,87 +33,93 @@ import (
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	return map[string]common.OpenAPIDefinition{
-		v1alpha1.AttachedTarget{}.OpenAPIModelName():             schema_pkg_apis_effectivepolicy_v1alpha1_AttachedTarget(ref),
-		v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName():     schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref),
-		v1alpha1.ClusterEffectivePolicyList{}.OpenAPIModelName(): schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref),
-		v1alpha1.ClusterPolicyReach{}.OpenAPIModelName():         schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReach(ref),
-		v1alpha1.ClusterPolicyReachList{}.OpenAPIModelName():     schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReachList(ref),
-		v1alpha1.EffectivePolicy{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref),
-		v1alpha1.EffectivePolicyList{}.OpenAPIModelName():        schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref),
-		v1alpha1.EffectiveSpec{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref),
-		v1alpha1.GatewayReference{}.OpenAPIModelName():           schema_pkg_apis_effectivepolicy_v1alpha1_GatewayReference(ref),
-		v1alpha1.ObjectReference{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref),
-		v1alpha1.PolicyReach{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReach(ref),
-		v1alpha1.PolicyReachList{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReachList(ref),
-		v1alpha1.PolicySource{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref),
-		v1alpha1.Reach{}.OpenAPIModelName():                      schema_pkg_apis_effectivepolicy_v1alpha1_Reach(ref),
-		v1alpha1.ReachPolicy{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_ReachPolicy(ref),
-		v1alpha1.ReachSummary{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_ReachSummary(ref),
-		v1alpha1.RequestTrace{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_RequestTrace(ref),
-		v1alpha1.RequestTraceSpec{}.OpenAPIModelName():           schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceSpec(ref),
-		v1alpha1.RequestTraceStatus{}.OpenAPIModelName():         schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceStatus(ref),
-		v1alpha1.Target{}.OpenAPIModelName():                     schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref),
-		v1alpha1.TargetPolicy{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref),
-		v1alpha1.TraceBackend{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TraceBackend(ref),
-		v1alpha1.TraceMatch{}.OpenAPIModelName():                 schema_pkg_apis_effectivepolicy_v1alpha1_TraceMatch(ref),
-		v1alpha1.TracePolicy{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_TracePolicy(ref),
-		v1alpha1.TraceRule{}.OpenAPIModelName():                  schema_pkg_apis_effectivepolicy_v1alpha1_TraceRule(ref),
-		v1alpha1.TracedRequest{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_TracedRequest(ref),
-		resource.Quantity{}.OpenAPIModelName():                   schema_apimachinery_pkg_api_resource_Quantity(ref),
-		v1.APIGroup{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_APIGroup(ref),
-		v1.APIGroupList{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_APIGroupList(ref),
-		v1.APIResource{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIResource(ref),
-		v1.APIResourceList{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_APIResourceList(ref),
-		v1.APIVersions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIVersions(ref),
-		v1.ApplyOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_ApplyOptions(ref),
-		v1.Condition{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Condition(ref),
-		v1.CreateOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_CreateOptions(ref),
-		v1.DeleteOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_DeleteOptions(ref),
-		v1.Duration{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_Duration(ref),
-		v1.FieldSelectorRequirement{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
-		v1.FieldsV1{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_FieldsV1(ref),
-		v1.GetOptions{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_GetOptions(ref),
-		v1.GroupKind{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_GroupKind(ref),
-		v1.GroupResource{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_GroupResource(ref),
-		v1.GroupVersion{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupVersion(ref),
-		v1.GroupVersionForDiscovery{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
-		v1.GroupVersionKind{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_GroupVersionKind(ref),
-		v1.GroupVersionResource{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_GroupVersionResource(ref),
-		v1.InternalEvent{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_InternalEvent(ref),
-		v1.LabelSelector{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_LabelSelector(ref),
-		v1.LabelSelectorRequirement{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
-		v1.List{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_List(ref),
-		v1.ListMeta{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_ListMeta(ref),
-		v1.ListOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_ListOptions(ref),
-		v1.ManagedFieldsEntry{}.OpenAPIModelName():               schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
-		v1.MicroTime{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_MicroTime(ref),
-		v1.ObjectMeta{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_ObjectMeta(ref),
-		v1.OwnerReference{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_OwnerReference(ref),
-		v1.PartialObjectMetadata{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
-		v1.PartialObjectMetadataList{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
-		v1.Patch{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Patch(ref),
-		v1.PatchOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_PatchOptions(ref),
-		v1.Preconditions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_Preconditions(ref),
-		v1.RootPaths{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_RootPaths(ref),
-		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():        schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
-		v1.ShardInfo{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_ShardInfo(ref),
-		v1.Status{}.OpenAPIModelName():                           schema_pkg_apis_meta_v1_Status(ref),
-		v1.StatusCause{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_StatusCause(ref),
-		v1.StatusDetails{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_StatusDetails(ref),
-		v1.Table{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Table(ref),
-		v1.TableColumnDefinition{}.OpenAPIModelName():            schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
-		v1.TableOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_TableOptions(ref),
-		v1.TableRow{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TableRow(ref),
-		v1.TableRowCondition{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_TableRowCondition(ref),
-		v1.Time{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_Time(ref),
-		v1.Timestamp{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_Timestamp(ref),
-		v1.TypeMeta{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_TypeMeta(ref),
-		v1.UpdateOptions{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_UpdateOptions(ref),
-		v1.WatchEvent{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_WatchEvent(ref),
-		runtime.RawExtension{}.OpenAPIModelName():                schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
-		runtime.TypeMeta{}.OpenAPIModelName():                    schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
-		runtime.Unknown{}.OpenAPIModelName():                     schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
-		version.Info{}.OpenAPIModelName():                        schema_k8sio_apimachinery_pkg_version_Info(ref),
+		v1alpha1.AttachedTarget{}.OpenAPIModelName():              schema_pkg_apis_effectivepolicy_v1alpha1_AttachedTarget(ref),
+		v1alpha1.ClusterEffectivePolicy{}.OpenAPIModelName():      schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicy(ref),
+		v1alpha1.ClusterEffectivePolicyList{}.OpenAPIModelName():  schema_pkg_apis_effectivepolicy_v1alpha1_ClusterEffectivePolicyList(ref),
+		v1alpha1.ClusterPolicyReach{}.OpenAPIModelName():          schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReach(ref),
+		v1alpha1.ClusterPolicyReachList{}.OpenAPIModelName():      schema_pkg_apis_effectivepolicy_v1alpha1_ClusterPolicyReachList(ref),
+		v1alpha1.EffectivePolicy{}.OpenAPIModelName():             schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref),
+		v1alpha1.EffectivePolicyChange{}.OpenAPIModelName():       schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyChange(ref),
+		v1alpha1.EffectivePolicyList{}.OpenAPIModelName():         schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref),
+		v1alpha1.EffectivePolicyReview{}.OpenAPIModelName():       schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReview(ref),
+		v1alpha1.EffectivePolicyReviewSpec{}.OpenAPIModelName():   schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReviewSpec(ref),
+		v1alpha1.EffectivePolicyReviewStatus{}.OpenAPIModelName(): schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReviewStatus(ref),
+		v1alpha1.EffectiveSpec{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref),
+		v1alpha1.GatewayReference{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_GatewayReference(ref),
+		v1alpha1.ObjectReference{}.OpenAPIModelName():             schema_pkg_apis_effectivepolicy_v1alpha1_ObjectReference(ref),
+		v1alpha1.PolicyReach{}.OpenAPIModelName():                 schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReach(ref),
+		v1alpha1.PolicyReachList{}.OpenAPIModelName():             schema_pkg_apis_effectivepolicy_v1alpha1_PolicyReachList(ref),
+		v1alpha1.PolicySource{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_PolicySource(ref),
+		v1alpha1.Reach{}.OpenAPIModelName():                       schema_pkg_apis_effectivepolicy_v1alpha1_Reach(ref),
+		v1alpha1.ReachPolicy{}.OpenAPIModelName():                 schema_pkg_apis_effectivepolicy_v1alpha1_ReachPolicy(ref),
+		v1alpha1.ReachSummary{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_ReachSummary(ref),
+		v1alpha1.RequestTrace{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_RequestTrace(ref),
+		v1alpha1.RequestTraceSpec{}.OpenAPIModelName():            schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceSpec(ref),
+		v1alpha1.RequestTraceStatus{}.OpenAPIModelName():          schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceStatus(ref),
+		v1alpha1.ReviewObjectReference{}.OpenAPIModelName():       schema_pkg_apis_effectivepolicy_v1alpha1_ReviewObjectReference(ref),
+		v1alpha1.ReviewTargets{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_ReviewTargets(ref),
+		v1alpha1.Target{}.OpenAPIModelName():                      schema_pkg_apis_effectivepolicy_v1alpha1_Target(ref),
+		v1alpha1.TargetPolicy{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref),
+		v1alpha1.TraceBackend{}.OpenAPIModelName():                schema_pkg_apis_effectivepolicy_v1alpha1_TraceBackend(ref),
+		v1alpha1.TraceMatch{}.OpenAPIModelName():                  schema_pkg_apis_effectivepolicy_v1alpha1_TraceMatch(ref),
+		v1alpha1.TracePolicy{}.OpenAPIModelName():                 schema_pkg_apis_effectivepolicy_v1alpha1_TracePolicy(ref),
+		v1alpha1.TraceRule{}.OpenAPIModelName():                   schema_pkg_apis_effectivepolicy_v1alpha1_TraceRule(ref),
+		v1alpha1.TracedRequest{}.OpenAPIModelName():               schema_pkg_apis_effectivepolicy_v1alpha1_TracedRequest(ref),
+		resource.Quantity{}.OpenAPIModelName():                    schema_apimachinery_pkg_api_resource_Quantity(ref),
+		v1.APIGroup{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_APIGroup(ref),
+		v1.APIGroupList{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_APIGroupList(ref),
+		v1.APIResource{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_APIResource(ref),
+		v1.APIResourceList{}.OpenAPIModelName():                   schema_pkg_apis_meta_v1_APIResourceList(ref),
+		v1.APIVersions{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_APIVersions(ref),
+		v1.ApplyOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_ApplyOptions(ref),
+		v1.Condition{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_Condition(ref),
+		v1.CreateOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_CreateOptions(ref),
+		v1.DeleteOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_DeleteOptions(ref),
+		v1.Duration{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_Duration(ref),
+		v1.FieldSelectorRequirement{}.OpenAPIModelName():          schema_pkg_apis_meta_v1_FieldSelectorRequirement(ref),
+		v1.FieldsV1{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_FieldsV1(ref),
+		v1.GetOptions{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_GetOptions(ref),
+		v1.GroupKind{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_GroupKind(ref),
+		v1.GroupResource{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_GroupResource(ref),
+		v1.GroupVersion{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_GroupVersion(ref),
+		v1.GroupVersionForDiscovery{}.OpenAPIModelName():          schema_pkg_apis_meta_v1_GroupVersionForDiscovery(ref),
+		v1.GroupVersionKind{}.OpenAPIModelName():                  schema_pkg_apis_meta_v1_GroupVersionKind(ref),
+		v1.GroupVersionResource{}.OpenAPIModelName():              schema_pkg_apis_meta_v1_GroupVersionResource(ref),
+		v1.InternalEvent{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_InternalEvent(ref),
+		v1.LabelSelector{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_LabelSelector(ref),
+		v1.LabelSelectorRequirement{}.OpenAPIModelName():          schema_pkg_apis_meta_v1_LabelSelectorRequirement(ref),
+		v1.List{}.OpenAPIModelName():                              schema_pkg_apis_meta_v1_List(ref),
+		v1.ListMeta{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_ListMeta(ref),
+		v1.ListOptions{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_ListOptions(ref),
+		v1.ManagedFieldsEntry{}.OpenAPIModelName():                schema_pkg_apis_meta_v1_ManagedFieldsEntry(ref),
+		v1.MicroTime{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_MicroTime(ref),
+		v1.ObjectMeta{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_ObjectMeta(ref),
+		v1.OwnerReference{}.OpenAPIModelName():                    schema_pkg_apis_meta_v1_OwnerReference(ref),
+		v1.PartialObjectMetadata{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_PartialObjectMetadata(ref),
+		v1.PartialObjectMetadataList{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_PartialObjectMetadataList(ref),
+		v1.Patch{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_Patch(ref),
+		v1.PatchOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_PatchOptions(ref),
+		v1.Preconditions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_Preconditions(ref),
+		v1.RootPaths{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_RootPaths(ref),
+		v1.ServerAddressByClientCIDR{}.OpenAPIModelName():         schema_pkg_apis_meta_v1_ServerAddressByClientCIDR(ref),
+		v1.ShardInfo{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_ShardInfo(ref),
+		v1.Status{}.OpenAPIModelName():                            schema_pkg_apis_meta_v1_Status(ref),
+		v1.StatusCause{}.OpenAPIModelName():                       schema_pkg_apis_meta_v1_StatusCause(ref),
+		v1.StatusDetails{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_StatusDetails(ref),
+		v1.Table{}.OpenAPIModelName():                             schema_pkg_apis_meta_v1_Table(ref),
+		v1.TableColumnDefinition{}.OpenAPIModelName():             schema_pkg_apis_meta_v1_TableColumnDefinition(ref),
+		v1.TableOptions{}.OpenAPIModelName():                      schema_pkg_apis_meta_v1_TableOptions(ref),
+		v1.TableRow{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_TableRow(ref),
+		v1.TableRowCondition{}.OpenAPIModelName():                 schema_pkg_apis_meta_v1_TableRowCondition(ref),
+		v1.Time{}.OpenAPIModelName():                              schema_pkg_apis_meta_v1_Time(ref),
+		v1.Timestamp{}.OpenAPIModelName():                         schema_pkg_apis_meta_v1_Timestamp(ref),
+		v1.TypeMeta{}.OpenAPIModelName():                          schema_pkg_apis_meta_v1_TypeMeta(ref),
+		v1.UpdateOptions{}.OpenAPIModelName():                     schema_pkg_apis_meta_v1_UpdateOptions(ref),
+		v1.WatchEvent{}.OpenAPIModelName():                        schema_pkg_apis_meta_v1_WatchEvent(ref),
+		runtime.RawExtension{}.OpenAPIModelName():                 schema_k8sio_apimachinery_pkg_runtime_RawExtension(ref),
+		runtime.TypeMeta{}.OpenAPIModelName():                     schema_k8sio_apimachinery_pkg_runtime_TypeMeta(ref),
+		runtime.Unknown{}.OpenAPIModelName():                      schema_k8sio_apimachinery_pkg_runtime_Unknown(ref),
+		version.Info{}.OpenAPIModelName():                         schema_k8sio_apimachinery_pkg_version_Info(ref),
 	}
 }
 
@@ -422,6 +428,65 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicy(ref common.Referen
 	}
 }
 
+func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyChange(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "EffectivePolicyChange is what would happen to one EffectivePolicy or ClusterEffectivePolicy.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"resource": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Resource is effectivepolicies or clustereffectivepolicies.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace is empty for a ClusterEffectivePolicy.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"change": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"before": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Before holds the targets as they are now (none when Added).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ReviewTargets{}.OpenAPIModelName()),
+						},
+					},
+					"after": {
+						SchemaProps: spec.SchemaProps{
+							Description: "After holds the targets as they would be (none when Deleted).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.ReviewTargets{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"resource", "name", "change", "before", "after"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ReviewTargets{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -468,6 +533,149 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyList(ref common.Ref
 		},
 		Dependencies: []string{
 			v1alpha1.EffectivePolicy{}.OpenAPIModelName(), v1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReview(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "EffectivePolicyReview asks what a proposed change would do (SPEC §10): which EffectivePolicies and ClusterEffectivePolicies would be added, modified or deleted if the objects of spec were applied and deleted. Like a SubjectAccessReview it is only created, never stored, and the live state is not touched: the answer is the returned object's status.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(v1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"spec": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Spec is the proposed change.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.EffectivePolicyReviewSpec{}.OpenAPIModelName()),
+						},
+					},
+					"status": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Status is the answer, filled in by the server.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha1.EffectivePolicyReviewStatus{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"spec"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.EffectivePolicyReviewSpec{}.OpenAPIModelName(), v1alpha1.EffectivePolicyReviewStatus{}.OpenAPIModelName(), v1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReviewSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "EffectivePolicyReviewSpec is a proposed change.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"apply": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Apply lists objects as they would be applied: policies, routes, Gateways, ListenerSets, Services, ReferenceGrants, Namespaces, GatewayClasses. An object that exists keeps its creationTimestamp; a new one is the newest of all.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(runtime.RawExtension{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"delete": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Delete lists objects as they would be deleted.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.ReviewObjectReference{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.ReviewObjectReference{}.OpenAPIModelName(), runtime.RawExtension{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReviewStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "EffectivePolicyReviewStatus is the answer to an EffectivePolicyReview.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"changes": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "Changes lists the EffectivePolicies and ClusterEffectivePolicies the change would add, modify or delete, sorted by resource, namespace and name.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.EffectivePolicyChange{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"hiddenChanges": {
+						SchemaProps: spec.SchemaProps{
+							Description: "HiddenChanges counts the changes in namespaces where the caller may not get effectivepolicies (and, for ClusterEffectivePolicies, when she may not get clustereffectivepolicies): they are not named.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.EffectivePolicyChange{}.OpenAPIModelName()},
 	}
 }
 
@@ -1122,6 +1330,82 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_RequestTraceStatus(ref common.Refe
 		},
 		Dependencies: []string{
 			v1alpha1.TraceMatch{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_ReviewObjectReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReviewObjectReference names an object to delete.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"group": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Group of the object's kind (\"\" for the core group).",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+					"namespace": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Namespace is empty for a cluster-scoped object.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Default: "",
+							Type:    []string{"string"},
+							Format:  "",
+						},
+					},
+				},
+				Required: []string{"group", "kind", "name"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_effectivepolicy_v1alpha1_ReviewTargets(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ReviewTargets are the targets of an EffectivePolicy, before or after.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"targets": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Default: map[string]interface{}{},
+										Ref:     ref(v1alpha1.Target{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha1.Target{}.OpenAPIModelName()},
 	}
 }
 

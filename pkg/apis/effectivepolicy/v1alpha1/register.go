@@ -34,6 +34,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&ClusterPolicyReach{},
 		&ClusterPolicyReachList{},
 		&RequestTrace{},
+		&EffectivePolicyReview{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -52,8 +52,28 @@ func (in EffectivePolicy) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in EffectivePolicyChange) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.EffectivePolicyChange"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in EffectivePolicyList) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.EffectivePolicyList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in EffectivePolicyReview) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.EffectivePolicyReview"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in EffectivePolicyReviewSpec) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.EffectivePolicyReviewSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in EffectivePolicyReviewStatus) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.EffectivePolicyReviewStatus"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
@@ -114,6 +134,16 @@ func (in RequestTraceSpec) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in RequestTraceStatus) OpenAPIModelName() string {
 	return "dev.effectivepolicy.v1alpha1.RequestTraceStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReviewObjectReference) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.ReviewObjectReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ReviewTargets) OpenAPIModelName() string {
+	return "dev.effectivepolicy.v1alpha1.ReviewTargets"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

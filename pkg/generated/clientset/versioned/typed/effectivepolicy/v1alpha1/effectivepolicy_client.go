@@ -31,6 +31,7 @@ type EffectivepolicyV1alpha1Interface interface {
 	ClusterEffectivePoliciesGetter
 	ClusterPolicyReachesGetter
 	EffectivePoliciesGetter
+	EffectivePolicyReviewsGetter
 	PolicyReachesGetter
 	RequestTracesGetter
 }
@@ -50,6 +51,10 @@ func (c *EffectivepolicyV1alpha1Client) ClusterPolicyReaches() ClusterPolicyReac
 
 func (c *EffectivepolicyV1alpha1Client) EffectivePolicies(namespace string) EffectivePolicyInterface {
 	return newEffectivePolicies(c, namespace)
+}
+
+func (c *EffectivepolicyV1alpha1Client) EffectivePolicyReviews() EffectivePolicyReviewInterface {
+	return newEffectivePolicyReviews(c)
 }
 
 func (c *EffectivepolicyV1alpha1Client) PolicyReaches(namespace string) PolicyReachInterface {

@@ -24,6 +24,8 @@ type ClusterPolicyReachExpansion interface{}
 
 type EffectivePolicyExpansion interface{}
 
+type EffectivePolicyReviewExpansion interface{}
+
 type PolicyReachExpansion interface{}
 
 type RequestTraceExpansion interface{}

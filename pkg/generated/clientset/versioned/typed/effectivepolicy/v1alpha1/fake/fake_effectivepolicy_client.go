@@ -40,6 +40,10 @@ func (c *FakeEffectivepolicyV1alpha1) EffectivePolicies(namespace string) v1alph
 	return newFakeEffectivePolicies(c, namespace)
 }
 
+func (c *FakeEffectivepolicyV1alpha1) EffectivePolicyReviews() v1alpha1.EffectivePolicyReviewInterface {
+	return newFakeEffectivePolicyReviews(c)
+}
+
 func (c *FakeEffectivepolicyV1alpha1) PolicyReaches(namespace string) v1alpha1.PolicyReachInterface {
 	return newFakePolicyReaches(c, namespace)
 }
