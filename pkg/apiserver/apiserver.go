@@ -79,6 +79,9 @@ type Config struct {
 	// the Gateways from it and their policies from EffectivePolicies, as
 	// the caller may see them.
 	RequestTraces registry.TraceSource
+	// Reviews, when set, serves effectivepolicyreviews (SPEC §10): what a
+	// proposed change would do, asked of the live engine.
+	Reviews registry.ReviewSource
 	// SensitiveFields, when set, names the policy kinds whose descriptors
 	// mark sensitive fields: get, list and watch then show those values only
 	// to callers GenericConfig.Authorization.Authorizer allows to get the
@@ -160,6 +163,9 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 	if c.cfg.RequestTraces != nil {
 		storage["requesttraces"] = registry.NewTraceREST(c.cfg.RequestTraces, c.cfg.EffectivePolicies, access, redactor)
+	}
+	if c.cfg.Reviews != nil {
+		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, access, redactor)
 	}
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {

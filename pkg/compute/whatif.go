@@ -44,10 +44,11 @@ var ErrNotReviewable = errors.New("not reviewable")
 // WhatIf computes what p would change. The outputs it returns are computed
 // for every key the change may affect (some may be equal before and after).
 // A proposed object that exists keeps its creationTimestamp, as a real
-// apply would; a new one is the newest of all (now). Objects of kinds the
-// engine does not model are ignored, like live inputs of those kinds;
+// apply would; a new one is the newest of all (now).
 // CustomResourceDefinitions cannot be proposed (a policy kind appearing or
-// going away is not an edit of the hierarchy).
+// going away is not an edit of the hierarchy), nor objects of kinds the
+// engine does not model, nor objects whose namespace does not fit their
+// kind's scope: ErrNotReviewable says which.
 //
 // The engine's write lock is held throughout: reads and edits wait for the
 // review, and nothing observes the proposed state.
@@ -68,6 +69,9 @@ func (e *Engine) WhatIf(p Proposal) ([]Outcome, error) {
 	if st.bulk {
 		return nil, fmt.Errorf("%w: the engine is loading the cluster", ErrNotReviewable)
 	}
+	if err := st.checkProposal(p); err != nil {
+		return nil, err
+	}
 	changed := make(map[Key]struct{}, len(st.changedPolicies))
 	for k := range st.changedPolicies {
 		changed[k] = struct{}{}
@@ -87,6 +91,47 @@ func (e *Engine) WhatIf(p Proposal) ([]Outcome, error) {
 		out[i] = Outcome{Key: k, Before: before[i], After: after[i]}
 	}
 	return out, nil
+}
+
+// checkProposal refuses objects of kinds the engine does not model (a
+// proposal of one would change nothing, which is not what its author
+// thinks), and scopes that do not fit the kind.
+func (st *state) checkProposal(p Proposal) error {
+	check := func(what string, gk schema.GroupKind, ns, name string) error {
+		namespaced, known := st.scope(gk)
+		switch {
+		case !known:
+			return fmt.Errorf("%w: %s %s %s: neither a policy kind nor part of the Gateway API hierarchy", ErrNotReviewable, what, gk, name)
+		case namespaced && ns == "":
+			return fmt.Errorf("%w: %s %s %s: the kind is namespaced, the object names no namespace", ErrNotReviewable, what, gk, name)
+		case !namespaced && ns != "":
+			return fmt.Errorf("%w: %s %s %s: the kind is cluster-scoped, the object names namespace %s", ErrNotReviewable, what, gk, name, ns)
+		}
+		return nil
+	}
+	for _, o := range p.Apply {
+		if err := check("apply", o.GroupVersionKind().GroupKind(), o.GetNamespace(), o.GetName()); err != nil {
+			return err
+		}
+	}
+	for _, d := range p.Delete {
+		if err := check("delete", schema.GroupKind{Group: d.Group, Kind: d.Kind}, d.Namespace, d.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scope reports whether gk is an input kind of the engine and whether its
+// objects are namespaced.
+func (st *state) scope(gk schema.GroupKind) (namespaced, known bool) {
+	if ki, ok := st.kinds[gk]; ok {
+		return ki.pk.namespaced, true
+	}
+	if a, ok := topologyAppliers[gk]; ok {
+		return a.namespaced, true
+	}
+	return false, false
 }
 
 // propose applies p to the state and returns the keys it may affect and

@@ -3,17 +3,23 @@ package live
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 )
 
-var _ registry.TraceSource = (*Live)(nil)
+var (
+	_ registry.TraceSource  = (*Live)(nil)
+	_ registry.ReviewSource = (*Live)(nil)
+)
 
 // Backend serves one resource from its versioned Store. Reads never
 // compute or write: Get and List first wait (within the request's deadline)
@@ -117,4 +123,29 @@ func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error)
 		return nil, err
 	}
 	return topo, nil
+}
+
+// Review implements registry.ReviewSource: the engine's WhatIf on the
+// proposal, its objects trimmed as informers trim live inputs (so a
+// proposed object that equals the live one changes nothing). The stores,
+// their watchers and the cache are not touched; live edits wait for the
+// review (it holds the engine's write lock).
+func (l *Live) Review(_ context.Context, p compute.Proposal) ([]compute.Outcome, error) {
+	e, ok := l.engine.(interface {
+		WhatIf(compute.Proposal) ([]compute.Outcome, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("this server's engine cannot review changes")
+	}
+	if !l.ready.Load() {
+		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
+	}
+	trimmed := compute.Proposal{Delete: p.Delete, Apply: make([]*unstructured.Unstructured, len(p.Apply))}
+	for i, o := range p.Apply {
+		trimmed.Apply[i] = inputs.Trim(o, o.GroupVersionKind())
+	}
+	start := time.Now()
+	out, err := e.WhatIf(trimmed)
+	reviewDuration.Observe(time.Since(start).Seconds())
+	return out, err
 }

@@ -60,13 +60,20 @@ var (
 		Buckets:        metrics.ExponentialBuckets(0.0005, 4, 9),
 		StabilityLevel: metrics.ALPHA,
 	})
+	reviewDuration = metrics.NewHistogram(&metrics.HistogramOpts{
+		Subsystem:      subsystem,
+		Name:           "review_duration_seconds",
+		Help:           "Time an EffectivePolicyReview held the engine (live edits wait that long).",
+		Buckets:        metrics.ExponentialBuckets(0.0005, 4, 9),
+		StabilityLevel: metrics.ALPHA,
+	})
 )
 
 var registerOnce sync.Once
 
 func registerMetrics() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(readWait, cacheDegraded, cacheWriteFailures, cacheDiscarded, recomputed, computePanics, applyDuration)
+		legacyregistry.MustRegister(readWait, cacheDegraded, cacheWriteFailures, cacheDiscarded, recomputed, computePanics, applyDuration, reviewDuration)
 		legacyregistry.MustRegister(dirtyKeys, cacheWrites, cacheSize, informerSynced)
 	})
 }

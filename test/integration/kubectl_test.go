@@ -55,6 +55,7 @@ func TestKubectl(t *testing.T) {
 			"policyreaches", "polreach", "PolicyReach", "clusterpolicyreaches", "cpolreach"}},
 		{[]string{"explain", "policyreaches.policies"}, []string{"KIND:", "PolicyReach", "attachedTo", "hiddenTargets", "reaches", "summary"}},
 		{[]string{"get", "polreach", "-n", "kubectl"}, []string{"No resources found"}},
+		{[]string{"explain", "effectivepolicyreview.status.changes"}, []string{"KIND:", "EffectivePolicyReview", "before", "after", "change", "resource"}},
 		{[]string{"explain", "requesttrace.status.matches"}, []string{"KIND:", "RequestTrace", "backendPolicies", "hostnameMatching", "listener", "rule"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -115,6 +115,7 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 		return nil, err
 	}
 	c.RequestTraces = engineSource{engine}
+	c.Reviews = engineSource{engine}
 	c.ReadyzChecks = append(c.ReadyzChecks, healthz.NamedCheck("test-gate", func(*http.Request) error {
 		if notReady.Load() {
 			return errors.New("not ready")
@@ -187,3 +188,7 @@ func withoutRecording(c *rest.Config) *rest.Config {
 type engineSource struct{ e *compute.Engine }
 
 func (s engineSource) TraceTopology(context.Context) (requesttrace.Topology, error) { return s.e, nil }
+
+func (s engineSource) Review(_ context.Context, p compute.Proposal) ([]compute.Outcome, error) {
+	return s.e.WhatIf(p)
+}

@@ -404,6 +404,7 @@ func TestWriteVerbsNotAllowed(t *testing.T) {
 		// A trace is only created (a path with a name is no resource: 404).
 		{"GET", "", "requesttraces", "", "", nil},
 		{"DELETE", "", "requesttraces", "", "", nil},
+		{"GET", "", "effectivepolicyreviews", "", "", nil},
 	} {
 		t.Run(tc.verb+" "+tc.resource+"/"+tc.name+string(tc.patch), func(t *testing.T) {
 			req := rc.Verb(tc.verb).Resource(tc.resource)
@@ -514,6 +515,7 @@ func TestDiscovery(t *testing.T) {
 		"policyreaches":            {Namespaced: true, Kind: "PolicyReach", SingularName: "policyreach", ShortNames: []string{"polreach"}},
 		"clusterpolicyreaches":     {Namespaced: false, Kind: "ClusterPolicyReach", SingularName: "clusterpolicyreach", ShortNames: []string{"cpolreach"}},
 		"requesttraces":            {Namespaced: false, Kind: "RequestTrace", SingularName: "requesttrace", Verbs: []string{"create"}, Categories: []string{}},
+		"effectivepolicyreviews":   {Namespaced: false, Kind: "EffectivePolicyReview", SingularName: "effectivepolicyreview", Verbs: []string{"create"}, Categories: []string{}},
 	}
 	for _, r := range list.APIResources {
 		w, ok := want[r.Name]

@@ -177,6 +177,7 @@ func (o *Options) buildBackends(c *apiserver.Config) error {
 	c.PolicyReaches = l.PolicyReaches()
 	c.ClusterPolicyReaches = l.ClusterPolicyReaches()
 	c.RequestTraces = l
+	c.Reviews = l
 	// Descriptor sensitiveFields: redacted for callers the authorizer does
 	// not allow to get the policy kind (docs/reliability.md).
 	c.SensitiveFields = l.SensitiveFields()

@@ -1,0 +1,205 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+)
+
+// ReviewSource is what EffectivePolicyReview asks (the live layer).
+type ReviewSource interface {
+	// Review returns the outputs the proposal may change, before and
+	// after. An error wrapping compute.ErrNotReviewable is the proposal's
+	// fault (422); any other means the server cannot answer now (503).
+	Review(ctx context.Context, p compute.Proposal) ([]compute.Outcome, error)
+}
+
+// ReviewREST serves effectivepolicyreviews: create only, nothing stored,
+// the live state untouched (SPEC §10). Changes are named only where the
+// caller may read the EffectivePolicy, and shown redacted as a get would.
+type ReviewREST struct {
+	source   ReviewSource
+	access   *Access // nil: no authorization, everything visible
+	redactor *Redactor
+}
+
+// NewReviewREST returns the REST storage of effectivepolicyreviews; access
+// and redactor may be nil (no authorizer).
+func NewReviewREST(source ReviewSource, access *Access, redactor *Redactor) *ReviewREST {
+	return &ReviewREST{source: source, access: access, redactor: redactor}
+}
+
+var (
+	_ rest.Creater                  = (*ReviewREST)(nil) //nolint:misspell // the apiserver's name
+	_ rest.Scoper                   = (*ReviewREST)(nil)
+	_ rest.SingularNameProvider     = (*ReviewREST)(nil)
+	_ rest.GroupVersionKindProvider = (*ReviewREST)(nil)
+)
+
+// New implements rest.Storage.
+func (r *ReviewREST) New() runtime.Object { return &v1alpha1.EffectivePolicyReview{} }
+
+// Destroy implements rest.Storage.
+func (r *ReviewREST) Destroy() {}
+
+// NamespaceScoped implements rest.Scoper: a change may reach any namespace.
+func (r *ReviewREST) NamespaceScoped() bool { return false }
+
+// GetSingularName implements rest.SingularNameProvider.
+func (r *ReviewREST) GetSingularName() string { return "effectivepolicyreview" }
+
+// GroupVersionKind implements rest.GroupVersionKindProvider.
+func (r *ReviewREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicyReview")
+}
+
+var reviewGK = v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicyReview").GroupKind()
+
+// Create answers the review in the returned object's status.
+func (r *ReviewREST) Create(ctx context.Context, obj runtime.Object, createValidation rest.ValidateObjectFunc, _ *metav1.CreateOptions) (runtime.Object, error) {
+	in, ok := obj.(*v1alpha1.EffectivePolicyReview)
+	if !ok {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("not an EffectivePolicyReview: %T", obj))
+	}
+	proposal, errs := ProposalOf(in)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(reviewGK, in.Name, errs)
+	}
+	if createValidation != nil {
+		if err := createValidation(ctx, obj.DeepCopyObject()); err != nil {
+			return nil, err
+		}
+	}
+	outcomes, err := r.source.Review(ctx, proposal)
+	switch {
+	case errors.Is(err, compute.ErrNotReviewable):
+		return nil, apierrors.NewInvalid(reviewGK, in.Name, field.ErrorList{field.Invalid(field.NewPath("spec"), "", err.Error())})
+	case err != nil:
+		return nil, apierrors.NewServiceUnavailable(err.Error())
+	}
+	u, _ := genericapirequest.UserFrom(ctx)
+	out := in.DeepCopy()
+	out.Status = r.changes(ctx, u, outcomes)
+	return out, nil
+}
+
+// changes turns the outcomes into the changes u may see, sorted.
+func (r *ReviewREST) changes(ctx context.Context, u user.Info, outcomes []compute.Outcome) v1alpha1.EffectivePolicyReviewStatus {
+	var s v1alpha1.EffectivePolicyReviewStatus
+	for _, o := range outcomes {
+		c := v1alpha1.EffectivePolicyChange{Resource: "effectivepolicies", Namespace: o.Key.Namespace, Name: o.Key.Name}
+		gr := effectivePolicies
+		if o.Key.Namespace == "" {
+			c.Resource, gr = "clustereffectivepolicies", clusterEffectivePolicies
+		}
+		before, after := targetsOf(o.Before), targetsOf(o.After)
+		switch {
+		case o.Before == nil && o.After == nil, reflect.DeepEqual(before, after) && (o.Before == nil) == (o.After == nil):
+			continue
+		case o.Before == nil:
+			c.Change = v1alpha1.ChangeAdded
+		case o.After == nil:
+			c.Change = v1alpha1.ChangeDeleted
+		default:
+			c.Change = v1alpha1.ChangeModified
+		}
+		if r.access != nil && !r.access.Allowed(ctx, u, gr, o.Key.Namespace) {
+			s.HiddenChanges++
+			continue
+		}
+		c.Before.Targets = r.redacted(ctx, u, o.Before)
+		c.After.Targets = r.redacted(ctx, u, o.After)
+		s.Changes = append(s.Changes, c)
+	}
+	sort.Slice(s.Changes, func(i, j int) bool {
+		a, b := s.Changes[i], s.Changes[j]
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return s
+}
+
+// targetsOf returns the targets of an output (nil: none).
+func targetsOf(obj runtime.Object) []v1alpha1.Target {
+	if obj == nil {
+		return nil
+	}
+	t, _ := encoded.TargetsOf(obj)
+	return t
+}
+
+// redacted returns obj's targets as u may see them (sensitive fields of
+// policies she may not get replaced, as a get of the EffectivePolicy
+// would show them).
+func (r *ReviewREST) redacted(ctx context.Context, u user.Info, obj runtime.Object) []v1alpha1.Target {
+	if obj == nil {
+		return nil
+	}
+	if r.redactor == nil {
+		return targetsOf(obj)
+	}
+	o, err := encoded.New(obj)
+	if err != nil {
+		return nil
+	}
+	t, err := r.redactor.Redact(ctx, u, o).Targets()
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// ProposalOf decodes and checks a review's spec: every object to apply
+// names its apiVersion, kind and name; every object to delete its kind and
+// name. Which kinds may be proposed, and their scope, is the source's to
+// check (it knows the policy kinds).
+func ProposalOf(rv *v1alpha1.EffectivePolicyReview) (compute.Proposal, field.ErrorList) {
+	var (
+		p    compute.Proposal
+		errs field.ErrorList
+	)
+	applyPath := field.NewPath("spec", "apply")
+	for i, raw := range rv.Spec.Apply {
+		path := applyPath.Index(i)
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw.Raw); err != nil {
+			errs = append(errs, field.Invalid(path, "", "not a Kubernetes object: "+err.Error()))
+			continue
+		}
+		if u.GetName() == "" {
+			errs = append(errs, field.Required(path.Child("metadata", "name"), ""))
+			continue
+		}
+		p.Apply = append(p.Apply, u)
+	}
+	deletePath := field.NewPath("spec", "delete")
+	for i, d := range rv.Spec.Delete {
+		if d.Kind == "" || d.Name == "" {
+			errs = append(errs, field.Required(deletePath.Index(i), "kind and name"))
+			continue
+		}
+		p.Delete = append(p.Delete, compute.ObjectKey{Group: d.Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
+	}
+	return p, errs
+}
