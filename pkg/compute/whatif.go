@@ -76,9 +76,21 @@ func (e *Engine) WhatIf(p Proposal) ([]Outcome, error) {
 	for k := range st.changedPolicies {
 		changed[k] = struct{}{}
 	}
+	sgen, kgen := st.structGen, st.kindsGen
 	ks, undo := st.propose(p, time.Now())
 	keys := ks.sorted()
-	after := e.computeKeys(keys, newMemo(st, false))
+	// A proposal that leaves the graph and the attachment points alone (a
+	// policy's values, the common review) keeps every context: the shared
+	// memo serves it. Folds it stores for the proposed state carry that
+	// state's attachment generations, which never come back (they only
+	// grow), so nothing of the proposal is ever read again. A structural
+	// proposal gets a memo of its own, so that the shared one is not
+	// replaced by one for a state that is about to vanish.
+	m := newMemo(st, false)
+	if st.structGen == sgen && st.kindsGen == kgen {
+		m = e.currentMemo()
+	}
+	after := e.computeKeys(keys, m)
 	for i := len(undo) - 1; i >= 0; i-- {
 		undo[i]()
 	}
