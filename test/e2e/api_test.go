@@ -72,18 +72,20 @@ func TestDiscovery(t *testing.T) {
 			t.Errorf("discovery of %s lacks %s: %+v", groupVersion, name, rl.APIResources)
 		}
 	}
-	// RequestTrace is created only, cluster-scoped (SPEC §2, §9).
-	traced := false
+	// The review kinds are created only, cluster-scoped (SPEC §2, §9, §10).
+	reviews := map[string]string{"requesttraces": "RequestTrace", "effectivepolicyreviews": "EffectivePolicyReview"}
 	for _, r := range rl.APIResources {
-		if r.Name == "requesttraces" {
-			traced = true
-			if r.Kind != "RequestTrace" || r.Namespaced || strings.Join(r.Verbs, ",") != "create" {
-				t.Errorf("requesttraces: %+v", r)
-			}
+		kind, ok := reviews[r.Name]
+		if !ok {
+			continue
+		}
+		delete(reviews, r.Name)
+		if r.Kind != kind || r.Namespaced || strings.Join(r.Verbs, ",") != "create" {
+			t.Errorf("%s: %+v", r.Name, r)
 		}
 	}
-	if !traced {
-		t.Errorf("discovery of %s lacks requesttraces", groupVersion)
+	if len(reviews) > 0 {
+		t.Errorf("discovery of %s lacks %v", groupVersion, reviews)
 	}
 }
 
