@@ -3,13 +3,16 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin/effectivepolicy-apiserver
+PLUGIN := bin/kubectl-effectivepolicy
 
 .PHONY: all build image release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
 
 all: build
 
+# The server and the kubectl plugin (docs/plugin.md).
 build:
 	$(GO) build -ldflags "$$(hack/ldflags.sh)" -o $(BIN) ./cmd/effectivepolicy-apiserver
+	$(GO) build -ldflags "$$(hack/ldflags.sh)" -o $(PLUGIN) ./cmd/kubectl-effectivepolicy
 
 # The container image as a docker-archive tarball, bin/effectivepolicy-apiserver-image.tar, built
 # without a container engine or registry (hack/image.sh; `docker load -i` / `podman load -i`).

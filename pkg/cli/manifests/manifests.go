@@ -1,0 +1,239 @@
+// Package manifests reads the YAML and JSON manifests the plugin's offline
+// mode is given (-f FILE, -f DIR, -f - for standard input), as kubectl
+// apply -f reads them, and makes them what a cluster would hold: every
+// namespaced object in a namespace, every namespace existing, and every
+// object with a creationTimestamp.
+//
+// Timestamps decide precedence (SPEC §5: the older policy is established),
+// so they must not depend on the clock: an object without one is stamped
+// one second after the object before it, in file order, starting one
+// second after the newest timestamp the manifests carry (2000-01-01T00:00:00Z
+// when none does). That is what applying the manifests one by one, in
+// order, after the objects that already exist would give.
+package manifests
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
+)
+
+// Epoch is the first timestamp given when no manifest has one.
+var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// extensions are the files a directory contributes (kubectl's).
+var extensions = []string{".yaml", ".yml", ".json"}
+
+// Options say where the manifests are.
+type Options struct {
+	// Filenames are files, directories, or "-" for Stdin, in order.
+	Filenames []string
+	// Recursive descends into subdirectories (kubectl's -R).
+	Recursive bool
+	// Stdin is read for "-".
+	Stdin io.Reader
+}
+
+// Read reads every manifest in order. Documents of kind List are expanded
+// into their items.
+func Read(o Options) ([]*unstructured.Unstructured, error) {
+	if len(o.Filenames) == 0 {
+		return nil, fmt.Errorf("no manifests: give -f FILE, -f DIR or -f -")
+	}
+	var objs []*unstructured.Unstructured
+	for _, name := range o.Filenames {
+		got, err := readOne(name, o)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, got...)
+	}
+	return objs, nil
+}
+
+func readOne(name string, o Options) ([]*unstructured.Unstructured, error) {
+	if name == "-" {
+		if o.Stdin == nil {
+			return nil, fmt.Errorf("-f -: no standard input")
+		}
+		data, err := io.ReadAll(o.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		return parse("standard input", data)
+	}
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return readFile(name)
+	}
+	files, err := dirFiles(name, o.Recursive)
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		got, err := readFile(f)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, got...)
+	}
+	return objs, nil
+}
+
+// dirFiles lists a directory's manifests in lexical order (filepath.WalkDir's).
+func dirFiles(dir string, recursive bool) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != dir && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if slices.Contains(extensions, strings.ToLower(filepath.Ext(path))) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files, err
+}
+
+func readFile(name string) ([]*unstructured.Unstructured, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return parse(name, data)
+}
+
+func parse(source string, data []byte) ([]*unstructured.Unstructured, error) {
+	docs, err := yamldocs.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	var objs []*unstructured.Unstructured
+	for i, d := range docs {
+		if d.GetKind() == "" || d.GetAPIVersion() == "" {
+			return nil, fmt.Errorf("%s: document %d has no apiVersion or kind", source, i)
+		}
+		if !d.IsList() {
+			objs = append(objs, d)
+			continue
+		}
+		list, err := d.ToList()
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", source, i, err)
+		}
+		for j := range list.Items {
+			objs = append(objs, &list.Items[j])
+		}
+	}
+	return objs, nil
+}
+
+// Scope decides which objects are namespaced.
+type Scope struct {
+	// Namespace is given to namespaced objects that name none ("default"
+	// when empty).
+	Namespace string
+	// Namespaced reports whether a kind is namespaced (the kinds of the
+	// manifests' CRDs, say); ok=false when it does not know the kind,
+	// which is then namespaced unless it is one of the well-known
+	// cluster-scoped kinds.
+	Namespaced func(gk schema.GroupKind) (namespaced, ok bool)
+}
+
+// clusterKinds are kinds known to be cluster-scoped without a cluster to ask.
+var clusterKinds = map[schema.GroupKind]bool{
+	{Kind: "Namespace"}: true, {Kind: "Node"}: true, {Kind: "PersistentVolume"}: true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
+	{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:                      true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:                             true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           true,
+}
+
+func (s Scope) namespaced(u *unstructured.Unstructured) bool {
+	gk := u.GroupVersionKind().GroupKind()
+	if s.Namespaced != nil {
+		if ns, ok := s.Namespaced(gk); ok {
+			return ns
+		}
+	}
+	return !clusterKinds[gk]
+}
+
+// Complete makes objs what a cluster would hold: it gives namespaced
+// objects without a namespace s.Namespace, adds the Namespaces the objects
+// live in that objs do not define (first: they existed before anything in
+// them), and stamps creationTimestamps (see the package comment). It
+// changes the objects in place and returns them with the added Namespaces.
+func Complete(objs []*unstructured.Unstructured, s Scope) []*unstructured.Unstructured {
+	ns := s.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	newest := time.Time{}
+	defined := map[string]bool{}
+	for _, u := range objs {
+		if s.namespaced(u) && u.GetNamespace() == "" {
+			u.SetNamespace(ns)
+		}
+		if u.GetAPIVersion() == "v1" && u.GetKind() == "Namespace" {
+			defined[u.GetName()] = true
+		}
+		if t := u.GetCreationTimestamp().Time; t.After(newest) {
+			newest = t
+		}
+	}
+	next := Epoch
+	if !newest.IsZero() {
+		next = newest.Add(time.Second)
+	}
+	stamp := func(u *unstructured.Unstructured) {
+		if u.GetCreationTimestamp().Time.IsZero() {
+			u.SetCreationTimestamp(metav1.NewTime(next))
+			next = next.Add(time.Second)
+		}
+	}
+	var implicit []*unstructured.Unstructured
+	for _, u := range objs {
+		if n := u.GetNamespace(); n != "" && !defined[n] {
+			defined[n] = true
+			ns := &unstructured.Unstructured{}
+			ns.SetAPIVersion("v1")
+			ns.SetKind("Namespace")
+			ns.SetName(n)
+			implicit = append(implicit, ns)
+		}
+	}
+	for _, u := range implicit {
+		stamp(u)
+	}
+	for _, u := range objs {
+		stamp(u)
+	}
+	return append(implicit, objs...)
+}

@@ -1,0 +1,149 @@
+// Package offline answers the kubectl plugin's questions from manifests,
+// with no cluster: the EffectivePolicies (SPEC §5), PolicyReaches (§8) and
+// RequestTraces (§9) the server would serve for those objects. It runs the
+// server's own code on them — the engine (pkg/compute), the reaches read
+// off its outputs (pkg/reach) and the trace through its topology view
+// (pkg/requesttrace) — so that the two cannot disagree; only the live
+// layer's machinery (informers, stores, watch) is left out. Everything is
+// visible: there is no caller to hide anything from.
+package offline
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
+)
+
+// Cluster is the computed state of a set of objects.
+type Cluster struct {
+	engine  *compute.Engine
+	keys    []compute.Key // of the outputs, sorted
+	outputs map[compute.Key]runtime.Object
+	reaches *reach.Index
+}
+
+// New feeds objs to a new engine — the CustomResourceDefinitions first, so
+// that policy kinds are known whatever the file order, then the rest in
+// order — and computes every output. The objects must carry the
+// creationTimestamps that order them (pkg/cli/manifests stamps them).
+func New(objs []*unstructured.Unstructured, opts compute.Options) (*Cluster, error) {
+	panics := compute.RecoveredPanics()
+	e, err := compute.NewEngine(opts)
+	if err != nil {
+		return nil, err
+	}
+	// Bulk mode: the keys each Upsert would return are not needed, every
+	// key is computed below.
+	e.SetBulk(true)
+	for _, crds := range []bool{true, false} {
+		for _, o := range objs {
+			if isCRD(o) == crds {
+				e.Upsert(o)
+			}
+		}
+	}
+	e.SetBulk(false)
+	if n := compute.RecoveredPanics() - panics; n > 0 {
+		return nil, fmt.Errorf("the computation recovered from %d panics reading the manifests (a bug: please report it)", n)
+	}
+	c := &Cluster{engine: e, outputs: map[compute.Key]runtime.Object{}, reaches: reach.NewIndex()}
+	for _, k := range e.Keys() {
+		obj, ok := e.Compute(k)
+		if !ok {
+			continue
+		}
+		c.keys = append(c.keys, k)
+		c.outputs[k] = obj
+		c.reaches.Set(k, reach.FromOutput(obj))
+	}
+	return c, nil
+}
+
+func isCRD(o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
+}
+
+// EffectivePolicy returns the EffectivePolicy namespace/name, or the
+// ClusterEffectivePolicy name when namespace is ""; ok=false when no
+// policy reaches an object of that name. The object is the caller's.
+func (c *Cluster) EffectivePolicy(namespace, name string) (runtime.Object, bool) {
+	obj, ok := c.outputs[compute.Key{Namespace: namespace, Name: name}]
+	if !ok {
+		return nil, false
+	}
+	return obj.DeepCopyObject(), true
+}
+
+// EffectivePolicies lists the EffectivePolicies of namespace (every
+// namespace when namespace is "") or, when cluster is set, the
+// ClusterEffectivePolicies; sorted by namespace and name.
+func (c *Cluster) EffectivePolicies(namespace string, cluster bool) []runtime.Object {
+	var out []runtime.Object
+	for _, k := range c.keys {
+		if match(k, namespace, cluster) {
+			out = append(out, c.outputs[k].DeepCopyObject())
+		}
+	}
+	return out
+}
+
+func match(k compute.Key, namespace string, cluster bool) bool {
+	if cluster {
+		return k.Namespace == ""
+	}
+	return k.Namespace != "" && (namespace == "" || k.Namespace == namespace)
+}
+
+// PolicyReach returns the PolicyReach namespace/name, or the
+// ClusterPolicyReach name when namespace is ""; ok=false when there is no
+// policy of that name. It is built as the live layer builds it
+// (reach.Build from the engine's policies and the outputs' entries).
+func (c *Cluster) PolicyReach(namespace, name string) (runtime.Object, bool) {
+	k := compute.Key{Namespace: namespace, Name: name}
+	return reach.Build(k, c.engine.Policies(k), c.reaches.Of(k))
+}
+
+// PolicyReaches lists the PolicyReaches of namespace (every namespace when
+// namespace is "") or, when cluster is set, the ClusterPolicyReaches;
+// sorted by namespace and name.
+func (c *Cluster) PolicyReaches(namespace string, cluster bool) []runtime.Object {
+	var out []runtime.Object
+	for _, k := range c.engine.PolicyKeys() {
+		if !match(k, namespace, cluster) {
+			continue
+		}
+		if obj, ok := c.PolicyReach(k.Namespace, k.Name); ok {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// Trace answers a RequestTrace: the status the server would return. The
+// spec must be valid (the server validates it; so does the plugin before
+// it calls Trace). spec.gateway naming no Gateway is an
+// requesttrace.ErrGatewayNotFound.
+func (c *Cluster) Trace(spec v1alpha1.RequestTraceSpec) (v1alpha1.RequestTraceStatus, error) {
+	return requesttrace.Trace(c.engine, spec, requesttrace.Caller{
+		Effective: func(namespace, name string) []v1alpha1.Target {
+			return targets(c.outputs[compute.Key{Namespace: namespace, Name: name}])
+		},
+	})
+}
+
+func targets(obj runtime.Object) []v1alpha1.Target {
+	switch o := obj.(type) {
+	case *v1alpha1.EffectivePolicy:
+		return o.Targets
+	case *v1alpha1.ClusterEffectivePolicy:
+		return o.Targets
+	}
+	return nil
+}

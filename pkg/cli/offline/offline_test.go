@@ -1,0 +1,137 @@
+package offline
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
+)
+
+const root = "../../.."
+
+func read(t *testing.T, files ...string) []*unstructured.Unstructured {
+	t.Helper()
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = filepath.Join(root, f)
+	}
+	objs, err := manifests.Read(manifests.Options{Filenames: paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return manifests.Complete(objs, manifests.Scope{})
+}
+
+var inputs = map[string][]string{
+	"demo":     {"hack/demo"},
+	"example1": {"test/scenarios/crds", "test/scenarios/topology.yaml", "test/scenarios/gep713-example1-direct/policies.yaml"},
+	"example2": {"test/scenarios/crds", "test/scenarios/topology.yaml", "test/scenarios/gep713-example2-defaults-overrides/policies.yaml"},
+	"example3": {"test/scenarios/crds", "test/scenarios/topology.yaml", "test/scenarios/gep713-example3-merged-specs/policies.yaml"},
+}
+
+// TestSameAsTheEngine: the outputs are the engine's (compute.ComputeAll on
+// the same objects), and every reach is exactly the outputs' source
+// entries of its policy (SPEC §8).
+func TestSameAsTheEngine(t *testing.T) {
+	for name, files := range inputs {
+		t.Run(name, func(t *testing.T) {
+			objs := read(t, files...)
+			c, err := New(objs, compute.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := compute.ComputeAll(objs, compute.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(c.EffectivePolicies("", false), c.EffectivePolicies("", true)...)
+			if len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%d outputs, the engine computes %d", len(got), len(want))
+			}
+			entries := map[compute.Key]int{}
+			for _, obj := range got {
+				ns, name := keyOf(obj)
+				k := compute.Key{Namespace: ns, Name: name}
+				if !reflect.DeepEqual(obj, want[k]) {
+					t.Errorf("%s differs from the engine's", k)
+				}
+				for _, e := range reach.FromOutput(obj) {
+					entries[e.Policy]++
+				}
+			}
+			reaches := append(c.PolicyReaches("", false), c.PolicyReaches("", true)...)
+			if len(reaches) == 0 {
+				t.Fatal("no reaches")
+			}
+			for _, obj := range reaches {
+				ns, name := keyOf(obj)
+				n := 0
+				for _, p := range policiesOf(obj) {
+					n += len(p.Reaches)
+				}
+				if k := (compute.Key{Namespace: ns, Name: name}); n != entries[k] {
+					t.Errorf("the reach of %s lists %d targets, the outputs %d entries", k, n, entries[k])
+				}
+			}
+		})
+	}
+}
+
+func keyOf(obj any) (string, string) {
+	switch o := obj.(type) {
+	case *v1alpha1.EffectivePolicy:
+		return o.Namespace, o.Name
+	case *v1alpha1.ClusterEffectivePolicy:
+		return "", o.Name
+	case *v1alpha1.PolicyReach:
+		return o.Namespace, o.Name
+	case *v1alpha1.ClusterPolicyReach:
+		return "", o.Name
+	}
+	return "", ""
+}
+
+func policiesOf(obj any) []v1alpha1.ReachPolicy {
+	switch o := obj.(type) {
+	case *v1alpha1.PolicyReach:
+		return o.Policies
+	case *v1alpha1.ClusterPolicyReach:
+		return o.Policies
+	}
+	return nil
+}
+
+func TestLookups(t *testing.T) {
+	c, err := New(read(t, inputs["demo"]...), compute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.EffectivePolicy("baker", "nope"); ok {
+		t.Error("an EffectivePolicy of nothing")
+	}
+	if _, ok := c.EffectivePolicy("", "baker"); !ok {
+		t.Error("no ClusterEffectivePolicy of Namespace baker")
+	}
+	if _, ok := c.PolicyReach("baker", "nope"); ok {
+		t.Error("a PolicyReach of no policy")
+	}
+	if got := len(c.EffectivePolicies("infra", false)); got != 1 {
+		t.Errorf("%d EffectivePolicies in infra, want 1 (cupcakes)", got)
+	}
+	_, err = c.Trace(v1alpha1.RequestTraceSpec{Gateway: &v1alpha1.GatewayReference{Namespace: "infra", Name: "nope"}, Request: v1alpha1.TracedRequest{Host: "a.example"}})
+	if !errors.As(err, new(requesttrace.ErrGatewayNotFound)) {
+		t.Errorf("a trace through a missing Gateway: %v", err)
+	}
+	st, err := c.Trace(v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: "baker.cupcakes.example"}})
+	if err != nil || len(st.Matches) != 1 || st.Matches[0].Reason != "Matched" || len(st.Matches[0].Policies) != 2 {
+		t.Errorf("the trace of baker.cupcakes.example: %v %+v", err, st)
+	}
+}
