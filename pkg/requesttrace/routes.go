@@ -44,10 +44,18 @@ func toMatchRoute(vr compute.ViewRoute) (r requestmatch.Route, ok bool) {
 				return r, false
 			}
 		}
+		if r.Kind == requestmatch.KindHTTPRoute && len(rs.Matches) == 0 {
+			// The HTTPRoute CRD defaults matches to one PathPrefix "/" match:
+			// a cluster's routes carry it, manifests read offline may not.
+			// Filled in here, both answer matchIndex 0.
+			rule.Matches = []requestmatch.HTTPRouteMatch{defaultHTTPMatch}
+		}
 		r.Rules[i] = rule
 	}
 	return r, true
 }
+
+var defaultHTTPMatch = requestmatch.HTTPRouteMatch{Path: &requestmatch.HTTPPathMatch{Type: requestmatch.PathMatchPathPrefix, Value: "/"}}
 
 // addMatch appends one match of a route of kind k to rule.
 func addMatch(rule *requestmatch.Rule, k requestmatch.RouteKind, m map[string]interface{}) bool {

@@ -113,7 +113,9 @@ spec:
 	// Deleting the policy, as a developer of the application namespace sees it.
 	kubectl(t, "create", "rolebinding", "dev", "--clusterrole=view", "--user=e2e-review-dev", "-n", reviewApp)
 	kubectl(t, "create", "clusterrolebinding", "e2e-review-dev", "--clusterrole=effectivepolicy.dev:view-clustereffectivepolicies", "--user=e2e-review-dev")
-	t.Cleanup(func() { _, _, _ = kubectlRaw(nil, "delete", "clusterrolebinding", "e2e-review-dev", "--ignore-not-found") })
+	t.Cleanup(func() {
+		_, _, _ = kubectlRaw(nil, "delete", "clusterrolebinding", "e2e-review-dev", "--ignore-not-found")
+	})
 	dev := clientset(t, "e2e-review-dev").EffectivepolicyV1alpha1()
 	var del *v1alpha1.EffectivePolicyReview
 	eventually(t, 30*time.Second, "the developer's review", func() error {
