@@ -41,6 +41,10 @@ type Outcome struct {
 // ErrNotReviewable is returned for a proposal the engine cannot review.
 var ErrNotReviewable = errors.New("not reviewable")
 
+// ErrReviewTooLarge is returned when computing a proposal's outputs would
+// hold the engine longer than the caller allows (WhatIfWithin).
+var ErrReviewTooLarge = errors.New("review too large")
+
 // WhatIf computes what p would change. The outputs it returns are computed
 // for every key the change may affect (some may be equal before and after).
 // A proposed object that exists keeps its creationTimestamp, as a real
@@ -53,6 +57,14 @@ var ErrNotReviewable = errors.New("not reviewable")
 // The engine's write lock is held throughout: reads and edits wait for the
 // review, and nothing observes the proposed state.
 func (e *Engine) WhatIf(p Proposal) ([]Outcome, error) {
+	return e.WhatIfWithin(context.Background(), p)
+}
+
+// WhatIfWithin is WhatIf that gives up when ctx ends: the engine is put
+// back as it was and the error wraps ErrReviewTooLarge, naming how many
+// outputs the proposal reaches. Live edits wait while a review holds the
+// engine; ctx bounds that wait.
+func (e *Engine) WhatIfWithin(ctx context.Context, p Proposal) ([]Outcome, error) {
 	for _, o := range p.Apply {
 		if o == nil || isCRD(o) {
 			return nil, fmt.Errorf("%w: a CustomResourceDefinition cannot be proposed", ErrNotReviewable)
@@ -90,14 +102,20 @@ func (e *Engine) WhatIf(p Proposal) ([]Outcome, error) {
 	if st.structGen == sgen && st.kindsGen == kgen {
 		m = e.currentMemo()
 	}
-	after := e.computeKeys(keys, m)
+	after := e.computeKeys(ctx, keys, m)
 	for i := len(undo) - 1; i >= 0; i-- {
 		undo[i]()
 	}
 	// The policies the proposal touched are as they were: the live layer
 	// has nothing to rebuild for them.
 	st.changedPolicies = changed
-	before := e.computeKeys(keys, e.currentMemo())
+	var before []runtime.Object
+	if ctx.Err() == nil {
+		before = e.computeKeys(ctx, keys, e.currentMemo())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: the change reaches %d outputs, more than can be computed in time (%v)", ErrReviewTooLarge, len(keys), err)
+	}
 	out := make([]Outcome, len(keys))
 	for i, k := range keys {
 		out[i] = Outcome{Key: k, Before: before[i], After: after[i]}
@@ -183,11 +201,11 @@ func (ks keySet) add(keys []Key) {
 	}
 }
 
-// computeKeys computes keys with memo m on up to GOMAXPROCS goroutines. The
-// caller holds e.mu.
-func (e *Engine) computeKeys(keys []Key, m *memo) []runtime.Object {
+// computeKeys computes keys with memo m on up to GOMAXPROCS goroutines,
+// until ctx ends. The caller holds e.mu.
+func (e *Engine) computeKeys(ctx context.Context, keys []Key, m *memo) []runtime.Object {
 	out := make([]runtime.Object, len(keys))
-	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
+	workqueue.ParallelizeUntil(ctx, goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		if o, ok := e.computeWith(keys[i], m); ok {
 			out[i] = o
 		}

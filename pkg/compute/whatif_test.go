@@ -1,9 +1,11 @@
 package compute
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,5 +154,20 @@ func TestWhatIfRefuses(t *testing.T) {
 	}
 	if after := snapshot(t, e); !reflect.DeepEqual(before, after) {
 		t.Error("a refused review changed the engine")
+	}
+}
+
+// TestWhatIfWithin: a review that runs out of time says how much it
+// reaches and leaves the engine as it was.
+func TestWhatIfWithin(t *testing.T) {
+	e, _, before, muts := incrementalWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := e.WhatIfWithin(ctx, Proposal{Apply: muts[0].upsert})
+	if !errors.Is(err, ErrReviewTooLarge) || !strings.Contains(err.Error(), "outputs") {
+		t.Fatalf("want ErrReviewTooLarge naming the outputs, got %v", err)
+	}
+	if now := snapshot(t, e); !reflect.DeepEqual(now, before) {
+		t.Fatal("a review out of time left the engine changed")
 	}
 }

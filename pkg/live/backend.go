@@ -130,9 +130,9 @@ func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error)
 // proposed object that equals the live one changes nothing). The stores,
 // their watchers and the cache are not touched; live edits wait for the
 // review (it holds the engine's write lock).
-func (l *Live) Review(_ context.Context, p compute.Proposal) ([]compute.Outcome, error) {
+func (l *Live) Review(ctx context.Context, p compute.Proposal) ([]compute.Outcome, error) {
 	e, ok := l.engine.(interface {
-		WhatIf(compute.Proposal) ([]compute.Outcome, error)
+		WhatIfWithin(context.Context, compute.Proposal) ([]compute.Outcome, error)
 	})
 	if !ok {
 		return nil, fmt.Errorf("this server's engine cannot review changes")
@@ -144,8 +144,14 @@ func (l *Live) Review(_ context.Context, p compute.Proposal) ([]compute.Outcome,
 	for i, o := range p.Apply {
 		trimmed.Apply[i] = inputs.Trim(o, o.GroupVersionKind())
 	}
+	timeout := l.reviewTimeout
+	if timeout <= 0 {
+		timeout = NewOptions().ReviewTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	start := time.Now()
-	out, err := e.WhatIf(trimmed)
+	out, err := e.WhatIfWithin(ctx, trimmed)
 	reviewDuration.Observe(time.Since(start).Seconds())
 	return out, err
 }

@@ -84,6 +84,8 @@ type Live struct {
 	engine   Engine
 	inputs   *inputs.Manager
 	debounce time.Duration
+	// reviewTimeout bounds a review's hold of the engine (Options.ReviewTimeout).
+	reviewTimeout time.Duration
 
 	// The Stores of the four served resources: effective policies and, built
 	// from them, policy reaches (SPEC §8), namespaced and cluster-scoped.
@@ -149,6 +151,7 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	l := &Live{
 		engine:        engine,
 		debounce:      o.RecomputeDebounce,
+		reviewTimeout: o.ReviewTimeout,
 		namespaced:    newStore(o, epoch, ResourceEffectivePolicies, true),
 		cluster:       newStore(o, epoch, ResourceClusterEffectivePolicies, false),
 		reachNS:       newStore(o, epoch, ResourcePolicyReaches, true),

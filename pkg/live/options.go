@@ -28,6 +28,9 @@ type Options struct {
 	// WatchHistorySize is the number of watch events each resource keeps for
 	// watches that resume from a resourceVersion (no flag; 0 = default).
 	WatchHistorySize int
+	// ReviewTimeout bounds how long an EffectivePolicyReview may hold the
+	// engine, and so how long live edits wait for one.
+	ReviewTimeout time.Duration
 }
 
 // NewOptions returns the defaults.
@@ -36,6 +39,7 @@ func NewOptions() *Options {
 		CacheDir:                 "/var/cache/effectivepolicy",
 		DefaultInheritedStrategy: "Atomic",
 		RecomputeDebounce:        20 * time.Millisecond,
+		ReviewTimeout:            time.Second,
 	}
 }
 
@@ -53,6 +57,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.RecomputeDebounce, "recompute-debounce", o.RecomputeDebounce,
 		"How long to wait after an input change before recomputing the affected EffectivePolicies, to batch bursts of changes. "+
 			"Reads of an affected object do not wait: they recompute it first.")
+	fs.DurationVar(&o.ReviewTimeout, "review-timeout", o.ReviewTimeout,
+		"Longest an EffectivePolicyReview may compute: live updates wait while one does. A larger change is refused (413); "+
+			"review it offline (kubectl effectivepolicy diff --offline).")
 }
 
 // Validate checks the options.
@@ -65,6 +72,9 @@ func (o *Options) Validate() []error {
 	}
 	if o.RecomputeDebounce < 0 || o.RecomputeDebounce > time.Minute {
 		errs = append(errs, fmt.Errorf("--recompute-debounce must be between 0 and 1m, not %v", o.RecomputeDebounce))
+	}
+	if o.ReviewTimeout <= 0 || o.ReviewTimeout > time.Minute {
+		errs = append(errs, fmt.Errorf("--review-timeout must be positive and at most 1m, not %v", o.ReviewTimeout))
 	}
 	if o.WatchHistorySize < 0 {
 		errs = append(errs, fmt.Errorf("watch history size must not be negative"))

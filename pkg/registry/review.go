@@ -26,7 +26,8 @@ import (
 type ReviewSource interface {
 	// Review returns the outputs the proposal may change, before and
 	// after. An error wrapping compute.ErrNotReviewable is the proposal's
-	// fault (422); any other means the server cannot answer now (503).
+	// fault (422), compute.ErrReviewTooLarge its size (413); any other
+	// means the server cannot answer now (503).
 	Review(ctx context.Context, p compute.Proposal) ([]compute.Outcome, error)
 }
 
@@ -88,6 +89,9 @@ func (r *ReviewREST) Create(ctx context.Context, obj runtime.Object, createValid
 	}
 	outcomes, err := r.source.Review(ctx, proposal)
 	switch {
+	case errors.Is(err, compute.ErrReviewTooLarge):
+		return nil, apierrors.NewRequestEntityTooLargeError(err.Error() +
+			": live updates would wait longer than the server allows (--review-timeout); review smaller changes, or offline with kubectl effectivepolicy diff --offline")
 	case errors.Is(err, compute.ErrNotReviewable):
 		return nil, apierrors.NewInvalid(reviewGK, in.Name, field.ErrorList{field.Invalid(field.NewPath("spec"), "", err.Error())})
 	case err != nil:

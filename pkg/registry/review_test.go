@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -136,5 +137,13 @@ func TestReviewRESTErrors(t *testing.T) {
 	busy := registry.NewReviewREST(engineReviews{err: errors.New("computing")}, nil, nil)
 	if _, err := busy.Create(userCtx("ana"), &v1alpha1.EffectivePolicyReview{}, nil, &metav1.CreateOptions{}); !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("not ready: want 503, got %v", err)
+	}
+}
+
+func TestReviewRESTTooLarge(t *testing.T) {
+	r := registry.NewReviewREST(engineReviews{err: fmt.Errorf("%w: 38466 outputs", compute.ErrReviewTooLarge)}, nil, nil)
+	_, err := r.Create(userCtx("ana"), &v1alpha1.EffectivePolicyReview{}, nil, &metav1.CreateOptions{})
+	if !apierrors.IsRequestEntityTooLargeError(err) || !strings.Contains(err.Error(), "38466 outputs") || !strings.Contains(err.Error(), "--offline") {
+		t.Errorf("want 413 naming the size and the way out, got %v", err)
 	}
 }
