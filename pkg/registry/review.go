@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/authentication/user"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
@@ -35,6 +34,7 @@ type ReviewSource interface {
 // the live state untouched (SPEC §10). Changes are named only where the
 // caller may read the EffectivePolicy, and shown redacted as a get would.
 type ReviewREST struct {
+	createOnly
 	source   ReviewSource
 	access   *Access // nil: no authorization, everything visible
 	redactor *Redactor
@@ -43,7 +43,10 @@ type ReviewREST struct {
 // NewReviewREST returns the REST storage of effectivepolicyreviews; access
 // and redactor may be nil (no authorizer).
 func NewReviewREST(source ReviewSource, access *Access, redactor *Redactor) *ReviewREST {
-	return &ReviewREST{source: source, access: access, redactor: redactor}
+	return &ReviewREST{
+		createOnly: createOnly{kind: "EffectivePolicyReview", singular: "effectivepolicyreview", newObj: func() runtime.Object { return &v1alpha1.EffectivePolicyReview{} }},
+		source:     source, access: access, redactor: redactor,
+	}
 }
 
 var (
@@ -52,23 +55,6 @@ var (
 	_ rest.SingularNameProvider     = (*ReviewREST)(nil)
 	_ rest.GroupVersionKindProvider = (*ReviewREST)(nil)
 )
-
-// New implements rest.Storage.
-func (r *ReviewREST) New() runtime.Object { return &v1alpha1.EffectivePolicyReview{} }
-
-// Destroy implements rest.Storage.
-func (r *ReviewREST) Destroy() {}
-
-// NamespaceScoped implements rest.Scoper: a change may reach any namespace.
-func (r *ReviewREST) NamespaceScoped() bool { return false }
-
-// GetSingularName implements rest.SingularNameProvider.
-func (r *ReviewREST) GetSingularName() string { return "effectivepolicyreview" }
-
-// GroupVersionKind implements rest.GroupVersionKindProvider.
-func (r *ReviewREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicyReview")
-}
 
 var reviewGK = v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicyReview").GroupKind()
 

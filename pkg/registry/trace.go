@@ -32,6 +32,7 @@ type TraceSource interface {
 // entries are the caller's own view of the effective policies (redacted as
 // a GET would be).
 type TraceREST struct {
+	createOnly
 	source   TraceSource
 	outputs  Backend // effectivepolicies
 	access   *Access // nil: no authorization, everything visible
@@ -41,7 +42,10 @@ type TraceREST struct {
 // NewTraceREST returns the REST storage of requesttraces. access and
 // redactor may be nil (no authorizer: nothing is hidden).
 func NewTraceREST(source TraceSource, outputs Backend, access *Access, redactor *Redactor) *TraceREST {
-	return &TraceREST{source: source, outputs: outputs, access: access, redactor: redactor}
+	return &TraceREST{
+		createOnly: createOnly{kind: "RequestTrace", singular: "requesttrace", newObj: func() runtime.Object { return &v1alpha1.RequestTrace{} }},
+		source:     source, outputs: outputs, access: access, redactor: redactor,
+	}
 }
 
 var (
@@ -51,21 +55,28 @@ var (
 	_ rest.GroupVersionKindProvider = (*TraceREST)(nil)
 )
 
+// createOnly is what the REST storage of a review kind (created, never
+// stored, cluster-scoped: the SubjectAccessReview pattern) says of itself.
+type createOnly struct {
+	kind, singular string
+	newObj         func() runtime.Object
+}
+
 // New implements rest.Storage.
-func (r *TraceREST) New() runtime.Object { return &v1alpha1.RequestTrace{} }
+func (c createOnly) New() runtime.Object { return c.newObj() }
 
 // Destroy implements rest.Storage.
-func (r *TraceREST) Destroy() {}
+func (c createOnly) Destroy() {}
 
-// NamespaceScoped implements rest.Scoper: a trace may cross namespaces.
-func (r *TraceREST) NamespaceScoped() bool { return false }
+// NamespaceScoped implements rest.Scoper: a review may cross namespaces.
+func (c createOnly) NamespaceScoped() bool { return false }
 
 // GetSingularName implements rest.SingularNameProvider.
-func (r *TraceREST) GetSingularName() string { return "requesttrace" }
+func (c createOnly) GetSingularName() string { return c.singular }
 
 // GroupVersionKind implements rest.GroupVersionKindProvider.
-func (r *TraceREST) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
-	return v1alpha1.SchemeGroupVersion.WithKind("RequestTrace")
+func (c createOnly) GroupVersionKind(schema.GroupVersion) schema.GroupVersionKind {
+	return v1alpha1.SchemeGroupVersion.WithKind(c.kind)
 }
 
 var requestTraceGK = v1alpha1.SchemeGroupVersion.WithKind("RequestTrace").GroupKind()

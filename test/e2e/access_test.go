@@ -61,9 +61,7 @@ func cepPath(name string) string {
 // policies and the kube-apiserver the bindings.
 func setUpAccess(t *testing.T) {
 	t.Helper()
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	for _, ns := range []string{accessNSA, accessNSB} {
 		createNamespace(t, ns)
 		kubectlApply(t, fmt.Sprintf(`apiVersion: v1

@@ -104,3 +104,12 @@ func waitColors(t *testing.T, ns string, n int, color string) {
 		return checkColors(cs, ns, n, color)
 	})
 }
+
+// applyColorPolicyCRDs installs the scenarios' policy kinds (ColorPolicy, inherited and Direct)
+// and waits until they are served.
+func applyColorPolicyCRDs(t *testing.T) {
+	t.Helper()
+	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
+	kubectl(t, "apply", "-f", crds)
+	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+}

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,9 +19,7 @@ import (
 // comes and goes.
 func TestGeneratedInformer(t *testing.T) {
 	const ns = "e2e-informer"
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	createNamespace(t, ns)
 	kubectlApply(t, `apiVersion: v1
 kind: Service

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -298,9 +297,7 @@ func TestLongLoad(t *testing.T) {
 //	GatewayClass e2e-load-gc > Gateway gw > HTTPRoute r0..r3 > Service b0 (r0, r1) / b1 (r2, r3)
 func setUpLoadTopology(t *testing.T) []string {
 	t.Helper()
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	kubectlApply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: e2e-load-gc}

@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +36,7 @@ func reachTargets(p v1alpha1.ReachPolicy) []string {
 // admin of infra alone sees the counts and only infra's targets; kubectl prints the columns;
 // a new route under the Gateway and the policy's deletion are watch events on its PolicyReach.
 func TestPolicyReach(t *testing.T) {
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	createNamespace(t, reachInfra)
 	createNamespace(t, reachApp)
 	kubectlApply(t, fmt.Sprintf(`

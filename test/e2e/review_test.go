@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +27,7 @@ const (
 // watched differently meanwhile; a caller who may read only the application namespace sees its
 // change and a count of the rest; bad proposals get 422.
 func TestEffectivePolicyReview(t *testing.T) {
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	createNamespace(t, reviewInfra)
 	createNamespace(t, reviewApp)
 	kubectlApply(t, fmt.Sprintf(`

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,9 +37,7 @@ spec:
 // that a hidden route serves the request and nothing of it; bad input gets 422 or 413, and
 // every verb but create 405.
 func TestRequestTrace(t *testing.T) {
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	createNamespace(t, traceInfra)
 	createNamespace(t, traceApp)
 	kubectlApply(t, fmt.Sprintf(`
