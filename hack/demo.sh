@@ -2,7 +2,8 @@
 # `make demo`: brings up the local control plane (hack/local-up.sh) and tells GEP-713's
 # discoverability parable with it. Ana owns the "baker" namespace and may only `view` it; a
 # namespace-wide RetryPolicy she cannot read retries every request of her service. With
-# EffectivePolicy she can see *that*, *which* and *what* policies reach her route.
+# EffectivePolicy she can see *that*, *which* and *what* policies reach her route; the kubectl
+# plugin (bin/kubectl-effectivepolicy) draws it, and says what a proposed change would do.
 # The control plane keeps running afterwards; stop it with `make local-down`.
 set -o errexit -o nounset -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,6 +12,8 @@ cd "$ROOT"
 
 "$ROOT/hack/local-up.sh"
 export KUBECONFIG="$LOCAL/kubeconfig"
+# kubectl runs bin/kubectl-effectivepolicy (built by `make build`) as `kubectl effectivepolicy`.
+export PATH="$ROOT/bin:$PATH"
 kc() { kubectl "$@"; }
 
 bold() { if [[ -t 1 ]]; then printf '\n\033[1m%s\033[0m\n' "$*"; else printf '\n%s\n' "$*"; fi; }
@@ -79,13 +82,25 @@ run kubectl get policyreach retry-all -n baker
 printf '$ kubectl get policyreach retry-all -n baker -o yaml\n'
 kc get policyreach retry-all -n baker -o yaml 2>&1 | sed 's/^/  /' || true
 
+bold "7. The same answers, drawn for humans: the kubectl plugin (docs/plugin.md). Ana describes her route:"
+run kubectl effectivepolicy describe httproute/baker -n baker --as ana
+
+bold "8. Chihiro proposes to retry once at most. Before applying it, he asks what it would change:"
+run cat hack/demo/proposed/retry-all-1.yaml
+# An EffectivePolicyReview: computed, never applied. Creating one needs cluster-wide rights (the
+# cluster admin here); the exit status is kubectl diff's (1: effective policies would change).
+run kubectl effectivepolicy diff -f hack/demo/proposed/retry-all-1.yaml
+
 cat <<TXT
 
 The control plane keeps running. Try it yourself:
-  export KUBECONFIG=$LOCAL/kubeconfig
+  export KUBECONFIG=$LOCAL/kubeconfig PATH=$ROOT/bin:\$PATH
   kubectl --as ana get effectivepolicies -n baker
   kubectl get effectivepolicies -A --watch
   kubectl get policyreaches -A
   kubectl --as ana create -f hack/demo/trace-baker.yaml -o yaml --validate=false
+  kubectl effectivepolicy reach retrypolicy/retry-all -n baker
+  kubectl effectivepolicy trace --host baker.cupcakes.example --as ana
+  kubectl effectivepolicy diff --delete retrypolicy/retry-all -n baker
 Stop it with:  make local-down
 TXT

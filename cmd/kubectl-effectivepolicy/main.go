@@ -1,6 +1,6 @@
 // Command kubectl-effectivepolicy is the kubectl plugin of the
-// effectivepolicy.dev API (kubectl effectivepolicy describe, reach, trace;
-// docs/plugin.md).
+// effectivepolicy.dev API (kubectl effectivepolicy describe, reach, trace,
+// diff; docs/plugin.md).
 package main
 
 import (
@@ -15,7 +15,9 @@ import (
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := app.NewCommand(streams).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+		if msg := app.Message(err); msg != "" {
+			fmt.Fprintln(os.Stderr, "error:", msg)
+		}
+		os.Exit(app.ExitCode(err))
 	}
 }

@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -202,5 +203,88 @@ func TestPlugin(t *testing.T) {
 		if online != offline {
 			t.Errorf("%v online:\n%s\noffline:\n%s", args, online, offline)
 		}
+	}
+
+	testPluginDiff(t, dir, crds, manifests)
+}
+
+// testPluginDiff: kubectl effectivepolicy diff against the cluster (an EffectivePolicyReview):
+// a proposed edit exits 1 and prints what changes, a delete too, the live manifests themselves
+// exit 0; and diff --offline of the same sets prints what the cluster says.
+func testPluginDiff(t *testing.T, dir, crds, manifests string) {
+	edited := strings.Replace(pluginManifests, "  color: blue\n", "  color: red\n", 1)
+	if edited == pluginManifests {
+		t.Fatal("no blue policy to edit")
+	}
+	proposed := filepath.Join(t.TempDir(), "blue.yaml")
+	if err := os.WriteFile(proposed, []byte(`apiVersion: colors.example.com/v1
+kind: ColorPolicy
+metadata: {name: blue}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app}]
+  color: red
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exitStatus := func(err error) int {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	cases := []struct {
+		args   []string
+		status int
+		want   []string
+	}{
+		// The policy names no namespace: -n gives it one, as kubectl apply does.
+		{[]string{"diff", "-f", proposed, "-n", pluginApp}, 1, []string{
+			"EffectivePolicy " + pluginApp + "/app  Modified",
+			"HTTPRoute " + pluginApp + "/app",
+			"color: blue -> red  ← " + pluginApp + "/blue",
+			"EffectivePolicy " + pluginApp + "/web  Modified",
+		}},
+		{[]string{"diff", "--delete", "colorpolicies.colors.example.com/blue", "-n", pluginApp}, 1, []string{
+			"color: blue -> green  ← " + pluginApp + "/blue -> " + pluginApp + "/green",
+			"- " + pluginApp + "/blue  Enforced  Defaults (AtomicDefaults) on HTTPRoute " + pluginApp + "/app",
+			pluginApp + "/green  Overridden -> Enforced",
+		}},
+		{[]string{"diff", "-f", proposed, "-n", pluginApp, "-o", "yaml"}, 1, []string{"kind: EffectivePolicyReview", "change: Modified", "color: red"}},
+		// The live objects themselves: each keeps its creationTimestamp, nothing changes.
+		{[]string{"diff", "-f", manifests}, 0, nil},
+	}
+	for _, c := range cases {
+		out, errOut, err := runPlugin(dir, c.args...)
+		if got := exitStatus(err); got != c.status {
+			t.Errorf("%v: exit status %d, want %d\n%s%s", c.args, got, c.status, out, errOut)
+			continue
+		}
+		if err := wantLines(out, c.want...); err != nil {
+			t.Errorf("%v: %v", c.args, err)
+		}
+	}
+	if _, errOut, err := runPlugin(dir, "diff", "-f", crds); exitStatus(err) != 2 || !strings.Contains(errOut, "nothing to review") {
+		t.Errorf("diff of CRDs alone: %v, %s", err, errOut)
+	}
+
+	// Offline, the same change between two sets of manifests: the same answer.
+	newSet := filepath.Join(t.TempDir(), "new.yaml")
+	if err := os.WriteFile(newSet, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	online, _, err := runPlugin(dir, "diff", "-f", proposed, "-n", pluginApp)
+	if exitStatus(err) != 1 {
+		t.Fatalf("diff: %v", err)
+	}
+	offline, errOut, err := runPlugin(dir, "diff", "--offline", "-f", crds, manifests, newSet)
+	if exitStatus(err) != 1 {
+		t.Fatalf("diff --offline: %v: %s", err, errOut)
+	}
+	if online != offline {
+		t.Errorf("diff online:\n%s\ndiff --offline:\n%s", online, offline)
 	}
 }

@@ -1,6 +1,6 @@
 // Package app is the kubectl plugin's command line (SPEC §11): describe a
-// target, the reach of a policy, the trace of a request — from the cluster,
-// or from manifests with --offline. The commands only parse flags, fetch
+// target, the reach of a policy, the trace of a request, the diff of a
+// change — from the cluster, or from manifests with --offline. The commands only parse flags, fetch
 // the API objects from a source (source.go) and print them (print.go); the
 // trees are drawn by pkg/cli/render.
 package app
@@ -33,7 +33,8 @@ type Options struct {
 	newOnline func(o *Options) (Source, error)
 }
 
-// OfflineOptions are the flags of --offline.
+// OfflineOptions are the flags of --offline (diff reads -f and -R online
+// too: the change to review).
 type OfflineOptions struct {
 	Enabled   bool
 	Filenames []string
@@ -67,6 +68,8 @@ func newCommand(streams genericiooptions.IOStreams, newOnline func(o *Options) (
   reach     what a policy reaches, and with which outcome
   trace     what happens to a request: listener, route, rule, backends and
             the policies of that path
+  diff      what a change would do to the effective policies, before it
+            lands (exit status 1 when some would change)
 
 It reads the effectivepolicy.dev API of the cluster, or with --offline -f DIR
 computes the same answers from manifests, with no cluster.`,
@@ -85,13 +88,13 @@ computes the same answers from manifests, with no cluster.`,
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json prints the API objects; empty prints a tree.")
 	flags.StringVar(&o.Color, "color", o.Color, "Color the tree: auto (on a terminal, unless NO_COLOR or TERM=dumb), always or never.")
 	flags.BoolVar(&o.Offline.Enabled, "offline", false, "Compute from the manifests given with -f instead of asking the cluster.")
-	flags.StringSliceVarP(&o.Offline.Filenames, "filename", "f", nil, "With --offline: a manifest file, a directory of them, or - for standard input (repeatable).")
-	flags.BoolVarP(&o.Offline.Recursive, "recursive", "R", false, "With --offline: read the directories given with -f recursively.")
+	flags.StringSliceVarP(&o.Offline.Filenames, "filename", "f", nil, "With --offline (and for diff): a manifest file, a directory of them, or - for standard input (repeatable).")
+	flags.BoolVarP(&o.Offline.Recursive, "recursive", "R", false, "Read the directories of manifests recursively.")
 	flags.StringVar(&o.Offline.PolicyDescriptors, "policy-descriptors", "", "With --offline: a policy descriptor file, as the server's flag of that name.")
 	flags.StringVar(&o.Offline.DefaultInheritedStrategy, "default-inherited-strategy", "", "With --offline: Atomic or Patch, as the server's flag of that name.")
 	addKlogFlags(cmd)
 
-	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newVersionCommand(o))
 	return cmd
 }
 
@@ -106,6 +109,20 @@ func addKlogFlags(cmd *cobra.Command) {
 
 // validate checks the flags every command shares.
 func (o *Options) validate() error {
+	if err := o.validateFormat(); err != nil {
+		return err
+	}
+	if o.Offline.Enabled && len(o.Offline.Filenames) == 0 {
+		return fmt.Errorf("--offline needs manifests: -f FILE, -f DIR or -f -")
+	}
+	if !o.Offline.Enabled && len(o.Offline.Filenames) > 0 {
+		return fmt.Errorf("-f reads manifests only with --offline")
+	}
+	return nil
+}
+
+// validateFormat checks -o and --color (diff takes -f online too).
+func (o *Options) validateFormat() error {
 	switch o.Output {
 	case "", "tree", "yaml", "json":
 	default:
@@ -115,12 +132,6 @@ func (o *Options) validate() error {
 	case "auto", "always", "never":
 	default:
 		return fmt.Errorf("--color must be auto, always or never, not %q", o.Color)
-	}
-	if o.Offline.Enabled && len(o.Offline.Filenames) == 0 {
-		return fmt.Errorf("--offline needs manifests: -f FILE, -f DIR or -f -")
-	}
-	if !o.Offline.Enabled && len(o.Offline.Filenames) > 0 {
-		return fmt.Errorf("-f reads manifests only with --offline")
 	}
 	return nil
 }

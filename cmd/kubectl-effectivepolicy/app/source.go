@@ -44,6 +44,8 @@ type Source interface {
 	PolicyReaches(ctx context.Context, namespace string, cluster bool) (runtime.Object, error)
 	// Trace answers a RequestTrace.
 	Trace(ctx context.Context, rt *v1alpha1.RequestTrace) (*v1alpha1.RequestTrace, error)
+	// Review answers an EffectivePolicyReview.
+	Review(ctx context.Context, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error)
 }
 
 // onlineSource reads the cluster with the generated clientset.
@@ -115,6 +117,12 @@ func (s *onlineSource) PolicyReaches(ctx context.Context, namespace string, clus
 // its status (nothing is stored).
 func (s *onlineSource) Trace(ctx context.Context, rt *v1alpha1.RequestTrace) (*v1alpha1.RequestTrace, error) {
 	return s.client.EffectivepolicyV1alpha1().RequestTraces().Create(ctx, rt, metav1.CreateOptions{})
+}
+
+// Review creates the EffectivePolicyReview; the server answers in its
+// status (nothing is stored, the live state is not touched).
+func (s *onlineSource) Review(ctx context.Context, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error) {
+	return s.client.EffectivepolicyV1alpha1().EffectivePolicyReviews().Create(ctx, rv, metav1.CreateOptions{})
 }
 
 // offlineSource answers from manifests (pkg/cli/offline).
@@ -241,6 +249,23 @@ func (s *offlineSource) Trace(_ context.Context, rt *v1alpha1.RequestTrace) (*v1
 	out := rt.DeepCopy()
 	out.Status = status
 	return out, nil
+}
+
+// Review answers the review as the server does: its REST storage (the
+// same checks, the same changes, sorted the same way) on the manifests'
+// engine, with everything visible.
+func (s *offlineSource) Review(ctx context.Context, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error) {
+	return answerReview(ctx, s.cluster, rv)
+}
+
+// answerReview answers rv with the server's REST storage of reviews over
+// source, with no authorizer (everything visible, nothing redacted).
+func answerReview(ctx context.Context, source registry.ReviewSource, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error) {
+	obj, err := registry.NewReviewREST(source, nil, nil).Create(ctx, rv, nil, &metav1.CreateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*v1alpha1.EffectivePolicyReview), nil
 }
 
 // scopedResource is the resource, its cluster-scoped twin when cluster is set.

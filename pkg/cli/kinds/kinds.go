@@ -47,6 +47,9 @@ func (k Kind) String() string {
 // resolver prefers first.
 type Resolver interface {
 	Resolve(arg string) ([]Kind, error)
+	// Namespaced reports whether gk is namespaced; ok=false when the
+	// resolver does not know gk.
+	Namespaced(gk schema.GroupKind) (namespaced, ok bool)
 }
 
 const (
@@ -190,4 +193,16 @@ func (m Mapper) Resolve(arg string) ([]Kind, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown kind %q: %w", arg, err)
+}
+
+// Namespaced implements Resolver: the cluster's scope of gk, else
+// Fallback's.
+func (m Mapper) Namespaced(gk schema.GroupKind) (namespaced, ok bool) {
+	if mapping, err := m.Mapper.RESTMapping(gk); err == nil {
+		return mapping.Scope.Name() == meta.RESTScopeNameNamespace, true
+	}
+	if m.Fallback != nil {
+		return m.Fallback.Namespaced(gk)
+	}
+	return false, false
 }

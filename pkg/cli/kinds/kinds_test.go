@@ -139,3 +139,29 @@ func TestMapper(t *testing.T) {
 		}
 	}
 }
+
+// TestMapperNamespaced: the scope of a kind is the cluster's, else the
+// fallback's, else unknown.
+func TestMapperNamespaced(t *testing.T) {
+	// A cluster's (discovery) mapper finds a kind in any version; this
+	// one in the versions it is given.
+	rm := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: "example.com", Version: "v1"}})
+	rm.Add(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "ClusterRetryPolicy"}, meta.RESTScopeRoot)
+	rm.Add(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "RetryPolicy"}, meta.RESTScopeNamespace)
+	m := Mapper{Mapper: rm, Fallback: NewTable()}
+	cases := []struct {
+		gk             schema.GroupKind
+		namespaced, ok bool
+	}{
+		{schema.GroupKind{Group: "example.com", Kind: "ClusterRetryPolicy"}, false, true},
+		{schema.GroupKind{Group: "example.com", Kind: "RetryPolicy"}, true, true},
+		{schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}, true, true}, // the fallback's
+		{schema.GroupKind{Kind: "Namespace"}, false, true},
+		{schema.GroupKind{Group: "example.com", Kind: "Nope"}, false, false},
+	}
+	for _, c := range cases {
+		if ns, ok := m.Namespaced(c.gk); ns != c.namespaced || ok != c.ok {
+			t.Errorf("Namespaced(%v) = %v, %v; want %v, %v", c.gk, ns, ok, c.namespaced, c.ok)
+		}
+	}
+}

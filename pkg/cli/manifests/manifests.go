@@ -10,6 +10,11 @@
 // second after the newest timestamp the manifests carry (2000-01-01T00:00:00Z
 // when none does). That is what applying the manifests one by one, in
 // order, after the objects that already exist would give.
+//
+// A set proposed to replace another (kubectl effectivepolicy diff --offline
+// OLD NEW) is stamped by the rule of an EffectivePolicyReview instead
+// (CompleteAfter): what OLD holds keeps OLD's timestamp, the rest is newer
+// than all of OLD.
 package manifests
 
 import (
@@ -175,7 +180,8 @@ var clusterKinds = map[schema.GroupKind]bool{
 	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           true,
 }
 
-func (s Scope) namespaced(u *unstructured.Unstructured) bool {
+// IsNamespaced reports whether u's kind is namespaced.
+func (s Scope) IsNamespaced(u *unstructured.Unstructured) bool {
 	gk := u.GroupVersionKind().GroupKind()
 	if s.Namespaced != nil {
 		if ns, ok := s.Namespaced(gk); ok {
@@ -191,19 +197,9 @@ func (s Scope) namespaced(u *unstructured.Unstructured) bool {
 // them), and stamps creationTimestamps (see the package comment). It
 // changes the objects in place and returns them with the added Namespaces.
 func Complete(objs []*unstructured.Unstructured, s Scope) []*unstructured.Unstructured {
-	ns := s.Namespace
-	if ns == "" {
-		ns = metav1.NamespaceDefault
-	}
+	SetNamespaces(objs, s)
 	newest := time.Time{}
-	defined := map[string]bool{}
 	for _, u := range objs {
-		if s.namespaced(u) && u.GetNamespace() == "" {
-			u.SetNamespace(ns)
-		}
-		if u.GetAPIVersion() == "v1" && u.GetKind() == "Namespace" {
-			defined[u.GetName()] = true
-		}
 		if t := u.GetCreationTimestamp().Time; t.After(newest) {
 			newest = t
 		}
@@ -212,10 +208,88 @@ func Complete(objs []*unstructured.Unstructured, s Scope) []*unstructured.Unstru
 	if !newest.IsZero() {
 		next = newest.Add(time.Second)
 	}
-	stamp := func(u *unstructured.Unstructured) {
+	all := append(implicitNamespaces(objs), objs...)
+	for _, u := range all {
 		if u.GetCreationTimestamp().Time.IsZero() {
 			u.SetCreationTimestamp(metav1.NewTime(next))
 			next = next.Add(time.Second)
+		}
+	}
+	return all
+}
+
+// CompleteAfter makes objs, a set proposed to replace base (a set
+// Complete returned), what the cluster would hold once objs were applied
+// over base, by the rule of an EffectivePolicyReview (SPEC §10): an
+// object base holds too keeps base's creationTimestamp, as a real apply
+// would, whatever objs say; every other one is new and the newest of all,
+// one second after the newest object of base, all at that same instant
+// (a review stamps its new objects with one "now"). Namespaces and the
+// Namespaces objects live in are completed as Complete does. It changes the
+// objects in place and returns them with the added Namespaces.
+func CompleteAfter(objs, base []*unstructured.Unstructured, s Scope) []*unstructured.Unstructured {
+	SetNamespaces(objs, s)
+	existing := make(map[Key]metav1.Time, len(base))
+	newest := time.Time{}
+	for _, u := range base {
+		ts := u.GetCreationTimestamp()
+		existing[KeyOf(u)] = ts
+		if ts.After(newest) {
+			newest = ts.Time
+		}
+	}
+	now := Epoch
+	if !newest.IsZero() {
+		now = newest.Add(time.Second)
+	}
+	all := append(implicitNamespaces(objs), objs...)
+	for _, u := range all {
+		if ts, ok := existing[KeyOf(u)]; ok {
+			u.SetCreationTimestamp(ts)
+		} else {
+			u.SetCreationTimestamp(metav1.NewTime(now))
+		}
+	}
+	return all
+}
+
+// Key names an object whatever the version of its kind.
+type Key struct {
+	Group, Kind, Namespace, Name string
+}
+
+// KeyOf returns u's key.
+func KeyOf(u *unstructured.Unstructured) Key {
+	gk := u.GroupVersionKind().GroupKind()
+	return Key{Group: gk.Group, Kind: gk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// SetNamespaces gives namespaced objects without a namespace s.Namespace
+// (kubectl apply's rule) and takes the namespace off objects of kinds
+// known to be cluster-scoped, which a cluster ignores. It changes the
+// objects in place.
+func SetNamespaces(objs []*unstructured.Unstructured, s Scope) {
+	ns := s.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	for _, u := range objs {
+		switch {
+		case !s.IsNamespaced(u):
+			u.SetNamespace("")
+		case u.GetNamespace() == "":
+			u.SetNamespace(ns)
+		}
+	}
+}
+
+// implicitNamespaces returns the Namespaces objs live in that objs do not
+// define, in the order the objects name them.
+func implicitNamespaces(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	defined := map[string]bool{}
+	for _, u := range objs {
+		if u.GetAPIVersion() == "v1" && u.GetKind() == "Namespace" {
+			defined[u.GetName()] = true
 		}
 	}
 	var implicit []*unstructured.Unstructured
@@ -229,11 +303,5 @@ func Complete(objs []*unstructured.Unstructured, s Scope) []*unstructured.Unstru
 			implicit = append(implicit, ns)
 		}
 	}
-	for _, u := range implicit {
-		stamp(u)
-	}
-	for _, u := range objs {
-		stamp(u)
-	}
-	return append(implicit, objs...)
+	return implicit
 }

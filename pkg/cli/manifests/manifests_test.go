@@ -155,3 +155,88 @@ func TestCompleteWithoutTimestamps(t *testing.T) {
 		}
 	}
 }
+
+// TestCompleteAfter: a set proposed over another is stamped by the review
+// rule: what the old set holds keeps its timestamp (whatever the new set
+// says), the rest is new, all at one instant after the newest old object.
+func TestCompleteAfter(t *testing.T) {
+	old, err := Read(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(`
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: kept, namespace: app}
+---
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: gone, namespace: app}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app, creationTimestamp: "2024-05-01T10:00:00Z"}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Complete(old, Scope{})
+	proposed, err := Read(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(`
+apiVersion: example.com/v2
+kind: RetryPolicy
+metadata: {name: new, namespace: app, creationTimestamp: "1999-01-01T00:00:00Z"}
+---
+apiVersion: example.com/v2
+kind: RetryPolicy
+metadata: {name: kept}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app, creationTimestamp: "2030-01-01T00:00:00Z"}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := CompleteAfter(proposed, base, Scope{Namespace: "app"})
+	want := []string{
+		"Namespace//shop 2024-05-01T10:00:04Z", // new, implicit
+		"RetryPolicy/app/new 2024-05-01T10:00:04Z",
+		"RetryPolicy/app/kept 2024-05-01T10:00:02Z", // another version of the same kind: the same object
+		"Service/shop/web 2024-05-01T10:00:04Z",
+		"Service/app/web 2024-05-01T10:00:00Z",
+	}
+	// Namespace app is implicit in both: it keeps its timestamp too.
+	want = append([]string{"Namespace//app 2024-05-01T10:00:01Z"}, want...)
+	var have []string
+	for i, id := range ids(got) {
+		have = append(have, id+" "+got[i].GetCreationTimestamp().UTC().Format(time.RFC3339))
+	}
+	if !slices.Equal(have, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(have, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSetNamespaces: kubectl apply's rule, and no namespace on a
+// cluster-scoped object.
+func TestSetNamespaces(t *testing.T) {
+	objs, err := Read(Options{Filenames: []string{"-"}, Stdin: strings.NewReader(`
+apiVersion: v1
+kind: Service
+metadata: {name: a}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b, namespace: other}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc, namespace: stray}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	SetNamespaces(objs, Scope{Namespace: "app"})
+	if got := ids(objs); !slices.Equal(got, []string{"Service/app/a", "Service/other/b", "GatewayClass//gc"}) {
+		t.Errorf("got %v", got)
+	}
+}

@@ -9,13 +9,16 @@
 package offline
 
 import (
+	"context"
 	"fmt"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 )
@@ -146,4 +149,45 @@ func targets(obj runtime.Object) []v1alpha1.Target {
 		return o.Targets
 	}
 	return nil
+}
+
+// Review answers a proposed change as the server's live layer does
+// (registry.ReviewSource): the proposal's objects trimmed as informers trim
+// them, then the engine's WhatIf — applied, computed and put back, so the
+// cluster answers as before afterwards. A proposed object that exists keeps
+// its creationTimestamp; a new one is stamped now, newer than any the
+// manifests give.
+func (c *Cluster) Review(_ context.Context, p compute.Proposal) ([]compute.Outcome, error) {
+	trimmed := compute.Proposal{Delete: p.Delete, Apply: make([]*unstructured.Unstructured, len(p.Apply))}
+	for i, o := range p.Apply {
+		trimmed.Apply[i] = inputs.Trim(o, o.GroupVersionKind())
+	}
+	return c.engine.WhatIf(trimmed)
+}
+
+// Diff compares two computed sets of objects: for every EffectivePolicy
+// and ClusterEffectivePolicy either computes, the output of before and of
+// after (nil where one has none), sorted by namespace and name — the
+// outcomes a review turning before's objects into after's would compute
+// (some may be equal). The outputs are shared with the clusters: read only.
+func Diff(before, after *Cluster) []compute.Outcome {
+	keys := make(map[compute.Key]bool, len(before.keys)+len(after.keys))
+	for _, k := range before.keys {
+		keys[k] = true
+	}
+	for _, k := range after.keys {
+		keys[k] = true
+	}
+	out := make([]compute.Outcome, 0, len(keys))
+	for k := range keys {
+		out = append(out, compute.Outcome{Key: k, Before: before.outputs[k], After: after.outputs[k]})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Key, out[j].Key
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
 }

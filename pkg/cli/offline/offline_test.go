@@ -30,7 +30,7 @@ func read(t *testing.T, files ...string) []*unstructured.Unstructured {
 	return manifests.Complete(objs, manifests.Scope{})
 }
 
-var inputs = map[string][]string{
+var manifestSets = map[string][]string{
 	"demo":     {"hack/demo"},
 	"example1": {"test/scenarios/crds", "test/scenarios/topology.yaml", "test/scenarios/gep713-example1-direct/policies.yaml"},
 	"example2": {"test/scenarios/crds", "test/scenarios/topology.yaml", "test/scenarios/gep713-example2-defaults-overrides/policies.yaml"},
@@ -41,7 +41,7 @@ var inputs = map[string][]string{
 // the same objects), and every reach is exactly the outputs' source
 // entries of its policy (SPEC §8).
 func TestSameAsTheEngine(t *testing.T) {
-	for name, files := range inputs {
+	for name, files := range manifestSets {
 		t.Run(name, func(t *testing.T) {
 			objs := read(t, files...)
 			c, err := New(objs, compute.Options{})
@@ -110,7 +110,7 @@ func policiesOf(obj any) []v1alpha1.ReachPolicy {
 }
 
 func TestLookups(t *testing.T) {
-	c, err := New(read(t, inputs["demo"]...), compute.Options{})
+	c, err := New(read(t, manifestSets["demo"]...), compute.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,5 +133,82 @@ func TestLookups(t *testing.T) {
 	st, err := c.Trace(v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: "baker.cupcakes.example"}})
 	if err != nil || len(st.Matches) != 1 || st.Matches[0].Reason != "Matched" || len(st.Matches[0].Policies) != 2 {
 		t.Errorf("the trace of baker.cupcakes.example: %v %+v", err, st)
+	}
+}
+
+// TestReviewEqualsDiff: a review on the demo (the engine's WhatIf) and the
+// diff of the demo with the demo changed by the same proposal compute the
+// same outputs before and after for every key the review reports; the
+// review leaves the cluster as it was.
+func TestReviewEqualsDiff(t *testing.T) {
+	before, err := New(read(t, manifestSets["demo"]...), compute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := read(t, "hack/demo/proposed/retry-all-1.yaml")[1] // after the implicit Namespace
+	served, _ := before.EffectivePolicy("baker", "baker")
+	got, err := before.Review(t.Context(), compute.Proposal{Apply: []*unstructured.Unstructured{proposed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := before.EffectivePolicy("baker", "baker"); !reflect.DeepEqual(now, served) {
+		t.Error("the review changed the cluster's answers")
+	}
+
+	old := read(t, manifestSets["demo"]...)
+	var changed []*unstructured.Unstructured
+	for _, o := range read(t, manifestSets["demo"]...) {
+		if o.GetKind() == "RetryPolicy" && o.GetName() == "retry-all" {
+			o = proposed.DeepCopy()
+		}
+		changed = append(changed, o)
+	}
+	after, err := New(manifests.CompleteAfter(changed, old, manifests.Scope{}), compute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff := map[compute.Key]compute.Outcome{}
+	for _, o := range Diff(before, after) {
+		diff[o.Key] = o
+	}
+	modified := 0
+	for _, o := range got {
+		d, ok := diff[o.Key]
+		if !ok || !reflect.DeepEqual(o.Before, d.Before) || !reflect.DeepEqual(o.After, d.After) {
+			t.Errorf("%s: the review and the diff disagree", o.Key)
+		}
+		if !reflect.DeepEqual(o.Before, o.After) {
+			modified++
+		}
+	}
+	if modified != 3 { // Namespace baker, baker/baker, baker/frosting
+		t.Errorf("%d outputs change, want 3", modified)
+	}
+	for k, d := range diff {
+		if !reflect.DeepEqual(d.Before, d.After) && !containsKey(got, k) {
+			t.Errorf("%s changes in the diff, not in the review", k)
+		}
+	}
+}
+
+func containsKey(outcomes []compute.Outcome, k compute.Key) bool {
+	for _, o := range outcomes {
+		if o.Key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReviewRefuses: what the engine cannot review is refused as the
+// server refuses it.
+func TestReviewRefuses(t *testing.T) {
+	c, err := New(read(t, manifestSets["demo"]...), compute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := read(t, "hack/demo/00-crds.yaml")[0]
+	if _, err := c.Review(t.Context(), compute.Proposal{Apply: []*unstructured.Unstructured{crd}}); !errors.Is(err, compute.ErrNotReviewable) {
+		t.Errorf("a CRD: %v", err)
 	}
 }

@@ -107,23 +107,29 @@ func effectiveNode(e v1alpha1.EffectiveSpec) *tree.Node {
 // sourceNode is one source: the policy, its verdict, how it is attached and
 // merged, and why (the message).
 func sourceNode(s v1alpha1.PolicySource) *tree.Node {
-	var detail []string
-	if s.Stanza != v1alpha1.StanzaNone {
-		detail = append(detail, string(s.Stanza))
-	}
-	if s.MergeStrategy != "" && s.MergeStrategy != v1alpha1.MergeNone {
-		detail = append(detail, "("+string(s.MergeStrategy)+")")
-	}
-	detail = append(detail, "on "+Ref(s.AttachedTo))
 	n := tree.New(
 		tree.S(tree.Heading, qualified(s.Namespace, s.Name)),
 		tree.P("  "), tree.S(outcomeStyle(s.Outcome), string(s.Outcome)),
-		tree.S(tree.Muted, "  "+strings.Join(detail, " ")),
+		tree.S(tree.Muted, "  "+sourceDetail(s, s.MergeStrategy)),
 	)
 	if s.Message != "" {
 		n.Add(tree.P(s.Message))
 	}
 	return n
+}
+
+// sourceDetail is how a source takes part: its stanza, the merge strategy
+// written as given (a diff writes "A -> B"), and where it is attached.
+func sourceDetail(s v1alpha1.PolicySource, strategy v1alpha1.MergeStrategy) string {
+	var detail []string
+	if s.Stanza != v1alpha1.StanzaNone {
+		detail = append(detail, string(s.Stanza))
+	}
+	if strategy != "" && strategy != v1alpha1.MergeNone {
+		detail = append(detail, "("+string(strategy)+")")
+	}
+	detail = append(detail, "on "+Ref(s.AttachedTo))
+	return strings.Join(detail, " ")
 }
 
 // count writes n things, muted when there are none.

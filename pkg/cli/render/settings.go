@@ -21,10 +21,8 @@ func settings(n *tree.Node, raw []byte, sources map[string]string) {
 		n.Add(tree.S(tree.Muted, "no settings"))
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber() // numbers as written, not as float64
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeSpec(raw)
+	if err != nil {
 		n.Add(tree.S(tree.Bad, "unreadable spec: "+err.Error()))
 		return
 	}
@@ -33,6 +31,15 @@ func settings(n *tree.Node, raw []byte, sources map[string]string) {
 		return
 	}
 	n.Add(leaf("spec", v, sources[""])...)
+}
+
+// decodeSpec decodes a merged spec, its numbers as written (not as float64).
+func decodeSpec(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
 }
 
 // fields adds the members of an object or the items of a list.

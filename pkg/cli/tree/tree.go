@@ -30,6 +30,9 @@ const (
 	Bad
 	// Source: the policy that set a field.
 	Source
+	// Added, Removed: what a change adds and takes away (diff).
+	Added
+	Removed
 )
 
 // ansi are the SGR codes of the styles; Plain has none.
@@ -41,6 +44,8 @@ var ansi = map[Style]string{
 	Warn:    "33",
 	Bad:     "31",
 	Source:  "34",
+	Added:   "32",
+	Removed: "31",
 }
 
 // Span is a piece of a line in one style.

@@ -1,0 +1,363 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/kinds"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+)
+
+// Exit statuses of diff, as kubectl diff's.
+const (
+	exitChanges = 1
+	exitError   = 2
+)
+
+type diffOptions struct {
+	*Options
+	deletes []string
+}
+
+func newDiffCommand(o *Options) *cobra.Command {
+	d := &diffOptions{Options: o}
+	cmd := &cobra.Command{
+		Use:   "diff -f FILE|DIR [-f ...] [--delete KIND/NAME...] | diff --offline [-f SHARED...] OLD NEW",
+		Short: "What a change would do to the effective policies (exit status 1 when some would change)",
+		Long: `Diff says which EffectivePolicies and ClusterEffectivePolicies a change would add,
+modify or delete, and what changes in them: per target and policy kind, the
+effective entries that appear (+), go away (-) or change, with old -> new per
+field and the policy that sets it, and the sources whose outcome changes.
+
+Against the cluster it sends the objects of -f (and --delete) as one
+EffectivePolicyReview: nothing is applied or stored. Namespaced objects without
+a namespace get the namespace of -n, or the kubeconfig's, as kubectl apply
+does. CustomResourceDefinitions are skipped with a warning (a review cannot
+change a policy kind: apply new CRDs first), and so are objects of Kubernetes'
+own kinds that no effective policy depends on (Deployments, ConfigMaps, RBAC,
+...); the server refuses a kind it does not model, naming it. Creating a review
+needs the cluster reader role (effectivepolicy.dev:view-clustereffectivepolicies).
+
+With --offline it compares two complete sets of manifests, OLD and NEW (files or
+directories; -f adds manifests both share, read first), with no cluster: an
+object in both keeps OLD's creationTimestamp, one only in NEW is newer than all
+of OLD, as a review stamps them.
+
+Exit status, as kubectl diff's: 0 when no effective policy would change, 1 when
+some would, 2 on an error.`,
+		Example: `  kubectl effectivepolicy diff -f retry-all.yaml
+  kubectl effectivepolicy diff -f policies/ -R -n baker
+  kubectl effectivepolicy diff --delete retrypolicy/retry-all -n baker
+  kubectl effectivepolicy diff -f route.yaml -o yaml
+  kubectl effectivepolicy diff --offline main/ pr/
+  kubectl effectivepolicy diff --offline -f crds/ -f topology.yaml old/policies.yaml new/policies.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := d.run(commandContext(cmd), args)
+			var ee *ExitError
+			if err != nil && !errors.As(err, &ee) {
+				err = &ExitError{Code: exitError, Err: err}
+			}
+			return err
+		},
+	}
+	// A bad flag is an error, not a change.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &ExitError{Code: exitError, Err: err} })
+	cmd.Flags().StringArrayVar(&d.deletes, "delete", nil, "An object the change deletes, KIND/NAME (in the namespace of -n for a namespaced kind; repeatable).")
+	return cmd
+}
+
+func (d *diffOptions) run(ctx context.Context, args []string) error {
+	if err := d.validateFormat(); err != nil {
+		return err
+	}
+	var (
+		rv  *v1alpha1.EffectivePolicyReview
+		err error
+	)
+	if d.Offline.Enabled {
+		rv, err = d.offline(ctx, args)
+	} else {
+		rv, err = d.online(ctx, args)
+	}
+	if err != nil {
+		return err
+	}
+	if d.printsObjects() {
+		err = d.printObject(rv)
+	} else if roots := render.Review(rv.Status); len(roots) > 0 {
+		err = d.printTrees(roots...)
+	} else {
+		fmt.Fprintln(d.ErrOut, "No effective policy would change.")
+	}
+	if err != nil {
+		return err
+	}
+	if len(rv.Status.Changes) > 0 || rv.Status.HiddenChanges > 0 {
+		return &ExitError{Code: exitChanges}
+	}
+	return nil
+}
+
+// online sends the manifests of -f and the objects of --delete to the
+// cluster as one review.
+func (d *diffOptions) online(ctx context.Context, args []string) (*v1alpha1.EffectivePolicyReview, error) {
+	if len(args) > 0 {
+		return nil, fmt.Errorf("diff takes the change with -f FILE|DIR|- (and --delete KIND/NAME), not %q; to compare two sets of manifests: diff --offline OLD NEW", args[0])
+	}
+	if len(d.Offline.Filenames) == 0 && len(d.deletes) == 0 {
+		return nil, fmt.Errorf("nothing to review: give the change with -f FILE|DIR|- and/or --delete KIND/NAME")
+	}
+	src, err := d.newOnline(d.Options)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := src.Namespace()
+	if err != nil {
+		return nil, err
+	}
+	rv := &v1alpha1.EffectivePolicyReview{}
+	if len(d.Offline.Filenames) > 0 {
+		if rv.Spec.Apply, err = d.applyList(src.Kinds(), ns); err != nil {
+			return nil, err
+		}
+	}
+	if rv.Spec.Delete, err = d.deleteList(src.Kinds(), ns); err != nil {
+		return nil, err
+	}
+	if len(rv.Spec.Apply) == 0 && len(rv.Spec.Delete) == 0 {
+		return nil, fmt.Errorf("nothing to review: the manifests hold nothing a review can take")
+	}
+	answer, err := src.Review(ctx, rv)
+	if apierrors.IsForbidden(err) {
+		return nil, fmt.Errorf("%w (creating a review needs cluster-wide rights: the role effectivepolicy.dev:view-clustereffectivepolicies)", err)
+	}
+	return answer, err
+}
+
+// applyList reads the manifests of -f as kubectl apply would send them:
+// namespaced objects without a namespace in ns (an object naming another
+// namespace than an explicit -n is refused, as kubectl apply refuses it),
+// and skips, with a warning, what a review cannot take.
+func (d *diffOptions) applyList(cluster kinds.Resolver, ns string) ([]runtime.RawExtension, error) {
+	objs, err := manifests.Read(manifests.Options{Filenames: d.Offline.Filenames, Recursive: d.Offline.Recursive, Stdin: d.In})
+	if err != nil {
+		return nil, err
+	}
+	// The kinds the files define answer for what the cluster does not
+	// serve yet (its policies are then refused by name, not misplaced).
+	files := kinds.NewTable()
+	if err := files.AddCRDs(objs); err != nil {
+		return nil, err
+	}
+	scope := manifests.Scope{Namespace: ns, Namespaced: func(gk schema.GroupKind) (bool, bool) {
+		if namespaced, ok := cluster.Namespaced(gk); ok {
+			return namespaced, true
+		}
+		return files.Namespaced(gk)
+	}}
+	explicit := d.ConfigFlags.Namespace != nil && *d.ConfigFlags.Namespace != ""
+	var kept, crds, ignored []*unstructured.Unstructured
+	for _, u := range objs {
+		switch skip(u.GroupVersionKind().GroupKind()) {
+		case skipCRD:
+			crds = append(crds, u)
+			continue
+		case skipIgnored:
+			ignored = append(ignored, u)
+			continue
+		}
+		if explicit && scope.IsNamespaced(u) && u.GetNamespace() != "" && u.GetNamespace() != ns {
+			return nil, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation", u.GetNamespace(), ns, u.GetNamespace())
+		}
+		kept = append(kept, u)
+	}
+	if len(crds) > 0 {
+		fmt.Fprintf(d.ErrOut, "Warning: skipped %s: a review cannot add or change a policy kind (the cluster's CRDs are used; apply new ones first)\n", names(crds))
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(d.ErrOut, "Warning: skipped %s: no effective policy depends on them\n", names(ignored))
+	}
+	manifests.SetNamespaces(kept, scope)
+	out := make([]runtime.RawExtension, len(kept))
+	for i, u := range kept {
+		data, err := u.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		out[i] = runtime.RawExtension{Raw: data}
+	}
+	return out, nil
+}
+
+type skipReason int
+
+const (
+	keep skipReason = iota
+	skipCRD
+	skipIgnored
+)
+
+// builtinGroups are Kubernetes' own API groups. No policy kind is in one
+// (policy kinds are CRDs), and of their kinds effective policies depend on
+// Services and Namespaces only; a directory of manifests holds many of the
+// others (Deployments, ConfigMaps, RBAC), which the server would refuse.
+var builtinGroups = map[string]bool{
+	"": true, "apps": true, "batch": true, "autoscaling": true, "policy": true,
+	"rbac.authorization.k8s.io": true, "networking.k8s.io": true, "storage.k8s.io": true,
+	"scheduling.k8s.io": true, "admissionregistration.k8s.io": true, "apiregistration.k8s.io": true,
+	"coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true, "node.k8s.io": true,
+	"certificates.k8s.io": true, "flowcontrol.apiserver.k8s.io": true, "resource.k8s.io": true,
+	"authentication.k8s.io": true, "authorization.k8s.io": true, "storagemigration.k8s.io": true,
+	"internal.apiserver.k8s.io": true, "apiextensions.k8s.io": true,
+}
+
+// skip says whether a review can take objects of gk. Anything not
+// skipped is sent: the server knows which kinds it models.
+func skip(gk schema.GroupKind) skipReason {
+	switch {
+	case gk == schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+		return skipCRD
+	case gk.Group == v1alpha1.SchemeGroupVersion.Group: // this API's own kinds: RequestTrace, reviews
+		return skipIgnored
+	case gk.Group == "" && (gk.Kind == "Service" || gk.Kind == "Namespace"):
+		return keep
+	case builtinGroups[gk.Group]:
+		return skipIgnored
+	}
+	return keep
+}
+
+// names lists objects for a warning: Kind namespace/name, the first few.
+func names(objs []*unstructured.Unstructured) string {
+	const most = 5
+	var parts []string
+	for i, u := range objs {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("and %d more", len(objs)-most))
+			break
+		}
+		part := u.GetKind()
+		if u.GetName() != "" { // a RequestTrace has none
+			part += " " + qualified(u.GetNamespace(), u.GetName())
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// deleteList resolves the objects of --delete: KIND/NAME, namespaced kinds
+// in ns.
+func (d *diffOptions) deleteList(r kinds.Resolver, ns string) ([]v1alpha1.ReviewObjectReference, error) {
+	var out []v1alpha1.ReviewObjectReference
+	for _, arg := range d.deletes {
+		typ, name, ok := strings.Cut(arg, "/")
+		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
+			return nil, fmt.Errorf("--delete %q: want KIND/NAME", arg)
+		}
+		ks, err := r.Resolve(typ)
+		if err != nil {
+			return nil, fmt.Errorf("--delete %s: %w", arg, err)
+		}
+		if len(ks) > 1 {
+			var all []string
+			for _, k := range ks {
+				all = append(all, k.String())
+			}
+			return nil, fmt.Errorf("--delete %s: %q is the kind of %s: give it with its group (%s/%s)", arg, typ, strings.Join(all, " and "), strings.ToLower(ks[0].Plural+"."+ks[0].Group), name)
+		}
+		ref := v1alpha1.ReviewObjectReference{Group: ks[0].Group, Kind: ks[0].Kind, Name: name}
+		if ks[0].Namespaced {
+			ref.Namespace = ns
+		}
+		out = append(out, ref)
+	}
+	return out, nil
+}
+
+// offline compares two sets of manifests, OLD and NEW, each completed by
+// the manifests of -f they share: both computed by the server's engine,
+// the changes between them built by the server's own review storage, so
+// that the answer has the form and the order of the cluster's.
+func (d *diffOptions) offline(ctx context.Context, args []string) (*v1alpha1.EffectivePolicyReview, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("diff --offline compares two sets of manifests: give OLD and NEW (files or directories; -f adds manifests both share)")
+	}
+	if len(d.deletes) > 0 {
+		return nil, fmt.Errorf("--delete is for a review against the cluster; offline, leave the object out of NEW")
+	}
+	stdin := 0
+	for _, name := range append(slices.Clone(d.Offline.Filenames), args...) {
+		if name == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return nil, fmt.Errorf("standard input (-) can be read once")
+	}
+	ns := metav1.NamespaceDefault
+	if d.ConfigFlags.Namespace != nil && *d.ConfigFlags.Namespace != "" {
+		ns = *d.ConfigFlags.Namespace
+	}
+	opts, err := d.Offline.computeOptions()
+	if err != nil {
+		return nil, err
+	}
+	read := func(names []string) ([]*unstructured.Unstructured, error) {
+		if len(names) == 0 {
+			return nil, nil
+		}
+		return manifests.Read(manifests.Options{Filenames: names, Recursive: d.Offline.Recursive, Stdin: d.In})
+	}
+	shared, err := read(d.Offline.Filenames)
+	if err != nil {
+		return nil, err
+	}
+	var sets [2][]*unstructured.Unstructured
+	var tables [2]*kinds.Table
+	for i, name := range args {
+		own, err := read([]string{name})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range shared {
+			sets[i] = append(sets[i], u.DeepCopy())
+		}
+		sets[i] = append(sets[i], own...)
+		tables[i] = kinds.NewTable()
+		if err := tables[i].AddCRDs(sets[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	old := manifests.Complete(sets[0], manifests.Scope{Namespace: ns, Namespaced: tables[0].Namespaced})
+	proposed := manifests.CompleteAfter(sets[1], old, manifests.Scope{Namespace: ns, Namespaced: tables[1].Namespaced})
+	before, err := offline.New(old, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", args[0], err)
+	}
+	after, err := offline.New(proposed, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", args[1], err)
+	}
+	return answerReview(ctx, outcomes(offline.Diff(before, after)), &v1alpha1.EffectivePolicyReview{})
+}
+
+// outcomes are a review's outcomes computed beforehand (registry.ReviewSource).
+type outcomes []compute.Outcome
+
+func (o outcomes) Review(context.Context, compute.Proposal) ([]compute.Outcome, error) {
+	return o, nil
+}
