@@ -228,11 +228,6 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.LoadAvg["after PolicyReach"] = loadAvg()
-	// Before the edits: a trace waits for pending changes to be applied.
-	if rep.Trace, err = measureTrace(ctx, cfg, rc, dc, *f.kubeconfig, *f.traceReps); err != nil {
-		return err
-	}
-	rep.LoadAvg["after RequestTrace"] = loadAvg()
 	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
 		return err
 	}
@@ -240,6 +235,14 @@ func runMeasure(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Last, after the server's resources are read: a trace of every
+	// Gateway allocates hundreds of MB (scale 1) and would move the peak RSS
+	// of the runs before RequestTrace existed; its own peak is reported with
+	// the trace.
+	if rep.Trace, err = measureTrace(ctx, cfg, rc, dc, *f.kubeconfig, *f.traceReps, rd.PID); err != nil {
+		return err
+	}
+	rep.LoadAvg["after RequestTrace"] = loadAvg()
 	rep.Targets = targets(rep)
 	rep.Decisions = notes
 	if err := writeJSON(*f.out+".json", rep); err != nil {
