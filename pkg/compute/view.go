@@ -42,9 +42,7 @@ type ViewGateway struct {
 	// Listeners are the Gateway's own listeners, in spec order, then those
 	// of the ListenerSets it allows, by ListenerSet namespace and name.
 	Listeners []ViewListener
-	// Refused are the routes whose parentRefs name the Gateway (or one of
-	// its ListenerSets) but attach through none of its listeners, sorted.
-	Refused []ViewRefused
+	id        nodeID
 }
 
 // ViewRefused is a route a Gateway does not admit, and why.
@@ -68,14 +66,14 @@ type ViewListener struct {
 	// Path is the hierarchy from its root down to the listener's section
 	// node, least specific first (Namespace nodes are inserted by Vias).
 	Path []v1alpha1.ObjectReference
-	// Routes are the routes attached through this listener, sorted.
-	Routes []ViewRoute
+	node nodeID
 }
 
 // ViewRoute is a route attached to a listener.
 type ViewRoute struct {
-	Ref     v1alpha1.ObjectReference
-	Created time.Time
+	Ref       v1alpha1.ObjectReference
+	Hostnames []string // spec.hostnames, lower case; none: every host
+	Created   time.Time
 	// Spec is the route's spec as the cluster holds it: shared, read-only.
 	Spec map[string]interface{}
 	// RuleSections are the section names of the rules' nodes: a rule's
@@ -107,7 +105,7 @@ func (v View) Gateways(namespace, name string) []ViewGateway {
 
 func (v View) gateway(g *gatewayObj) ViewGateway {
 	st := v.st
-	vg := ViewGateway{Namespace: g.id.Namespace, Name: g.id.Name}
+	vg := ViewGateway{Namespace: g.id.Namespace, Name: g.id.Name, id: g.id}
 	var top []v1alpha1.ObjectReference
 	if st.classes[g.class] {
 		vg.ControllerName = st.classControllers[g.class]
@@ -115,24 +113,40 @@ func (v View) gateway(g *gatewayObj) ViewGateway {
 	}
 	top = append(top, g.id.ref())
 	v.addListeners(&vg, g.id, nil, g.listeners, top)
-	var sets []nodeID
-	for c := range st.lsByGateway[g.id] {
-		if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
-			sets = append(sets, c)
-		}
-	}
-	sort.Slice(sets, func(i, j int) bool { return lessNode(sets[i], sets[j]) })
+	sets := v.allowedSets(g)
 	for _, c := range sets {
 		ref := c.ref()
 		v.addListeners(&vg, c, &ref, st.listenerSets[c].listeners, append(top[:len(top):len(top)], ref))
 	}
-	vg.Refused = v.refused(g, sets)
 	return vg
+}
+
+// allowedSets lists the ListenerSets g allows, sorted.
+func (v View) allowedSets(g *gatewayObj) []nodeID {
+	var sets []nodeID
+	for c := range v.st.lsByGateway[g.id] {
+		if ls := v.st.listenerSets[c]; ls != nil && v.st.lsAllowed(g, ls) {
+			sets = append(sets, c)
+		}
+	}
+	sort.Slice(sets, func(i, j int) bool { return lessNode(sets[i], sets[j]) })
+	return sets
+}
+
+// Refused lists the routes whose parentRefs name gw (or one of its
+// ListenerSets) but attach through none of its listeners, and whose
+// hostnames keep accepts (nil: all), sorted.
+func (v View) Refused(gw ViewGateway, keep func(hostnames []string) bool) []ViewRefused {
+	g := v.st.gateways[gw.id]
+	if g == nil {
+		return nil
+	}
+	return v.refused(g, v.allowedSets(g), keep)
 }
 
 // refused lists the routes that name g or one of its allowed ListenerSets
 // (sets) in a parentRef but attach through none of their listeners.
-func (v View) refused(g *gatewayObj, sets []nodeID) []ViewRefused {
+func (v View) refused(g *gatewayObj, sets []nodeID, keep func(hostnames []string) bool) []ViewRefused {
 	st := v.st
 	owners := map[nodeID][]listener{g.id: g.listeners}
 	for _, c := range sets {
@@ -148,7 +162,7 @@ func (v View) refused(g *gatewayObj, sets []nodeID) []ViewRefused {
 	var out []ViewRefused
 	for i, rid := range ids {
 		r := st.routes[rid]
-		if r == nil || i > 0 && ids[i-1] == rid {
+		if r == nil || i > 0 && ids[i-1] == rid || keep != nil && !keep(r.hostnames) {
 			continue
 		}
 		attached := false
@@ -194,24 +208,56 @@ func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectRe
 	for _, l := range ls {
 		n := owner
 		n.Section = l.name
-		vl := ViewListener{
+		vg.Listeners = append(vg.Listeners, ViewListener{
 			Name: l.name, Port: int32(l.port), Protocol: l.protocol, Hostname: l.hostname,
 			ListenerSet: set,
 			Path:        append(top[:len(top):len(top)], n.ref()),
-		}
-		var routes []nodeID
-		v.st.attachedRoutes(n, func(r nodeID) { routes = append(routes, r) })
-		sort.Slice(routes, func(i, j int) bool { return lessNode(routes[i], routes[j]) })
-		for _, rid := range routes {
-			r := v.st.routes[rid]
-			vr := ViewRoute{Ref: rid.ref(), Created: r.created, Spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
-			for i, ru := range r.rules {
-				vr.RuleSections[i] = ru.section
-			}
-			vl.Routes = append(vl.Routes, vr)
-		}
-		vg.Listeners = append(vg.Listeners, vl)
+			node:        n,
+		})
 	}
+}
+
+// Routes returns the routes attached through listener l whose hostnames
+// keep accepts (nil keeps every route), sorted, and whether any route is
+// attached at all (attached > 0; the count of the kept ones when there
+// are some). A trace keeps the routes that serve its host: on a Gateway with
+// hundreds of routes, one or two.
+func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes []ViewRoute, attached int) {
+	var ids []nodeID
+	// Hostnames first: they are cheap to check, attachment is not (every
+	// parentRef against every listener), and a trace keeps one or two
+	// routes of hundreds.
+	for rid := range v.st.routesByParent[l.node.object()] {
+		r := v.st.routes[rid]
+		if r == nil || keep != nil && !keep(r.hostnames) {
+			continue
+		}
+		if v.st.attachesTo(r, l.node) {
+			ids = append(ids, rid)
+		}
+	}
+	attached = len(ids)
+	if attached == 0 && keep != nil {
+		// Whether any route is attached at all (no route for the host, or
+		// none on the listener): the first one answers.
+		for rid := range v.st.routesByParent[l.node.object()] {
+			if r := v.st.routes[rid]; r != nil && v.st.attachesTo(r, l.node) {
+				attached = 1
+				break
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	out := make([]ViewRoute, len(ids))
+	for i, rid := range ids {
+		r := v.st.routes[rid]
+		vr := ViewRoute{Ref: rid.ref(), Hostnames: r.hostnames, Created: r.created, Spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
+		for j, ru := range r.rules {
+			vr.RuleSections[j] = ru.section
+		}
+		out[i] = vr
+	}
+	return out, attached
 }
 
 // KindVia is the via of one policy kind on a path.

@@ -59,16 +59,20 @@ spec:
 			t.Fatalf("gateways %+v", gws)
 		}
 		l := gws[0].Listeners[0]
-		if l.Name != "http" || l.Port != 80 || len(l.Routes) != 1 || l.Routes[0].Ref.Name != "rt" {
-			t.Fatalf("listener %+v", l)
+		routes, attached := v.Routes(l, nil)
+		if l.Name != "http" || l.Port != 80 || attached != 1 || len(routes) != 1 || routes[0].Ref.Name != "rt" {
+			t.Fatalf("listener %+v, routes %+v", l, routes)
 		}
-		if got := l.Routes[0].RuleSections; len(got) != 2 || got[0] != "main" || got[1] != "rule-2" {
+		if got := routes[0].RuleSections; len(got) != 2 || got[0] != "main" || got[1] != "rule-2" {
 			t.Errorf("rule sections %v", got)
+		}
+		if kept, attached := v.Routes(l, func([]string) bool { return false }); len(kept) != 0 || attached != 1 {
+			t.Errorf("a filter keeping nothing: %d kept of %d", len(kept), attached)
 		}
 		if len(l.Path) != 3 || l.Path[0].Kind != "GatewayClass" || l.Path[2].SectionName != "http" {
 			t.Errorf("path %+v", l.Path)
 		}
-		route := l.Routes[0].Ref
+		route := routes[0].Ref
 		rule := route
 		rule.SectionName = "main"
 		path := append(append([]v1alpha1.ObjectReference{}, l.Path...), route, rule)
@@ -115,7 +119,7 @@ metadata: {name: tcp, namespace: appns}
 spec: {parentRefs: [{name: gw, sectionName: http}]}
 `, "")
 	var got []ViewRefused
-	e.View(func(v View) { got = v.Gateways("appns", "gw")[0].Refused })
+	e.View(func(v View) { got = v.Refused(v.Gateways("appns", "gw")[0], nil) })
 	want := map[string]string{
 		"no-section": "its parentRef names no listener grpc of Gateway appns/gw",
 		"other-ns":   "listener http admits routes of namespace appns only",

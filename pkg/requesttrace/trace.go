@@ -59,14 +59,16 @@ func Trace(topo Topology, spec v1alpha1.RequestTraceSpec, caller Caller) (v1alph
 		} else {
 			gws = v.Gateways("", "")
 		}
+		converted := map[v1alpha1.ObjectReference]convertedRoute{}
 		for i := range gws {
-			t := gatewayTrace{v: v, gw: &gws[i], req: req, caller: caller, named: spec.Gateway != nil}
+			t := gatewayTrace{v: v, gw: &gws[i], req: req, caller: caller, named: spec.Gateway != nil, converted: converted}
 			t.run(&status, &lookups)
 		}
 	})
 	if err != nil {
 		return status, err
 	}
+	caller.Effective = onceEach(caller.Effective)
 	for _, l := range lookups {
 		m := &status.Matches[l.match]
 		if l.backend == nil {
@@ -77,6 +79,24 @@ func Trace(topo Topology, spec v1alpha1.RequestTraceSpec, caller Caller) (v1alph
 	}
 	status.Message = summary(status, spec)
 	return status, nil
+}
+
+// onceEach makes effective read each EffectivePolicy once per trace: the
+// matches of one route through several listeners read the same ones.
+func onceEach(effective func(namespace, name string) []v1alpha1.Target) func(namespace, name string) []v1alpha1.Target {
+	if effective == nil {
+		return nil
+	}
+	seen := map[[2]string][]v1alpha1.Target{}
+	return func(namespace, name string) []v1alpha1.Target {
+		k := [2]string{namespace, name}
+		if t, ok := seen[k]; ok {
+			return t
+		}
+		t := effective(namespace, name)
+		seen[k] = t
+		return t
+	}
 }
 
 // request converts the API's request for pkg/requestmatch.
@@ -111,7 +131,7 @@ func summary(s v1alpha1.RequestTraceStatus, spec v1alpha1.RequestTraceSpec) stri
 	if spec.Port != 0 {
 		where = fmt.Sprintf(" on port %d", spec.Port)
 	}
-	return fmt.Sprintf("no Gateway has a listener%s for host %q", where, spec.Request.Host)
+	return fmt.Sprintf("no Gateway serves host %q%s: no listener takes it, or no route attached to one serves it (name a Gateway in spec.gateway to see why)", spec.Request.Host, where)
 }
 
 // gatewayTrace traces the request through one Gateway.
@@ -121,6 +141,30 @@ type gatewayTrace struct {
 	req    requestmatch.Request
 	caller Caller
 	named  bool // spec.gateway names this Gateway: report why it does not take the request
+	// converted holds the routes converted for matching so far (a route
+	// attaches through several listeners, and Gateways): each once.
+	converted map[v1alpha1.ObjectReference]convertedRoute
+}
+
+type convertedRoute struct {
+	route requestmatch.Route
+	ok    bool
+}
+
+// servesHost reports whether a route with these hostnames serves the
+// request's host.
+func (t *gatewayTrace) servesHost(hostnames []string) bool {
+	return requestmatch.RouteServesHost(hostnames, t.req.Host)
+}
+
+// convert converts vr once per trace.
+func (t *gatewayTrace) convert(vr compute.ViewRoute) (requestmatch.Route, bool) {
+	c, seen := t.converted[vr.Ref]
+	if !seen {
+		c.route, c.ok = toMatchRoute(vr)
+		t.converted[vr.Ref] = c
+	}
+	return c.route, c.ok
 }
 
 func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]lookup) {
@@ -150,14 +194,23 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 		vl := &gw.Listeners[i]
 		front := t.caller.visible(gw.Namespace) && (vl.ListenerSet == nil || t.caller.visible(vl.ListenerSet.Namespace))
 		l := listeners[i]
+		// Only the routes that serve the host can take the request: the
+		// others are never converted (most of a trace's cost otherwise).
+		routes, attached := t.v.Routes(*vl, t.servesHost)
+		if len(routes) == 0 && !t.named {
+			// Tracing every Gateway: a listener no route serves the host
+			// through is not where the request goes (a named Gateway says
+			// why instead).
+			continue
+		}
 		var unread []string
 		hidden := 0 // routes on the listener the caller may not see
-		for _, vr := range vl.Routes {
+		for _, vr := range routes {
 			visible := t.caller.visible(vr.Ref.Namespace)
 			if !visible {
 				hidden++
 			}
-			r, ok := toMatchRoute(vr)
+			r, ok := t.convert(vr)
 			if !ok {
 				if visible {
 					unread = append(unread, vr.Ref.Kind+" "+vr.Ref.Namespace+"/"+vr.Ref.Name)
@@ -167,6 +220,10 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 			l.Routes = append(l.Routes, r)
 		}
 		res := requestmatch.MatchListener(l, t.req)
+		if len(routes) == 0 && attached > 0 {
+			res.Reason = requestmatch.ReasonNoRouteForHost
+			res.Message = fmt.Sprintf("no route on listener %s matches host %q", vl.Name, t.req.Host)
+		}
 		reachesVisibleRoute := res.Matched() && t.caller.visible(res.Route.Namespace)
 		if !front && !reachesVisibleRoute {
 			// The Gateway (or ListenerSet) is named only to those who may
@@ -193,7 +250,7 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 		status.Matches = append(status.Matches, m)
 		if res.Matched() {
 			idx := len(status.Matches) - 1
-			t.matched(&status.Matches[idx], idx, vl, res, lookups)
+			t.matched(&status.Matches[idx], idx, vl, routes, res, lookups)
 		}
 	}
 }
@@ -205,8 +262,8 @@ const gatewayGroup = "gateway.networking.k8s.io"
 // reason a request a route was written for goes unmatched.
 func (t *gatewayTrace) refusals() string {
 	var notes []string
-	for _, r := range t.gw.Refused {
-		if !t.caller.visible(r.Ref.Namespace) || !requestmatch.RouteServesHost(r.Hostnames, t.req.Host) {
+	for _, r := range t.v.Refused(*t.gw, t.servesHost) {
+		if !t.caller.visible(r.Ref.Namespace) {
 			continue
 		}
 		notes = append(notes, fmt.Sprintf("%s %s/%s names the Gateway but is not admitted: %s", r.Ref.Kind, r.Ref.Namespace, r.Ref.Name, r.Why))
@@ -238,12 +295,12 @@ func joinMessages(a, b string) string {
 
 // matched fills in the route, rule, backends and the policy lookups of a
 // match.
-func (t *gatewayTrace) matched(m *v1alpha1.TraceMatch, idx int, vl *compute.ViewListener, res requestmatch.Result, lookups *[]lookup) {
+func (t *gatewayTrace) matched(m *v1alpha1.TraceMatch, idx int, vl *compute.ViewListener, routes []compute.ViewRoute, res requestmatch.Result, lookups *[]lookup) {
 	var vr *compute.ViewRoute
-	for i := range vl.Routes {
-		r := &vl.Routes[i]
+	for i := range routes {
+		r := &routes[i]
 		if r.Ref.Kind == string(res.Route.Kind) && r.Ref.Namespace == res.Route.Namespace && r.Ref.Name == res.Route.Name {
-			vr = &vl.Routes[i]
+			vr = r
 			break
 		}
 	}

@@ -143,7 +143,7 @@ func pickTraceTarget(l *live.Live) (traceTarget, error) {
 		var best *compute.ViewGateway
 		gws := v.Gateways("", "")
 		for i := range gws {
-			n, pairs := countRoutes(&gws[i])
+			n, pairs := countRoutes(v, &gws[i])
 			if n > t.routes {
 				best, t.routes, t.attachments = &gws[i], n, pairs
 			}
@@ -157,7 +157,8 @@ func pickTraceTarget(l *live.Live) (traceTarget, error) {
 			if vl.Hostname == "" {
 				continue
 			}
-			for _, vr := range vl.Routes {
+			routes, _ := v.Routes(vl, nil)
+			for _, vr := range routes {
 				if vr.Ref.Kind != "HTTPRoute" {
 					continue
 				}
@@ -177,10 +178,11 @@ func pickTraceTarget(l *live.Live) (traceTarget, error) {
 
 // countRoutes returns the distinct routes attached to gw and the number of
 // (listener, route) attachments.
-func countRoutes(gw *compute.ViewGateway) (distinct, pairs int) {
+func countRoutes(v compute.View, gw *compute.ViewGateway) (distinct, pairs int) {
 	seen := map[v1alpha1.ObjectReference]bool{}
 	for _, vl := range gw.Listeners {
-		for _, vr := range vl.Routes {
+		routes, _ := v.Routes(vl, nil)
+		for _, vr := range routes {
 			seen[vr.Ref] = true
 			pairs++
 		}
