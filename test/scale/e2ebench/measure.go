@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 )
 
 func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }
@@ -43,6 +45,7 @@ type Report struct {
 	Edits        []editResult      `json:"edits"`
 	Reach        reachResult       `json:"reach"`
 	Trace        traceResult       `json:"trace"`
+	Review       reviewResult      `json:"review"`
 	Server       serverResources   `json:"server"`
 	LoadAvg      map[string]string `json:"loadAverage"`
 	Targets      []target          `json:"targets"`
@@ -149,7 +152,7 @@ func (k *kvFlag) Set(s string) error {
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
 	gets, conc, listReps, edits, reachReps      *int
-	traceReps                                   *int
+	traceReps, reviewReps                       *int
 	editTimeout                                 *time.Duration
 	seed                                        *uint64
 	machine                                     kvFlag
@@ -168,6 +171,7 @@ func parseMeasureFlags(args []string) *measureFlags {
 		listReps:    fs.Int("list-reps", 3, "LIST repetitions of each resource"),
 		reachReps:   fs.Int("reach-reps", 7, "repetitions of the PolicyReach GET and its baseline"),
 		traceReps:   fs.Int("trace-reps", 50, "repetitions of the RequestTrace create and its baseline GET"),
+		reviewReps:  fs.Int("review-reps", 10, "repetitions of the EffectivePolicyReview create"),
 		edits:       fs.Int("edits", 20, "repetitions of each policy edit"),
 		editTimeout: fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long"),
 		seed:        fs.Uint64("seed", 1, "seed of the GET sample"),
@@ -243,6 +247,18 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.LoadAvg["after RequestTrace"] = loadAvg()
+	gwPolicy, _ := idx.pickPolicies()
+	if gwPolicy == nil {
+		return fmt.Errorf("no Gateway-level policy to review")
+	}
+	epcs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if rep.Review, err = measureReview(ctx, epcs.EffectivepolicyV1alpha1(), dc, gwPolicy, *f.reviewReps); err != nil {
+		return err
+	}
+	rep.LoadAvg["after EffectivePolicyReview"] = loadAvg()
 	rep.Targets = targets(rep)
 	rep.Decisions = notes
 	if err := writeJSON(*f.out+".json", rep); err != nil {

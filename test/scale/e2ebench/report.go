@@ -115,6 +115,13 @@ func targets(r Report) []target {
 		})
 	}
 	if x := r.Trace; x.Reps > 0 {
+		if x := r.Review; x.Reps > 0 {
+			t = append(t, target{
+				Goal:     "an EffectivePolicyReview of one Gateway-level policy edit answers in under 1 s through kube-apiserver",
+				Measured: fmt.Sprintf("p50 %.0f ms, max %.0f ms, %d changed EffectivePolicies (%.1f MB)", x.P50, x.Max, x.Changes, float64(x.ResponseBytes)/1e6),
+				Met:      x.Max < 1000,
+			})
+		}
 		t = append(t, target{
 			Goal: "a RequestTrace against the Gateway with the most routes within 2× of a GET of an HTTPRoute through kube-apiserver",
 			Measured: fmt.Sprintf("p50 %.1f ms = %.2f× of %.1f ms (p90 %.2f×), Gateway %s named by %d HTTPRoutes; with kubectl (-o yaml, medians) %.0f ms = %.2f× of %.0f ms",
@@ -134,7 +141,7 @@ func markdown(r Report) string {
 	var b strings.Builder
 	p := func(format string, args ...interface{}) { fmt.Fprintf(&b, format+"\n", args...) }
 	for _, section := range []func(func(string, ...interface{}), Report){
-		mdHeader, mdTargetsAndMachine, mdTopologyAndStartUp, mdGet, mdList, mdReach, mdEdits, mdTrace, mdServerAndMethod,
+		mdHeader, mdTargetsAndMachine, mdTopologyAndStartUp, mdGet, mdList, mdReach, mdEdits, mdTrace, mdReview, mdServerAndMethod,
 	} {
 		section(p, r)
 	}
@@ -180,7 +187,7 @@ func mdTargetsAndMachine(p func(string, ...interface{}), r Report) {
 	for _, k := range keys {
 		p("| %s | %s |", k, r.Machine[k])
 	}
-	for _, k := range []string{"measure start", "after LIST", "after GET", "after PolicyReach", "after edits", "after RequestTrace"} {
+	for _, k := range []string{"measure start", "after LIST", "after GET", "after PolicyReach", "after edits", "after RequestTrace", "after EffectivePolicyReview"} {
 		if v, ok := r.LoadAvg[k]; ok {
 			p("| load average (1/5/15 min) %s | %s |", k, v)
 		}
