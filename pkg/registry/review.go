@@ -113,8 +113,7 @@ func (r *ReviewREST) changes(ctx context.Context, u user.Info, outcomes []comput
 			s.HiddenChanges++
 			continue
 		}
-		c.Before.Targets = r.redacted(ctx, u, o.Before)
-		c.After.Targets = r.redacted(ctx, u, o.After)
+		c.Before.Targets, c.After.Targets = changedOnly(r.redacted(ctx, u, o.Before), r.redacted(ctx, u, o.After))
 		s.Changes = append(s.Changes, c)
 	}
 	sort.Slice(s.Changes, func(i, j int) bool {
@@ -128,6 +127,70 @@ func (r *ReviewREST) changes(ctx context.Context, u user.Info, outcomes []comput
 		return a.Name < b.Name
 	})
 	return s
+}
+
+// changedOnly keeps, of a modified EffectivePolicy's targets, those that
+// change, and in them the policy kinds that change: a Gateway-level edit
+// modifies hundreds of EffectivePolicies, most of whose content (other
+// targets sharing the name, other policy kinds) stays as it is, and the
+// answer would otherwise repeat all of it twice.
+func changedOnly(before, after []v1alpha1.Target) ([]v1alpha1.Target, []v1alpha1.Target) {
+	type key struct{ group, kind, name string }
+	index := func(ts []v1alpha1.Target) map[key]*v1alpha1.Target {
+		m := make(map[key]*v1alpha1.Target, len(ts))
+		for i := range ts {
+			m[key{ts[i].Group, ts[i].Kind, ts[i].Name}] = &ts[i]
+		}
+		return m
+	}
+	b, a := index(before), index(after)
+	var outB, outA []v1alpha1.Target
+	for _, t := range before {
+		k := key{t.Group, t.Kind, t.Name}
+		if other, ok := a[k]; ok {
+			if pb, pa := changedPolicies(t.Policies, other.Policies); len(pb)+len(pa) > 0 {
+				tb, ta := t, *other
+				tb.Policies, ta.Policies = pb, pa
+				outB, outA = append(outB, tb), append(outA, ta)
+			}
+			continue
+		}
+		outB = append(outB, t)
+	}
+	for _, t := range after {
+		if _, ok := b[key{t.Group, t.Kind, t.Name}]; !ok {
+			outA = append(outA, t)
+		}
+	}
+	return outB, outA
+}
+
+// changedPolicies keeps the policy kinds of one target that differ.
+func changedPolicies(before, after []v1alpha1.TargetPolicy) ([]v1alpha1.TargetPolicy, []v1alpha1.TargetPolicy) {
+	type key struct{ group, kind string }
+	a := make(map[key]*v1alpha1.TargetPolicy, len(after))
+	for i := range after {
+		a[key{after[i].Group, after[i].Kind}] = &after[i]
+	}
+	seen := make(map[key]bool, len(before))
+	var outB, outA []v1alpha1.TargetPolicy
+	for _, p := range before {
+		k := key{p.Group, p.Kind}
+		seen[k] = true
+		other, ok := a[k]
+		switch {
+		case !ok:
+			outB = append(outB, p)
+		case !reflect.DeepEqual(p, *other):
+			outB, outA = append(outB, p), append(outA, *other)
+		}
+	}
+	for _, p := range after {
+		if !seen[key{p.Group, p.Kind}] {
+			outA = append(outA, p)
+		}
+	}
+	return outB, outA
 }
 
 // targetsOf returns the targets of an output (nil: none).
