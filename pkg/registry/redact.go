@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsonpointer"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
@@ -89,6 +90,54 @@ func (r *Redactor) Redact(ctx context.Context, u user.Info, o *encoded.Object) *
 		// the same error), which shows nothing.
 		return o
 	}
+	// targets is o's decoded copy, the caller's to edit.
+	redacted := r.redactInPlace(ctx, u, targets)
+	if !redacted {
+		return o
+	}
+	out, err := o.WithTargets(targets)
+	if err != nil {
+		// Cannot happen (redactSpec writes valid JSON, the rest was encoded
+		// before); should it all the same, show no target rather than a
+		// sensitive value.
+		klog.ErrorS(err, "Encoding a redacted output failed; serving it without targets", "namespace", o.Namespace, "name", o.Name)
+		out, _ = o.WithTargets(nil)
+	}
+	return out
+}
+
+// RedactTargets returns decoded targets as u may see them, as Redact does
+// for an encoded output. targets is not modified: when something is hidden,
+// the answer is a copy. Targets naming no policy kind with sensitive fields
+// (most) are returned as they are, after a scan of their policy kinds.
+func (r *Redactor) RedactTargets(ctx context.Context, u user.Info, targets []v1alpha1.Target) []v1alpha1.Target {
+	if r == nil || !r.anySensitive(targets) {
+		return targets
+	}
+	out := make([]v1alpha1.Target, len(targets))
+	for i := range targets {
+		targets[i].DeepCopyInto(&out[i])
+	}
+	r.redactInPlace(ctx, u, out)
+	return out
+}
+
+// anySensitive reports whether targets name a policy kind with sensitive
+// fields.
+func (r *Redactor) anySensitive(targets []v1alpha1.Target) bool {
+	for _, t := range targets {
+		for _, p := range t.Policies {
+			if sk, ok := r.fields.SensitiveKind(schema.GroupKind{Group: p.Group, Kind: p.Kind}); ok && len(sk.Paths) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// redactInPlace replaces, in targets, the sensitive values u may not see,
+// and reports whether it replaced any.
+func (r *Redactor) redactInPlace(ctx context.Context, u user.Info, targets []v1alpha1.Target) bool {
 	redacted := false
 	for ti := range targets {
 		for pi := range targets[ti].Policies {
@@ -102,25 +151,13 @@ func (r *Redactor) Redact(ctx context.Context, u user.Info, o *encoded.Object) *
 				if len(ptrs) == 0 {
 					continue
 				}
-				// targets is o's decoded copy, the caller's to edit.
 				tp.Effective[ei].Spec.Raw = redactSpec(tp.Effective[ei].Spec.Raw, ptrs)
 				tp.Effective[ei].Spec.Object = nil
 				redacted = true
 			}
 		}
 	}
-	if !redacted {
-		return o
-	}
-	out, err := o.WithTargets(targets)
-	if err != nil {
-		// Cannot happen (redactSpec writes valid JSON, the rest was encoded
-		// before); should it all the same, show no target rather than a
-		// sensitive value.
-		klog.ErrorS(err, "Encoding a redacted output failed; serving it without targets", "namespace", o.Namespace, "name", o.Name)
-		out, _ = o.WithTargets(nil)
-	}
-	return out
+	return redacted
 }
 
 // mayHide reports whether an output with this summary names a policy kind

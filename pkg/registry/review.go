@@ -113,7 +113,10 @@ func (r *ReviewREST) changes(ctx context.Context, u user.Info, outcomes []comput
 			s.HiddenChanges++
 			continue
 		}
-		c.Before.Targets, c.After.Targets = changedOnly(r.redacted(ctx, u, o.Before), r.redacted(ctx, u, o.After))
+		// What changed is found before redaction, so that a change of a
+		// sensitive value shows as one (redacted on both sides).
+		b, a := changedOnly(before, after)
+		c.Before.Targets, c.After.Targets = r.redactor.RedactTargets(ctx, u, b), r.redactor.RedactTargets(ctx, u, a)
 		s.Changes = append(s.Changes, c)
 	}
 	sort.Slice(s.Changes, func(i, j int) bool {
@@ -199,27 +202,6 @@ func targetsOf(obj runtime.Object) []v1alpha1.Target {
 		return nil
 	}
 	t, _ := encoded.TargetsOf(obj)
-	return t
-}
-
-// redacted returns obj's targets as u may see them (sensitive fields of
-// policies she may not get replaced, as a get of the EffectivePolicy
-// would show them).
-func (r *ReviewREST) redacted(ctx context.Context, u user.Info, obj runtime.Object) []v1alpha1.Target {
-	if obj == nil {
-		return nil
-	}
-	if r.redactor == nil {
-		return targetsOf(obj)
-	}
-	o, err := encoded.New(obj)
-	if err != nil {
-		return nil
-	}
-	t, err := r.redactor.Redact(ctx, u, o).Targets()
-	if err != nil {
-		return nil
-	}
 	return t
 }
 

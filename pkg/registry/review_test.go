@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
@@ -40,10 +41,11 @@ func TestReviewRESTCreate(t *testing.T) {
 	cases := []struct {
 		name       string
 		namespaces map[string]bool // nil: no authorizer
+		redact     bool            // retries is a sensitive field of RetryPolicy
 		spec       v1alpha1.EffectivePolicyReviewSpec
 		check      func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus)
 	}{
-		{"a policy's spec changes", nil, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
+		{"a policy's spec changes", nil, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				if len(s.Changes) != 1 {
 					t.Fatalf("changes %+v", s.Changes)
@@ -59,13 +61,13 @@ func TestReviewRESTCreate(t *testing.T) {
 					t.Errorf("after %s", got)
 				}
 			}},
-		{"the policy is deleted", nil, v1alpha1.EffectivePolicyReviewSpec{Delete: []v1alpha1.ReviewObjectReference{{Group: "example.com", Kind: "RetryPolicy", Namespace: "baker", Name: "retry-all"}}},
+		{"the policy is deleted", nil, false, v1alpha1.EffectivePolicyReviewSpec{Delete: []v1alpha1.ReviewObjectReference{{Group: "example.com", Kind: "RetryPolicy", Namespace: "baker", Name: "retry-all"}}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				if len(s.Changes) != 1 || s.Changes[0].Change != v1alpha1.ChangeDeleted || len(s.Changes[0].After.Targets) != 0 || len(s.Changes[0].Before.Targets) != 2 { // the route and its Service share the name
 					t.Errorf("changes %+v", s.Changes)
 				}
 			}},
-		{"a Gateway policy is added", nil, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(`{"apiVersion":"example.com/v1","kind":"RetryPolicy","metadata":{"name":"gw","namespace":"infra"},
+		{"a Gateway policy is added", nil, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(`{"apiVersion":"example.com/v1","kind":"RetryPolicy","metadata":{"name":"gw","namespace":"infra"},
 "spec":{"targetRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"gw"}],"budget":1}}`)}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				var got []string
@@ -77,16 +79,29 @@ func TestReviewRESTCreate(t *testing.T) {
 					t.Errorf("changes %v", got)
 				}
 			}},
-		{"the application namespace hidden", map[string]bool{"infra": true}, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
+		{"the application namespace hidden", map[string]bool{"infra": true}, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				if len(s.Changes) != 0 || s.HiddenChanges != 1 {
 					t.Errorf("status %+v", s)
 				}
 			}},
-		{"the same object again", nil, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(strings.Replace(retry5, `"retries":5`, `"retries":3`, 1))}},
+		{"the same object again", nil, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(strings.Replace(retry5, `"retries":5`, `"retries":3`, 1))}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				if len(s.Changes) != 0 {
 					t.Errorf("no change expected: %+v", s.Changes)
+				}
+			}},
+		// The change is listed, its sensitive values are not: ana may read
+		// the EffectivePolicy, not the RetryPolicy that set them.
+		{"a sensitive value redacted", map[string]bool{"baker": true}, true, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
+			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
+				if len(s.Changes) != 1 {
+					t.Fatalf("changes %+v", s.Changes)
+				}
+				for _, side := range []v1alpha1.ReviewTargets{s.Changes[0].Before, s.Changes[0].After} {
+					if got := specOfRoute(side.Targets); got != `{"retries":"<redacted>"}` {
+						t.Errorf("spec %s, want the value redacted", got)
+					}
 				}
 			}},
 	}
@@ -97,7 +112,13 @@ func TestReviewRESTCreate(t *testing.T) {
 			if tc.namespaces != nil {
 				access = registry.NewAccess(&epAuthz{namespaces: tc.namespaces}, 0)
 			}
-			r := registry.NewReviewREST(engineReviews{e: e}, access, nil)
+			var redactor *registry.Redactor
+			if tc.redact {
+				redactor = registry.NewRedactorWith(access, sensitiveFields{
+					{Group: "example.com", Kind: "RetryPolicy"}: {Resource: schema.GroupResource{Group: "example.com", Resource: "retrypolicies"}, Paths: []string{"/retries"}},
+				})
+			}
+			r := registry.NewReviewREST(engineReviews{e: e}, access, redactor)
 			out, err := r.Create(userCtx("ana"), &v1alpha1.EffectivePolicyReview{Spec: tc.spec}, nil, &metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)

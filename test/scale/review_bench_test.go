@@ -1,11 +1,20 @@
 package scale
 
 import (
+	"context"
+	"encoding/json"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
 // BenchmarkReviewGatewayPolicyEdit: an EffectivePolicyReview of one
@@ -46,4 +55,76 @@ func BenchmarkReviewGatewayPolicyEdit(b *testing.B) {
 		}
 		b.ReportMetric(float64(keys)/float64(b.N), "keys/op")
 	})
+}
+
+// BenchmarkReviewREST: the same Gateway-level policy edit reviewed through
+// the REST storage (ReviewREST.Create: the live layer's Review, the changes
+// as a caller sees them, with a redactor and an authorizer that allows
+// everything) and encoded as JSON, as the server answers it: the part of an
+// end-to-end review that is this server's, without HTTP. -profile-dir
+// writes review-rest.prof.
+//
+//	go test -run '^$' -bench '^BenchmarkReviewREST$' -benchtime 5x ./test/scale -args -scale=0.1
+func BenchmarkReviewREST(b *testing.B) {
+	defer quietKlog()()
+	objs := Generate(Options{Scale: *scaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
+	s := startLive(b, fakeClient(b, objs), b.TempDir())
+	defer s.stop()
+	access := registry.NewAccess(allowAll{}, 0)
+	reviews := registry.NewReviewREST(s.l, access, registry.NewRedactorWith(access, s.l.SensitiveFields()))
+	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "bench", Groups: []string{user.AllAuthenticated}})
+	review := func(p *unstructured.Unstructured) (changes, size int) {
+		editPolicy(p, nextEdit())
+		raw, err := json.Marshal(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := &v1alpha1.EffectivePolicyReview{Spec: v1alpha1.EffectivePolicyReviewSpec{Apply: []kruntime.RawExtension{{Raw: raw}}}}
+		out, err := reviews.Create(ctx, in, nil, &metav1.CreateOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := json.Marshal(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return len(out.(*v1alpha1.EffectivePolicyReview).Status.Changes), len(body)
+	}
+	// The first Gateway-level policy whose edit shows (an edit of a policy
+	// that a GatewayClass override hides everywhere changes nothing).
+	var p *unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetLabels()[LevelLabel] == LevelGateway {
+			if n, _ := review(o.DeepCopy()); n > 0 {
+				p = o.DeepCopy()
+				break
+			}
+		}
+	}
+	if p == nil {
+		b.Fatal("no Gateway-level policy edit changes an EffectivePolicy")
+	}
+	b.Logf("editing %s %s/%s", p.GetKind(), p.GetNamespace(), p.GetName())
+	b.ReportAllocs()
+	stop := profile(b, "review-rest.prof")
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	changes, size := 0, 0
+	for i := 0; i < b.N; i++ {
+		n, sz := review(p)
+		changes, size = changes+n, size+sz
+	}
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	stop()
+	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(changes)/float64(b.N), "changes/op")
+	b.ReportMetric(float64(size)/1e6/float64(b.N), "resp-MB")
+}
+
+// allowAll is an authorizer that allows everything.
+type allowAll struct{}
+
+func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+	return authorizer.DecisionAllow, "", nil
 }
