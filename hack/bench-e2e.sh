@@ -96,6 +96,7 @@ hack/local-down.sh >/dev/null 2>&1 || true
 
 log "building the server and e2ebench"
 "${GO}" build -o bin/effectivepolicy-apiserver ./cmd/effectivepolicy-apiserver
+"${GO}" build -o bin/kubectl-effectivepolicy ./cmd/kubectl-effectivepolicy
 "${GO}" build -o "${TMP}/e2ebench" ./test/scale/e2ebench
 
 log "starting the control plane without the server (${EP_LOCAL_DIR})"
@@ -137,7 +138,7 @@ START_PID=
 log "measuring"
 mkdir -p "${OUT%/*}"
 "${TMP}/e2ebench" measure -kubeconfig "${KUBECONFIG_FILE}" -local "${EP_LOCAL_DIR}" \
-  -load "${TMP}/load.json" -ready "${TMP}/ready.json" -o "${OUT}" \
+  -load "${TMP}/load.json" -ready "${TMP}/ready.json" -o "${OUT}" -plugin-dir bin \
   -gets "${BENCH_GETS:-4000}" -list-reps "${BENCH_LIST_REPS:-3}" -edits "${BENCH_EDITS:-20}" \
   -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
   -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

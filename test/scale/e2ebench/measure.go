@@ -151,6 +151,7 @@ func (k *kvFlag) Set(s string) error {
 // measureFlags are the flags of `e2ebench measure`.
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
+	pluginDir                                   *string
 	gets, conc, listReps, edits, reachReps      *int
 	traceReps, reviewReps                       *int
 	editTimeout                                 *time.Duration
@@ -166,6 +167,7 @@ func parseMeasureFlags(args []string) *measureFlags {
 		loadFile:    fs.String("load", "", "JSON written by `e2ebench load`"),
 		readyFile:   fs.String("ready", "", "JSON written by `e2ebench ready`"),
 		out:         fs.String("o", "docs/benchmarks/e2e", "output path without extension (.md and .json)"),
+		pluginDir:   fs.String("plugin-dir", "", "directory holding kubectl-effectivepolicy, to time `kubectl effectivepolicy trace` (empty: not timed)"),
 		gets:        fs.Int("gets", 4000, "single GET requests"),
 		conc:        fs.Int("concurrency", 16, "concurrent GETs"),
 		listReps:    fs.Int("list-reps", 3, "LIST repetitions of each resource"),
@@ -243,7 +245,7 @@ func runMeasure(args []string) error {
 	// Gateway allocates hundreds of MB (scale 1) and would move the peak RSS
 	// of the runs before RequestTrace existed; its own peak is reported with
 	// the trace.
-	if rep.Trace, err = measureTrace(ctx, cfg, rc, dc, *f.kubeconfig, *f.traceReps, rd.PID); err != nil {
+	if rep.Trace, err = measureTrace(ctx, cfg, rc, dc, *f.kubeconfig, *f.pluginDir, *f.traceReps, rd.PID); err != nil {
 		return err
 	}
 	rep.LoadAvg["after RequestTrace"] = loadAvg()

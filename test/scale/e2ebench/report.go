@@ -128,6 +128,14 @@ func targets(r Report) []target {
 				x.TraceP50, x.RatioP50, x.GetP50, x.RatioP90, x.Gateway, x.RoutesNamingIt, x.KubectlCreateMs, x.KubectlRatio, x.KubectlGetMs),
 			Met: x.RatioP50 <= 2,
 		})
+		if x.PortTraceP50 > 0 {
+			t = append(t, target{
+				Goal: "the same RequestTrace on the port the request arrives on (spec.port) within 2× of that GET",
+				Measured: fmt.Sprintf("p50 %.1f ms = %.2f× (p90 %.2f×), %d match, %.1f KB; `kubectl effectivepolicy trace` %.0f ms = %.2f× of `kubectl get httproute -o yaml`",
+					x.PortTraceP50, x.PortRatioP50, x.PortRatioP90, x.PortMatches, float64(x.PortResponseBytes)/1e3, x.KubectlPluginMs, x.KubectlPluginMs/x.KubectlGetMs),
+				Met: x.PortRatioP50 <= 2,
+			})
+		}
 	}
 	t = append(t, target{
 		Goal:     "RSS < 1 GiB",

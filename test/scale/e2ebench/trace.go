@@ -49,6 +49,18 @@ type traceResult struct {
 	// RatioP50, RatioP90: trace ÷ GET at each percentile.
 	RatioP50 float64 `json:"ratioP50"`
 	RatioP90 float64 `json:"ratioP90"`
+	// Port: the port of the listener the route is matched on; the same
+	// trace limited to it (spec.port set, one match) is timed in the same
+	// loop, interleaved: a request arrives on one port, and a trace of every
+	// port answers once per listener taking the host.
+	Port              int32     `json:"port"`
+	PortMatches       int       `json:"portMatches"`
+	PortResponseBytes int       `json:"portResponseBytes"`
+	PortTraceMs       []float64 `json:"portTraceMs"`
+	PortTraceP50      float64   `json:"portTraceP50Ms"`
+	PortTraceP90      float64   `json:"portTraceP90Ms"`
+	PortRatioP50      float64   `json:"portRatioP50"`
+	PortRatioP90      float64   `json:"portRatioP90"`
 	// ServerCPUMsPerTrace: the server process's CPU time (user + system)
 	// over the repetitions, per trace (the GETs of HTTPRoutes do not reach
 	// it): what the trace costs the server, whatever the machine's load.
@@ -70,6 +82,10 @@ type traceResult struct {
 	KubectlCreateMs           float64 `json:"kubectlCreateTraceYAMLMs"`
 	KubectlCreateNoValidateMs float64 `json:"kubectlCreateTraceYAMLNoValidateMs"`
 	KubectlRatio              float64 `json:"kubectlRatio"`
+	// KubectlPluginMs: `kubectl effectivepolicy trace` (this project's
+	// plugin, its tree output) for the same request; 0 when the plugin was
+	// not given (-plugin-dir).
+	KubectlPluginMs float64 `json:"kubectlPluginTraceMs"`
 }
 
 var httpRouteGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
@@ -170,21 +186,26 @@ type tracer struct {
 	pid            int
 	gwNS, gwName   string
 	host, path     string
+	port           int32 // the matched listener's
 	routeNS, route string
 }
 
-// spec is the traced request, through the Gateway (named) or every Gateway.
-func (t *tracer) spec(named bool) *v1alpha1.RequestTrace {
+// spec is the traced request, through the Gateway (named) or every Gateway,
+// on the matched listener's port (onPort) or every port.
+func (t *tracer) spec(named, onPort bool) *v1alpha1.RequestTrace {
 	in := &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: t.host, Path: t.path}}}
 	if named {
 		in.Spec.Gateway = &v1alpha1.GatewayReference{Namespace: t.gwNS, Name: t.gwName}
 	}
+	if onPort {
+		in.Spec.Port = t.port
+	}
 	return in
 }
 
-func (t *tracer) trace(ctx context.Context, named bool) (time.Duration, error) {
+func (t *tracer) trace(ctx context.Context, named, onPort bool) (time.Duration, error) {
 	t0 := time.Now()
-	_, err := t.traces.Create(ctx, t.spec(named), metav1.CreateOptions{})
+	_, err := t.traces.Create(ctx, t.spec(named, onPort), metav1.CreateOptions{})
 	return time.Since(t0), err
 }
 
@@ -199,16 +220,26 @@ func (t *tracer) pickRoute(ctx context.Context, routes []*routeForTrace, r *trac
 			continue
 		}
 		t.host, t.path = host, path
-		out, err := t.traces.Create(ctx, t.spec(true), metav1.CreateOptions{})
+		out, err := t.traces.Create(ctx, t.spec(true, false), metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("RequestTrace: %w", err)
 		}
-		if matched(out.Status, rt.Metadata.Namespace, rt.Metadata.Name) {
-			t.routeNS, t.route = rt.Metadata.Namespace, rt.Metadata.Name
-			r.Route, r.Host, r.Path = t.routeNS+"/"+t.route, host, path
+		if port, ok := matched(out.Status, rt.Metadata.Namespace, rt.Metadata.Name); ok {
+			t.routeNS, t.route, t.port = rt.Metadata.Namespace, rt.Metadata.Name, port
+			r.Route, r.Host, r.Path, r.Port = t.routeNS+"/"+t.route, host, path, port
 			r.Matches = len(out.Status.Matches)
 			raw, _ := json.Marshal(out)
 			r.ResponseBytes = len(raw)
+			onPort, err := t.traces.Create(ctx, t.spec(true, true), metav1.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("RequestTrace on port %d: %w", port, err)
+			}
+			if _, ok := matched(onPort.Status, t.routeNS, t.route); !ok {
+				return fmt.Errorf("the trace on port %d does not match route %s", port, r.Route)
+			}
+			r.PortMatches = len(onPort.Status.Matches)
+			raw, _ = json.Marshal(onPort)
+			r.PortResponseBytes = len(raw)
 			return nil
 		}
 	}
@@ -220,7 +251,7 @@ func (t *tracer) pickRoute(ctx context.Context, routes []*routeForTrace, r *trac
 // dynamic client (both JSON, both decoded, the same rest config),
 // interleaved, reps times each after 3 unmeasured ones; then a trace of
 // every Gateway and the kubectl commands.
-func measureTrace(ctx context.Context, cfg *rest.Config, rc rest.Interface, dc dynamic.Interface, kubeconfig string, reps, pid int) (traceResult, error) {
+func measureTrace(ctx context.Context, cfg *rest.Config, rc rest.Interface, dc dynamic.Interface, kubeconfig, pluginDir string, reps, pid int) (traceResult, error) {
 	var r traceResult
 	cs, err := versioned.NewForConfig(cfg)
 	if err != nil {
@@ -248,34 +279,42 @@ func measureTrace(ctx context.Context, cfg *rest.Config, rc rest.Interface, dc d
 		if i == 3 {
 			cpu0, _ = procCPUSeconds(pid)
 		}
-		dt, err := t.trace(ctx, true)
+		dt, err := t.trace(ctx, true, false)
 		if err != nil {
 			return r, fmt.Errorf("RequestTrace: %w", err)
+		}
+		dp, err := t.trace(ctx, true, true)
+		if err != nil {
+			return r, fmt.Errorf("RequestTrace on port %d: %w", t.port, err)
 		}
 		dg, err := get()
 		if err != nil {
 			return r, fmt.Errorf("GET httproute %s: %w", r.Route, err)
 		}
 		if i >= 3 {
-			r.TraceMs, r.GetMs = append(r.TraceMs, msOf(dt)), append(r.GetMs, msOf(dg))
+			r.TraceMs, r.PortTraceMs, r.GetMs = append(r.TraceMs, msOf(dt)), append(r.PortTraceMs, msOf(dp)), append(r.GetMs, msOf(dg))
 		}
 	}
 	cpu1, _ := procCPUSeconds(pid)
+	// Both traces ran per repetition; the server's CPU is shared between
+	// them in proportion to nothing measurable, so it is given per pair.
 	r.ServerCPUMsPerTrace = (cpu1 - cpu0) * 1000 / float64(reps)
 	r.TraceP50, r.TraceP90 = percentileMs(r.TraceMs, 0.5), percentileMs(r.TraceMs, 0.9)
+	r.PortTraceP50, r.PortTraceP90 = percentileMs(r.PortTraceMs, 0.5), percentileMs(r.PortTraceMs, 0.9)
 	r.GetP50, r.GetP90 = percentileMs(r.GetMs, 0.5), percentileMs(r.GetMs, 0.9)
 	r.RatioP50, r.RatioP90 = r.TraceP50/r.GetP50, r.TraceP90/r.GetP90
-	logf("  trace p50 %.1f ms p90 %.1f ms (server CPU %.1f ms per trace); GET httproute p50 %.1f ms p90 %.1f ms; ratio %.2f× / %.2f×",
-		r.TraceP50, r.TraceP90, r.ServerCPUMsPerTrace, r.GetP50, r.GetP90, r.RatioP50, r.RatioP90)
+	r.PortRatioP50, r.PortRatioP90 = r.PortTraceP50/r.GetP50, r.PortTraceP90/r.GetP90
+	logf("  trace p50 %.1f ms p90 %.1f ms; on port %d p50 %.1f ms p90 %.1f ms (server CPU %.1f ms per pair); GET httproute p50 %.1f ms p90 %.1f ms; ratio %.2f× / %.2f×, on the port %.2f× / %.2f×",
+		r.TraceP50, r.TraceP90, t.port, r.PortTraceP50, r.PortTraceP90, r.ServerCPUMsPerTrace, r.GetP50, r.GetP90, r.RatioP50, r.RatioP90, r.PortRatioP50, r.PortRatioP90)
 
 	if err := t.everyGateway(ctx, &r); err != nil {
 		return r, err
 	}
-	if err := kubectlTrace(ctx, kubeconfig, t.spec(true), t.routeNS, t.route, kubectlReps, &r); err != nil {
+	if err := kubectlTrace(ctx, kubeconfig, pluginDir, t.spec(true, false), t.routeNS, t.route, kubectlReps, &r); err != nil {
 		return r, err
 	}
-	logf("  kubectl get httproute -o yaml %.0f ms; kubectl create -f trace.yaml -o yaml %.0f ms (%.2f×), with --validate=false %.0f ms (medians of %d)",
-		r.KubectlGetMs, r.KubectlCreateMs, r.KubectlRatio, r.KubectlCreateNoValidateMs, r.KubectlReps)
+	logf("  kubectl get httproute -o yaml %.0f ms; kubectl create -f trace.yaml -o yaml %.0f ms (%.2f×), with --validate=false %.0f ms; kubectl effectivepolicy trace %.0f ms (medians of %d)",
+		r.KubectlGetMs, r.KubectlCreateMs, r.KubectlRatio, r.KubectlCreateNoValidateMs, r.KubectlPluginMs, r.KubectlReps)
 	return r, nil
 }
 
@@ -284,7 +323,7 @@ func measureTrace(ctx context.Context, cfg *rest.Config, rc rest.Interface, dc d
 func (t *tracer) everyGateway(ctx context.Context, r *traceResult) error {
 	cpu0, _ := procCPUSeconds(t.pid)
 	for i := 0; i < 2; i++ {
-		d, err := t.trace(ctx, false)
+		d, err := t.trace(ctx, false, false)
 		if err != nil {
 			return fmt.Errorf("RequestTrace of every Gateway: %w", err)
 		}
@@ -305,9 +344,10 @@ func (t *tracer) everyGateway(ctx context.Context, r *traceResult) error {
 const kubectlReps = 5
 
 // kubectlTrace times `kubectl get httproute -o yaml` and `kubectl create
-// -f trace.yaml -o yaml` (with and without client-side validation), reps
+// -f trace.yaml -o yaml` (with and without client-side validation), and
+// `kubectl effectivepolicy trace` when pluginDir holds the plugin, reps
 // interleaved runs each after an unmeasured one, into r.
-func kubectlTrace(ctx context.Context, kubeconfig string, in *v1alpha1.RequestTrace, rNS, rName string, reps int, r *traceResult) error {
+func kubectlTrace(ctx context.Context, kubeconfig, pluginDir string, in *v1alpha1.RequestTrace, rNS, rName string, reps int, r *traceResult) error {
 	dir, err := os.MkdirTemp("", "e2ebench-trace")
 	if err != nil {
 		return err
@@ -328,11 +368,25 @@ func kubectlTrace(ctx context.Context, kubeconfig string, in *v1alpha1.RequestTr
 		{"create", "-f", file, "-o", "yaml"},
 		{"create", "-f", file, "-o", "yaml", "--validate=false"},
 	}
+	env := os.Environ()
+	if pluginDir != "" {
+		// kubectl finds its plugins on PATH.
+		abs, err := filepath.Abs(pluginDir)
+		if err != nil {
+			return err
+		}
+		env = append(env, "PATH="+abs+string(filepath.ListSeparator)+os.Getenv("PATH"))
+		g := in.Spec.Gateway
+		cmds = append(cmds, []string{"effectivepolicy", "trace", "--gateway", g.Namespace + "/" + g.Name,
+			"--host", in.Spec.Request.Host, "--path", in.Spec.Request.Path})
+	}
 	times := make([][]float64, len(cmds))
 	for i := -1; i < reps; i++ {
 		for c, args := range cmds {
 			t0 := time.Now()
-			if _, err := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...).Output(); err != nil {
+			cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			cmd.Env = env
+			if _, err := cmd.Output(); err != nil {
 				return fmt.Errorf("kubectl %v: %w", args, err)
 			}
 			if i >= 0 {
@@ -343,16 +397,21 @@ func kubectlTrace(ctx context.Context, kubeconfig string, in *v1alpha1.RequestTr
 	r.KubectlReps = reps
 	r.KubectlGetMs, r.KubectlCreateMs, r.KubectlCreateNoValidateMs = median(times[0]), median(times[1]), median(times[2])
 	r.KubectlRatio = r.KubectlCreateMs / r.KubectlGetMs
+	if pluginDir != "" {
+		r.KubectlPluginMs = median(times[3])
+	}
 	return nil
 }
 
-func matched(s v1alpha1.RequestTraceStatus, ns, name string) bool {
+// matched reports whether s matches the request to route ns/name, and on
+// which listener port (the first such match).
+func matched(s v1alpha1.RequestTraceStatus, ns, name string) (int32, bool) {
 	for _, m := range s.Matches {
 		if m.Reason == string(requestmatch.ReasonMatched) && m.Route != nil && m.Route.Namespace == ns && m.Route.Name == name {
-			return true
+			return m.Port, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 func splitKey(k string) (string, string) {
@@ -385,8 +444,10 @@ func mdTrace(p func(string, ...interface{}), r Report) {
 	p("| GET httproute %s (baseline; dynamic client, JSON) | %.1f ms | %.1f ms |", x.Route, x.GetP50, x.GetP90)
 	p("| create RequestTrace, spec.gateway %s (generated clientset, JSON) | %.1f ms | %.1f ms |", x.Gateway, x.TraceP50, x.TraceP90)
 	p("| ratio | **%.2f×** | %.2f× |", x.RatioP50, x.RatioP90)
+	p("| create RequestTrace, the same with spec.port %d (%d match, %.1f KB) | %.1f ms | %.1f ms |", x.Port, x.PortMatches, float64(x.PortResponseBytes)/1e3, x.PortTraceP50, x.PortTraceP90)
+	p("| ratio | **%.2f×** | %.2f× |", x.PortRatioP50, x.PortRatioP90)
 	p("")
-	p("The server's CPU time over the repetitions: %.1f ms per trace (on 2 shared cores the client, kube-apiserver and etcd take the rest of the wall time).", x.ServerCPUMsPerTrace)
+	p("The server's CPU time over the repetitions: %.1f ms per pair of traces (on 2 shared cores the client, kube-apiserver and etcd take the rest of the wall time).", x.ServerCPUMsPerTrace)
 	p("")
 	p("The user's commands (each a fresh kubectl process), medians of %d interleaved runs after an unmeasured one:", x.KubectlReps)
 	p("")
@@ -395,6 +456,9 @@ func mdTrace(p func(string, ...interface{}), r Report) {
 	p("| `kubectl get httproute %s -o yaml` | %.0f ms | 1 |", x.Route, x.KubectlGetMs)
 	p("| `kubectl create -f trace.yaml -o yaml` | %.0f ms | %.2f× |", x.KubectlCreateMs, x.KubectlRatio)
 	p("| `kubectl create -f trace.yaml -o yaml --validate=false` | %.0f ms | %.2f× |", x.KubectlCreateNoValidateMs, x.KubectlCreateNoValidateMs/x.KubectlGetMs)
+	if x.KubectlPluginMs > 0 {
+		p("| `kubectl effectivepolicy trace --gateway %s --host %s --path %s` | %.0f ms | %.2f× |", x.Gateway, x.Host, x.Path, x.KubectlPluginMs, x.KubectlPluginMs/x.KubectlGetMs)
+	}
 	p("")
 	p("The same trace with spec.gateway unset (every Gateway), once after an unmeasured one: %.0f ms (%.0f ms of server CPU per trace). The server's peak RSS after the traces: %.2f GiB (%.2f GiB before them, under Server resources).",
 		x.AllGatewaysMs, x.AllGatewaysServerCPUMs, float64(x.ServerPeakRSSBytes)/giB, float64(r.Server.PeakRSSBytes)/giB)
