@@ -10,16 +10,19 @@
 # minutes in all. Environment: SCALE (default 1), LIVE_SCALE (default 0.1),
 # SEED (default 1), OUT (default docs/benchmarks).
 #
-# Then the end-to-end half, hack/bench-e2e.sh (through kube-apiserver on the
+# Then the growth of the start-up computation with the topology's size,
+# hack/bench-growth.sh (docs/benchmarks/growth.{md,json}), and the
+# end-to-end half, hack/bench-e2e.sh (through kube-apiserver on the
 # local control plane; docs/benchmarks/e2e.{md,json}; BENCH_SCALE, ... are
-# documented there). BENCH_ONLY=inprocess or BENCH_ONLY=e2e runs one half.
+# documented there). BENCH_ONLY=inprocess, growth or e2e runs one part.
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 case "${BENCH_ONLY:-}" in
 "" | inprocess) ;;
 e2e) exec hack/bench-e2e.sh ;;
-*) echo "bench: BENCH_ONLY must be inprocess or e2e" >&2; exit 2 ;;
+growth) exec hack/bench-growth.sh ;;
+*) echo "bench: BENCH_ONLY must be inprocess, growth or e2e" >&2; exit 2 ;;
 esac
 GO=${GO:-go}
 SCALE=${SCALE:-1}
@@ -72,6 +75,8 @@ done
 echo "bench: wrote ${OUT}/inprocess.md, ${OUT}/inprocess.json, ${OUT}/profile-full.txt, ${OUT}/profile-incremental.txt"
 
 if [[ -z "${BENCH_ONLY:-}" ]]; then
+  echo "bench: growth with the topology's size (hack/bench-growth.sh)"
+  if [[ -n "${OUT_SET}" ]]; then OUT="${OUT}/growth" hack/bench-growth.sh; else OUT='' hack/bench-growth.sh; fi
   echo "bench: the end-to-end half (hack/bench-e2e.sh)"
   # Its OUT is a path without extension; the in-process OUT is a directory.
   # Unset, bench-e2e.sh writes docs/benchmarks/e2e at scale 1 only.

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Growth of the start-up computation (issue #20, "Growth"): BenchmarkGrowth
+# of test/scale at several multiples of the scale-1 topology, each in its own
+# process (a process's peak RSS is its own), then test/scale/growthreport
+# fits time and memory against the scale. Writes docs/benchmarks/growth.md
+# and growth.json.
+#
+#   hack/bench-growth.sh                   # scales 0.25 0.5 1 2 5: ~6 min, ~8 GiB at 5
+#   SCALES="0.05 0.1" hack/bench-growth.sh # quick (OUT defaults to a temp dir then)
+#
+# Environment: SCALES, SEED (default 1), OUT (path without extension).
+set -o errexit -o nounset -o pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "${ROOT}"
+GO=${GO:-go}
+SEED=${SEED:-1}
+DEFAULT_SCALES="0.25 0.5 1 2 5"
+SCALES=${SCALES:-${DEFAULT_SCALES}}
+TMP=$(mktemp -d)
+trap 'rm -rf "${TMP}"' EXIT
+if [[ -z "${OUT:-}" ]]; then
+  # Only the full set of scales overwrites the committed report.
+  if [[ "${SCALES}" == "${DEFAULT_SCALES}" ]]; then OUT=docs/benchmarks/growth; else OUT="${TMP%/*}/growth-$$"; fi
+fi
+
+start=$(date -u +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "bench-growth: building the test binary"
+"${GO}" test -c -o "${TMP}/scale.test" ./test/scale
+"${GO}" build -o "${TMP}/growthreport" ./test/scale/growthreport
+runs=()
+for s in ${SCALES}; do
+  echo "bench-growth: scale ${s}"
+  "${TMP}/scale.test" -test.run='^$' -test.bench='^BenchmarkGrowth$' -test.benchtime=1x -test.timeout=60m \
+    -scale="${s}" -seed="${SEED}" 2>&1 | tee "${TMP}/growth-${s}.txt"
+  runs+=("${s}=${TMP}/growth-${s}.txt")
+done
+mem_total=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
+model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+mkdir -p "$(dirname "${OUT}")"
+"${TMP}/growthreport" -o "${OUT}" \
+  -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  -machine "nproc=$(nproc)" \
+  -machine "CPU=${model}" \
+  -machine "memory=${mem_total}" \
+  -machine "Go=$("${GO}" version | cut -d' ' -f3-)" \
+  -machine "load average before (1/5/15 min)=${load_before}" \
+  -machine "load average after=$(cut -d' ' -f1-3 /proc/loadavg)" \
+  -machine "seed=${SEED}" \
+  -machine "wall time of the script=$(( $(date -u +%s) - start )) s" \
+  "${runs[@]}"
+echo "bench-growth: wrote ${OUT}.md and ${OUT}.json"
