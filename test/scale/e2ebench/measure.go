@@ -44,6 +44,7 @@ type Report struct {
 	List         listResult        `json:"list"`
 	Edits        []editResult      `json:"edits"`
 	Reach        reachResult       `json:"reach"`
+	UserCommands userCmdResult     `json:"userCommands"`
 	Trace        traceResult       `json:"trace"`
 	Review       reviewResult      `json:"review"`
 	Server       serverResources   `json:"server"`
@@ -154,6 +155,7 @@ type measureFlags struct {
 	pluginDir                                   *string
 	gets, conc, listReps, edits, reachReps      *int
 	traceReps, reviewReps                       *int
+	userReps, userListReps                      *int
 	editTimeout                                 *time.Duration
 	seed                                        *uint64
 	machine                                     kvFlag
@@ -162,21 +164,23 @@ type measureFlags struct {
 func parseMeasureFlags(args []string) *measureFlags {
 	fs := newFlagSet("measure")
 	f := &measureFlags{
-		kubeconfig:  fs.String("kubeconfig", "", "admin kubeconfig of the control plane"),
-		local:       fs.String("local", ".local", "local-up state directory"),
-		loadFile:    fs.String("load", "", "JSON written by `e2ebench load`"),
-		readyFile:   fs.String("ready", "", "JSON written by `e2ebench ready`"),
-		out:         fs.String("o", "docs/benchmarks/e2e", "output path without extension (.md and .json)"),
-		pluginDir:   fs.String("plugin-dir", "", "directory holding kubectl-effectivepolicy, to time `kubectl effectivepolicy trace` (empty: not timed)"),
-		gets:        fs.Int("gets", 4000, "single GET requests"),
-		conc:        fs.Int("concurrency", 16, "concurrent GETs"),
-		listReps:    fs.Int("list-reps", 3, "LIST repetitions of each resource"),
-		reachReps:   fs.Int("reach-reps", 7, "repetitions of the PolicyReach GET and its baseline"),
-		traceReps:   fs.Int("trace-reps", 50, "repetitions of the RequestTrace create and its baseline GET"),
-		reviewReps:  fs.Int("review-reps", 10, "repetitions of the EffectivePolicyReview create"),
-		edits:       fs.Int("edits", 20, "repetitions of each policy edit"),
-		editTimeout: fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long"),
-		seed:        fs.Uint64("seed", 1, "seed of the GET sample"),
+		kubeconfig:   fs.String("kubeconfig", "", "admin kubeconfig of the control plane"),
+		local:        fs.String("local", ".local", "local-up state directory"),
+		loadFile:     fs.String("load", "", "JSON written by `e2ebench load`"),
+		readyFile:    fs.String("ready", "", "JSON written by `e2ebench ready`"),
+		out:          fs.String("o", "docs/benchmarks/e2e", "output path without extension (.md and .json)"),
+		pluginDir:    fs.String("plugin-dir", "", "directory holding kubectl-effectivepolicy, to time `kubectl effectivepolicy trace` (empty: not timed)"),
+		gets:         fs.Int("gets", 4000, "single GET requests"),
+		conc:         fs.Int("concurrency", 16, "concurrent GETs"),
+		listReps:     fs.Int("list-reps", 3, "LIST repetitions of each resource"),
+		reachReps:    fs.Int("reach-reps", 7, "repetitions of the PolicyReach GET and its baseline"),
+		traceReps:    fs.Int("trace-reps", 50, "repetitions of the RequestTrace create and its baseline GET"),
+		reviewReps:   fs.Int("review-reps", 10, "repetitions of the EffectivePolicyReview create"),
+		userReps:     fs.Int("user-reps", 11, "repetitions of kubectl get effectivepolicy|httproute R -o yaml"),
+		userListReps: fs.Int("user-list-reps", 3, "repetitions of kubectl get effectivepolicies|httproutes -A"),
+		edits:        fs.Int("edits", 20, "repetitions of each policy edit"),
+		editTimeout:  fs.Duration("edit-timeout", 120*time.Second, "give up waiting for an edit's events after this long"),
+		seed:         fs.Uint64("seed", 1, "seed of the GET sample"),
 	}
 	fs.Var(&f.machine, "machine", "key=value describing the machine or run (repeatable)")
 	_ = fs.Parse(args)
@@ -234,6 +238,14 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.LoadAvg["after PolicyReach"] = loadAvg()
+	routes, err := routeNames(ctx, rc)
+	if err != nil {
+		return err
+	}
+	if rep.UserCommands, err = measureUserCommands(ctx, *f.kubeconfig, idx, routes, *f.userReps, *f.userListReps, *f.seed); err != nil {
+		return err
+	}
+	rep.LoadAvg["after the user's commands"] = loadAvg()
 	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
 		return err
 	}

@@ -71,6 +71,7 @@ var notes = []string{
 	"Policies edited: the Gateway-level policy (attached to a whole Gateway) of median reach, and the policy (any level) of the smallest listed reach of at least 200 outputs (ties by name): the issue's ~200 targets, erring on the larger side, since the generator has no policy of exactly that reach (at scale 1 a Namespace reaches ~40 outputs, a listener hundreds, a Gateway ~1,150).",
 	"PolicyReach: the policy that the most EffectivePolicies of the LIST name as a source; its PolicyReach (or ClusterPolicyReach) is fetched with `kubectl get -o yaml` (a fresh process: start, discovery from its cache, the request, YAML printing), the baseline `kubectl get httproute X -o yaml` for a route drawn with the seed, and a bare GET with the benchmark's client, interleaved, after one unmeasured run of each kubectl command; medians compared.",
 	"RequestTrace: the Gateway that the most HTTPRoutes name in their parentRefs (ties by namespace/name), and the first of those routes (by namespace/name) that a trace of its first hostname and its first rule's first path matches (a trace that stopped early would measure less). The trace (spec.gateway set, port unset: every listener that takes the host) is created with the generated clientset and the route is read with the dynamic client, both JSON through kube-apiserver with the same rest config, interleaved, after 3 unmeasured pairs; the goal is judged on the p50s. One trace of every Gateway (spec.gateway unset) and the medians of 5 interleaved runs of `kubectl get httproute X -o yaml`, `kubectl create -f trace.yaml -o yaml` and the same with --validate=false (after an unmeasured run of each) are for the record. Measured last, after the edits (every change applied: a trace waits for pending ones) and after the server's resources are read; the server's CPU time over the repetitions and its peak RSS afterwards are reported with it.",
+	"User commands: an HTTPRoute drawn with the seed among those with an EffectivePolicy; `kubectl get effectivepolicy R -n NS -o yaml` and `kubectl get httproute R -n NS -o yaml`, each a fresh kubectl process, interleaved, after one unmeasured run of each (kubectl's discovery cache, the server's decision cache); then `kubectl get effectivepolicies -A` and `kubectl get httproutes -A` the same way (kubectl's default table, which it pages 500 objects at a time); medians compared.",
 	"RSS: VmHWM (peak) and VmRSS of the server process at the end, from /proc/<pid>/status; bbolt: the size of <cache-dir>/effectivepolicy.db at the end.",
 }
 
@@ -78,32 +79,54 @@ const giB = 1 << 30
 
 func targets(r Report) []target {
 	var t []target
+	// Issue #20's targets: ratios to a baseline measured in the same run
+	// (they replace issue #7's absolute ones, which no aggregated server
+	// meets on 2 shared cores), and a start-up bound.
 	t = append(t, target{
-		Goal:     "ready within 30 s of informers syncing",
+		Goal:     "ready within 15 s of informers syncing",
 		Measured: fmt.Sprintf("%.1f s (ready %.1f s, informers synced %.1f s after the live layer started)", r.StartUp.ReadyAfterSyncSeconds, r.StartUp.FirstComputationReady, r.StartUp.InformersSyncedSeconds),
-		Met:      r.StartUp.ReadyAfterSyncSeconds < 30,
+		Met:      r.StartUp.ReadyAfterSyncSeconds <= 15,
+	})
+	if x := r.UserCommands; x.Reps > 0 {
+		t = append(t, target{
+			Goal:     "`kubectl get effectivepolicy R -o yaml` within 1.25× of `kubectl get httproute R -o yaml` (medians, interleaved)",
+			Measured: fmt.Sprintf("%.0f ms against %.0f ms = %.2f×", x.GetEPMedian*1000, x.GetRouteMedian*1000, x.GetRatio),
+			Met:      x.GetRatio <= 1.25,
+		})
+		t = append(t, target{
+			Goal:     "`kubectl get effectivepolicies -A` within 1.5× of `kubectl get httproutes -A`",
+			Measured: fmt.Sprintf("%.2f s against %.2f s = %.2f×", x.ListEPMedian, x.ListRouteMedian, x.ListRatio),
+			Met:      x.ListRatio <= 1.5,
+		})
+	}
+	p50, p99 := r.Get.P50Ms/r.GetHTTPRoute.P50Ms, r.Get.P99Ms/r.GetHTTPRoute.P99Ms
+	t = append(t, target{
+		Goal: "GET p50 and p99 at concurrency 16 within 1.25× of kube-apiserver's own HTTPRoute GETs",
+		Measured: fmt.Sprintf("p50 %.1f ms = %.2f×, p99 %.1f ms = %.2f× (HTTPRoutes: p50 %.1f ms, p99 %.1f ms)",
+			r.Get.P50Ms, p50, r.Get.P99Ms, p99, r.GetHTTPRoute.P50Ms, r.GetHTTPRoute.P99Ms),
+		Met: p50 <= 1.25 && p99 <= 1.25 && r.Get.Errors == 0,
 	})
 	t = append(t, target{
-		Goal: "GET p99 < 10 ms through kube-apiserver (concurrency 16)",
-		Measured: fmt.Sprintf("p99 %.1f ms (p50 %.1f ms); the same load on HTTPRoutes, served by kube-apiserver itself: p99 %.1f ms (p50 %.1f ms)",
-			r.Get.P99Ms, r.Get.P50Ms, r.GetHTTPRoute.P99Ms, r.GetHTTPRoute.P50Ms),
-		Met: r.Get.P99Ms < 10 && r.Get.Errors == 0,
-	})
-	t = append(t, target{
-		Goal: "LIST of every EffectivePolicy within 1.5× of the HTTPRoute LIST (objects/s and bytes/s)",
-		Measured: fmt.Sprintf("HTTPRoute ÷ EffectivePolicy throughput: %.2f× in objects/s, %.2f× in bytes/s",
+		Goal: "LIST of every EffectivePolicy at ≥ the objects/s of the HTTPRoute LIST",
+		Measured: fmt.Sprintf("HTTPRoute ÷ EffectivePolicy throughput: %.2f× in objects/s (%.2f× in bytes/s)",
 			r.List.ObjectsPerSecRatio, r.List.BytesPerSecRatio),
-		Met: r.List.ObjectsPerSecRatio <= 1.5 && r.List.BytesPerSecRatio <= 1.5,
+		Met: r.List.ObjectsPerSecRatio <= 1,
 	})
 	for _, e := range r.Edits {
-		if e.Name != "policy reaching ≥ 200 outputs" {
+		goal, limit := "", 0.0
+		switch e.Name {
+		case "policy reaching ≥ 200 outputs":
+			goal, limit = "a listener-level policy edit (~400 outputs): last watch event p99 ≤ 300 ms", 300
+		case "Gateway-level policy":
+			goal, limit = "a Gateway-level policy edit (~900 outputs): last watch event p99 ≤ 600 ms", 600
+		default:
 			continue
 		}
 		t = append(t, target{
-			Goal: "an edit reaching ~200 targets delivered to watchers within 300 ms p99",
-			Measured: fmt.Sprintf("p99 %.0f ms for %d outputs (%d of %d repetitions complete)",
-				e.P99Ms, e.Expected, e.Complete, e.Reps),
-			Met: e.Complete == e.Reps && e.P99Ms < 300,
+			Goal: goal,
+			Measured: fmt.Sprintf("p99 %.0f ms for %d outputs, policy %s attached to %s (%d of %d repetitions complete)",
+				e.P99Ms, e.Expected, e.Policy, e.Attached, e.Complete, e.Reps),
+			Met: e.Complete == e.Reps && e.P99Ms <= limit,
 		})
 	}
 	if x := r.Reach; x.Reps > 0 {
@@ -149,7 +172,7 @@ func markdown(r Report) string {
 	var b strings.Builder
 	p := func(format string, args ...interface{}) { fmt.Fprintf(&b, format+"\n", args...) }
 	for _, section := range []func(func(string, ...interface{}), Report){
-		mdHeader, mdTargetsAndMachine, mdTopologyAndStartUp, mdGet, mdList, mdReach, mdEdits, mdTrace, mdReview, mdServerAndMethod,
+		mdHeader, mdTargetsAndMachine, mdTopologyAndStartUp, mdUserCommands, mdGet, mdList, mdReach, mdEdits, mdTrace, mdReview, mdServerAndMethod,
 	} {
 		section(p, r)
 	}
