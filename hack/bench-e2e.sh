@@ -97,6 +97,13 @@ hack/local-down.sh >/dev/null 2>&1 || true
 log "building the server and e2ebench"
 "${GO}" build -o bin/effectivepolicy-apiserver ./cmd/effectivepolicy-apiserver
 "${GO}" build -o bin/kubectl-effectivepolicy ./cmd/kubectl-effectivepolicy
+# The anchor: gwctl, the Gateway API project's own tool, from its Go module at
+# the one version the module proxy serves here (built once and cached; a
+# failed build leaves it out of the report rather than failing the run).
+GWCTL_VERSION=${GWCTL_VERSION:-v0.1.0}
+# shellcheck source=lib/gotool.sh
+source "${ROOT}/hack/lib/gotool.sh"
+GWCTL=$(gotool::path gwctl "sigs.k8s.io/gwctl" "${GWCTL_VERSION}") || { log "gwctl ${GWCTL_VERSION} did not build; not measured"; GWCTL=; }
 "${GO}" build -o "${TMP}/e2ebench" ./test/scale/e2ebench
 
 log "starting the control plane without the server (${EP_LOCAL_DIR})"
@@ -139,6 +146,7 @@ log "measuring"
 mkdir -p "${OUT%/*}"
 "${TMP}/e2ebench" measure -kubeconfig "${KUBECONFIG_FILE}" -local "${EP_LOCAL_DIR}" \
   -load "${TMP}/load.json" -ready "${TMP}/ready.json" -o "${OUT}" -plugin-dir bin \
+  -gwctl "${GWCTL}" -gwctl-version "${GWCTL_VERSION}" \
   -gets "${BENCH_GETS:-4000}" -list-reps "${BENCH_LIST_REPS:-3}" -edits "${BENCH_EDITS:-20}" \
   -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
   -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

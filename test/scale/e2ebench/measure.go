@@ -45,6 +45,7 @@ type Report struct {
 	Edits        []editResult      `json:"edits"`
 	Reach        reachResult       `json:"reach"`
 	UserCommands userCmdResult     `json:"userCommands"`
+	Gwctl        gwctlResult       `json:"gwctl"`
 	Trace        traceResult       `json:"trace"`
 	Review       reviewResult      `json:"review"`
 	Server       serverResources   `json:"server"`
@@ -152,7 +153,8 @@ func (k *kvFlag) Set(s string) error {
 // measureFlags are the flags of `e2ebench measure`.
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
-	pluginDir                                   *string
+	pluginDir, gwctl, gwctlVersion              *string
+	gwctlReps                                   *int
 	gets, conc, listReps, edits, reachReps      *int
 	traceReps, reviewReps                       *int
 	userReps, userListReps                      *int
@@ -246,6 +248,12 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.LoadAvg["after the user's commands"] = loadAvg()
+	if *f.gwctl != "" {
+		if rep.Gwctl, err = measureGwctl(ctx, *f.gwctl, *f.gwctlVersion, *f.kubeconfig, rep.UserCommands.Route, *f.gwctlReps); err != nil {
+			return err
+		}
+		rep.LoadAvg["after gwctl"] = loadAvg()
+	}
 	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
 		return err
 	}

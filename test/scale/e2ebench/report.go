@@ -72,6 +72,7 @@ var notes = []string{
 	"PolicyReach: the policy that the most EffectivePolicies of the LIST name as a source; its PolicyReach (or ClusterPolicyReach) is fetched with `kubectl get -o yaml` (a fresh process: start, discovery from its cache, the request, YAML printing), the baseline `kubectl get httproute X -o yaml` for a route drawn with the seed, and a bare GET with the benchmark's client, interleaved, after one unmeasured run of each kubectl command; medians compared.",
 	"RequestTrace: the Gateway that the most HTTPRoutes name in their parentRefs (ties by namespace/name), and the first of those routes (by namespace/name) that a trace of its first hostname and its first rule's first path matches (a trace that stopped early would measure less). The trace (spec.gateway set, port unset: every listener that takes the host) is created with the generated clientset and the route is read with the dynamic client, both JSON through kube-apiserver with the same rest config, interleaved, after 3 unmeasured pairs; the goal is judged on the p50s. One trace of every Gateway (spec.gateway unset) and the medians of 5 interleaved runs of `kubectl get httproute X -o yaml`, `kubectl create -f trace.yaml -o yaml` and the same with --validate=false (after an unmeasured run of each) are for the record. Measured last, after the edits (every change applied: a trace waits for pending ones) and after the server's resources are read; the server's CPU time over the repetitions and its peak RSS afterwards are reported with it.",
 	"User commands: an HTTPRoute drawn with the seed among those with an EffectivePolicy; `kubectl get effectivepolicy R -n NS -o yaml` and `kubectl get httproute R -n NS -o yaml`, each a fresh kubectl process, interleaved, after one unmeasured run of each (kubectl's discovery cache, the server's decision cache); then `kubectl get effectivepolicies -A` and `kubectl get httproutes -A` the same way (kubectl's default table, which it pages 500 objects at a time); medians compared.",
+	"gwctl: built from the module proxy at the pinned version (hack/bench-e2e.sh, GWCTL_VERSION; the proxy serves v0.1.0 here, no version list), run with the admin kubeconfig against the route of the user commands: `gwctl describe httproute R -n NS` and `kubectl get effectivepolicy R -n NS -o yaml`, interleaved after an unmeasured run of each; medians compared. gwctl lists the Gateway API objects, the policy CRDs and their policies on every run and builds its graph in the client.",
 	"RSS: VmHWM (peak) and VmRSS of the server process at the end, from /proc/<pid>/status; bbolt: the size of <cache-dir>/effectivepolicy.db at the end.",
 }
 
@@ -97,6 +98,17 @@ func targets(r Report) []target {
 			Goal:     "`kubectl get effectivepolicies -A` within 1.5× of `kubectl get httproutes -A`",
 			Measured: fmt.Sprintf("%.2f s against %.2f s = %.2f×", x.ListEPMedian, x.ListRouteMedian, x.ListRatio),
 			Met:      x.ListRatio <= 1.5,
+		})
+	}
+	if x := r.Gwctl; x.Version != "" {
+		m := fmt.Sprintf("gwctl %s: %.2f s against %.0f ms = %.0f×", x.Version, x.GwctlMedian, x.OursMedian*1000, x.Ratio)
+		if x.Failed != "" {
+			m = "gwctl could not answer: " + x.Failed
+		}
+		t = append(t, target{
+			Goal:     "`kubectl get effectivepolicy R -o yaml` at least 100× faster than `gwctl describe httproute R`",
+			Measured: m,
+			Met:      x.Failed == "" && x.Ratio >= 100,
 		})
 	}
 	p50, p99 := r.Get.P50Ms/r.GetHTTPRoute.P50Ms, r.Get.P99Ms/r.GetHTTPRoute.P99Ms
@@ -172,7 +184,7 @@ func markdown(r Report) string {
 	var b strings.Builder
 	p := func(format string, args ...interface{}) { fmt.Fprintf(&b, format+"\n", args...) }
 	for _, section := range []func(func(string, ...interface{}), Report){
-		mdHeader, mdTargetsAndMachine, mdTopologyAndStartUp, mdUserCommands, mdGet, mdList, mdReach, mdEdits, mdTrace, mdReview, mdServerAndMethod,
+		mdHeader, mdTargetsAndMachine, mdTopologyAndStartUp, mdUserCommands, mdGwctl, mdGet, mdList, mdReach, mdEdits, mdTrace, mdReview, mdServerAndMethod,
 	} {
 		section(p, r)
 	}
