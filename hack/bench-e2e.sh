@@ -98,12 +98,27 @@ log "building the server and e2ebench"
 "${GO}" build -o bin/effectivepolicy-apiserver ./cmd/effectivepolicy-apiserver
 "${GO}" build -o bin/kubectl-effectivepolicy ./cmd/kubectl-effectivepolicy
 # The anchor: gwctl, the Gateway API project's own tool, from its Go module at
-# the one version the module proxy serves here (built once and cached; a
-# failed build leaves it out of the report rather than failing the run).
+# the one version the module proxy serves here, built once and cached. Not
+# with `go install pkg@version`: that asks the proxy for the module's version
+# list (for deprecations), which it refuses; the module's own directory is
+# built instead, with its own go.mod and go.sum. A failed build leaves gwctl
+# out of the report rather than failing the run.
 GWCTL_VERSION=${GWCTL_VERSION:-v0.1.0}
-# shellcheck source=lib/gotool.sh
-source "${ROOT}/hack/lib/gotool.sh"
-GWCTL=$(gotool::path gwctl "sigs.k8s.io/gwctl" "${GWCTL_VERSION}") || { log "gwctl ${GWCTL_VERSION} did not build; not measured"; GWCTL=; }
+gwctl_path() {
+  local bin_dir dir
+  bin_dir=${XDG_CACHE_HOME:-${HOME}/.cache}/effectivepolicy/tools/gwctl-${GWCTL_VERSION}-$("${GO}" env GOVERSION)
+  if [[ ! -x "${bin_dir}/gwctl" ]]; then
+    log "building sigs.k8s.io/gwctl@${GWCTL_VERSION} into ${bin_dir} (once; about 2 minutes)"
+    dir=$(cd "${TMP}" && GOWORK=off GOFLAGS=-mod=mod "${GO}" mod download -json "sigs.k8s.io/gwctl@${GWCTL_VERSION}" |
+      sed -n 's/.*"Dir": "\(.*\)".*/\1/p') || return 1
+    [[ -n "${dir}" ]] || return 1
+    mkdir -p "${bin_dir}"
+    (cd "${dir}" && GOWORK=off GOFLAGS=-mod=readonly GOTOOLCHAIN=local "${GO}" build -o "${bin_dir}/gwctl.partial" .) >&2 || return 1
+    mv "${bin_dir}/gwctl.partial" "${bin_dir}/gwctl"
+  fi
+  echo "${bin_dir}/gwctl"
+}
+GWCTL=$(gwctl_path) || { log "gwctl ${GWCTL_VERSION} did not build; not measured"; GWCTL=; }
 "${GO}" build -o "${TMP}/e2ebench" ./test/scale/e2ebench
 
 log "starting the control plane without the server (${EP_LOCAL_DIR})"
