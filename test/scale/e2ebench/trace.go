@@ -384,7 +384,9 @@ func kubectlTrace(ctx context.Context, kubeconfig, pluginDir string, in *v1alpha
 	for i := -1; i < reps; i++ {
 		for c, args := range cmds {
 			t0 := time.Now()
-			cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			// The flag goes last: kubectl looks for a plugin only among the
+			// arguments before the first flag.
+			cmd := exec.CommandContext(ctx, "kubectl", append(append([]string(nil), args...), "--kubeconfig", kubeconfig)...)
 			cmd.Env = env
 			if _, err := cmd.Output(); err != nil {
 				return fmt.Errorf("kubectl %v: %w", args, err)
