@@ -43,8 +43,8 @@ parents), with the Namespace-level policies left out (policy-machinery has no Na
 every route rule and policy kind, our contexts rooted at the GatewayClass and policy-machinery's paths from it (but
 those through the internal listener, below) give the same set of vias (the policy-bearing nodes of the path), and
 for each via the same merged spec (list items compared by name) and the same set of contributing policies; no
-context is on one side only. The test fails on a deliberately broken merge, and requires at least 100 contexts
-compared, some of them merging several policies.
+context is on one side only. It requires at least 100 contexts compared, some of them merging several policies;
+a deliberately broken merge (PolicyRuleDefaults letting the source win) made it fail on 197 contexts.
 
 ## Where they differ (by design; ` + "`TestKnownDifferences`" + ` keeps this list true)
 
@@ -73,8 +73,9 @@ compared, some of them merging several policies.
 target: for each (kind, rule) query it walks everything below the class (Gateways, listeners, routes, rules,
 Service ports), building each visited node's locator string with ` + "`fmt.Sprintf`" + ` (about half of its CPU time in a
 profile at 250 routes). The number of queries and the size of each walk both grow with the number of routes, so
-the time grows with its square. kuadrant-operator's own comment on the loop says as much ("this may be expensive
-... an alternative is to deep search the topology ... keeping record of the paths"). Building the topology is
+the time grows about with its square (4 to 6 times per doubling above), where ours grows about linearly.
+kuadrant-operator's own comment on the loop anticipates it ("this may be expensive ... an alternative is to deep
+search the topology ... keeping record of the paths"). Building the topology is
 quadratic too (dot's ` + "`FindNodeById`" + ` is a linear scan per edge, the loop check walks every edge per node) but
 small next to the queries at these sizes.
 
@@ -82,10 +83,11 @@ small next to the queries at these sizes.
 
 ` + "`test/anchors`" + ` is its own module (` + "`replace`" + ` of this one to ` + "`../..`" + `), so policy-machinery and the typed Gateway API never
 enter the product's go.mod. policy-machinery v0.9.0 (the version the Go module proxy serves) does not compile
-against sigs.k8s.io/gateway-api v1.3.0 or later (its ` + "`machinery`" + ` package uses ` + "`v1alpha2.BackendLBPolicy`" + `, since removed,
-and ` + "`v1alpha3.BackendTLSPolicy`" + ` with ` + "`v1alpha2`" + ` target references), so the module requires gateway-api v1.2.1, the version
-policy-machinery itself requires. k8s.io/* stay at this project's v0.36.3. Minimal version selection raises some
-modules the root go.mod requires above its versions, because policy-machinery's go.mod requires them
+against sigs.k8s.io/gateway-api v1.6.3 nor v1.3.0 (its ` + "`machinery`" + ` package uses ` + "`v1alpha2.BackendLBPolicy`" + `, removed in
+v1.3.0, and, against v1.6.3, builds ` + "`v1alpha3.BackendTLSPolicy`" + ` target references of a type that changed), so the
+module requires gateway-api v1.2.1, the version policy-machinery itself requires.
+k8s.io/* stay at this project's v0.36.3. Minimal version selection raises some modules the root go.mod requires
+above its versions, because policy-machinery's go.mod requires them
 (golang.org/x/net v0.55.0, x/text v0.37.0, x/term v0.43.0, github.com/go-openapi/jsonreference v0.21.0) or what
 those require (x/crypto v0.51.0, x/mod v0.35.0, x/tools v0.44.0); versions cannot go below what a dependency
 requires. Every other module the root go.mod requires is at the root's version.

@@ -141,9 +141,8 @@ func pair(results []anchors.Result) ([]row, error) {
 		if !rw.PM.Finished {
 			rw.AtLeast = true
 			if rw.PM.Done > 0 {
-				rw.EstimatedPMWall = rw.PM.WallSeconds / rw.PM.Done
+				rw.EstimatedPMWall, rw.EstimatedPMCPU = extrapolate(rw.PM)
 				rw.EstimatedWallRatio = ratio(rw.EstimatedPMWall, rw.Ours.WallSeconds)
-				rw.EstimatedPMCPU = rw.PM.CPUSeconds / rw.PM.Done
 				rw.EstimatedCPURatio = ratio(rw.EstimatedPMCPU, rw.Ours.CPUSeconds)
 			}
 		}
@@ -151,6 +150,19 @@ func pair(results []anchors.Result) ([]row, error) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Routes < rows[j].Routes })
 	return rows, nil
+}
+
+// extrapolate estimates the time of a policy-machinery run cut short: the
+// topology took what it took, the effective policies (the last phase) the
+// time measured divided by the fraction of queries done (the rules are
+// taken in map order, so the queries done are a random sample).
+func extrapolate(r anchors.Result) (wall, cpu float64) {
+	n := len(r.Phases)
+	if n == 0 {
+		return r.WallSeconds / r.Done, r.CPUSeconds / r.Done
+	}
+	last := r.Phases[n-1]
+	return r.WallSeconds + last.Wall/r.Done - last.Wall, r.CPUSeconds + last.CPU/r.Done - last.CPU
 }
 
 // ratio is a/b, or 0 (unknown) when b is not positive: JSON has no

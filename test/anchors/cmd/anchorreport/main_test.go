@@ -15,6 +15,13 @@ func result(side string, routes int, wall, cpu float64, done float64) anchors.Re
 	}
 }
 
+// withPhases gives r a topology phase and an effective-policy phase of
+// the given wall seconds (CPU the same).
+func withPhases(r anchors.Result, topology, effective float64) anchors.Result {
+	r.Phases = []anchors.Phase{{Name: "topology", Wall: topology, CPU: topology}, {Name: "effective", Wall: effective, CPU: effective}}
+	return r
+}
+
 // TestJudge: the verdict at 2,000 routes, from finished runs and from
 // policy-machinery runs cut short (their ratios are lower bounds).
 func TestJudge(t *testing.T) {
@@ -31,6 +38,8 @@ func TestJudge(t *testing.T) {
 			false, true, "not met"},
 		{"cut short: lower bounds and an estimate", []anchors.Result{result(anchors.SideOurs, 2000, 1, 1, 1), result(anchors.SidePM, 2000, 600, 900, 0.25)},
 			true, true, "at least 600× wall, at least 900× CPU: met (policy-machinery was stopped after 600 s with 25.0% of its queries done; extrapolated, it would take 2400 s, 2400× ours)"},
+		{"cut short: only the last phase is extrapolated", []anchors.Result{result(anchors.SideOurs, 2000, 1, 1, 1), withPhases(result(anchors.SidePM, 2000, 600, 900, 0.25), 100, 500)},
+			true, true, "extrapolated, it would take 2100 s, 2100× ours"},
 		{"no run at the goal's size", []anchors.Result{result(anchors.SideOurs, 500, 1, 1, 1), result(anchors.SidePM, 500, 150, 120, 1)},
 			false, false, "not judged"},
 	} {
