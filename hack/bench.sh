@@ -14,7 +14,10 @@
 # hack/bench-growth.sh (docs/benchmarks/growth.{md,json}), and the
 # end-to-end half, hack/bench-e2e.sh (through kube-apiserver on the
 # local control plane; docs/benchmarks/e2e.{md,json}; BENCH_SCALE, ... are
-# documented there). BENCH_ONLY=inprocess, growth or e2e runs one part.
+# documented there), and the policy-machinery anchor, hack/bench-anchors.sh
+# (docs/benchmarks/anchors.{md,json}; 20-40 minutes: policy-machinery is
+# stopped after 10 minutes per size). BENCH_ONLY=inprocess, growth, e2e or
+# anchors runs one part.
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
@@ -22,7 +25,8 @@ case "${BENCH_ONLY:-}" in
 "" | inprocess) ;;
 e2e) exec hack/bench-e2e.sh ;;
 growth) exec hack/bench-growth.sh ;;
-*) echo "bench: BENCH_ONLY must be inprocess, growth or e2e" >&2; exit 2 ;;
+anchors) exec hack/bench-anchors.sh ;;
+*) echo "bench: BENCH_ONLY must be inprocess, growth, e2e or anchors" >&2; exit 2 ;;
 esac
 GO=${GO:-go}
 SCALE=${SCALE:-1}
@@ -81,4 +85,6 @@ if [[ -z "${BENCH_ONLY:-}" ]]; then
   # Its OUT is a path without extension; the in-process OUT is a directory.
   # Unset, bench-e2e.sh writes docs/benchmarks/e2e at scale 1 only.
   if [[ -n "${OUT_SET}" ]]; then OUT="${OUT}/e2e" hack/bench-e2e.sh; else OUT='' hack/bench-e2e.sh; fi
+  echo "bench: the policy-machinery anchor (hack/bench-anchors.sh)"
+  hack/bench-anchors.sh
 fi
