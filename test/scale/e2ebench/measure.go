@@ -40,10 +40,14 @@ type Report struct {
 	// GetHTTPRoute is the same GET load on HTTPRoutes, which kube-apiserver
 	// serves itself from its watch cache: the baseline of the machine, the
 	// client and kube-apiserver, without the aggregator hop and our server.
-	GetHTTPRoute latency           `json:"getHTTPRoute"`
-	List         listResult        `json:"list"`
-	Edits        []editResult      `json:"edits"`
-	Reach        reachResult       `json:"reach"`
+	GetHTTPRoute latency      `json:"getHTTPRoute"`
+	List         listResult   `json:"list"`
+	Edits        []editResult `json:"edits"`
+	Reach        reachResult  `json:"reach"`
+	// ReachGateway: the same for the Gateway-level policy the edit and the
+	// review use (issue #20: a Gateway-level policy's PolicyReach with
+	// kubectl within 2× of kubectl get httproute).
+	ReachGateway reachResult       `json:"reachGatewayPolicy"`
 	UserCommands userCmdResult     `json:"userCommands"`
 	Gwctl        gwctlResult       `json:"gwctl"`
 	Trace        traceResult       `json:"trace"`
@@ -239,8 +243,17 @@ func runMeasure(args []string) error {
 	if err := measureGets(ctx, rc, f, idx, &rep); err != nil {
 		return err
 	}
-	if rep.Reach, err = measureReach(ctx, rc, *f.kubeconfig, idx, *f.reachReps, *f.seed); err != nil {
+	top, err := mostReaching(idx)
+	if err != nil {
 		return err
+	}
+	if rep.Reach, err = measureReach(ctx, rc, *f.kubeconfig, top, *f.reachReps, *f.seed); err != nil {
+		return err
+	}
+	if gwPolicy, _ := idx.pickPolicies(); gwPolicy != nil {
+		if rep.ReachGateway, err = measureReach(ctx, rc, *f.kubeconfig, gwPolicy, *f.reachReps, *f.seed); err != nil {
+			return err
+		}
 	}
 	rep.LoadAvg["after PolicyReach"] = loadAvg()
 	routes, err := routeNames(ctx, rc)

@@ -141,6 +141,14 @@ func targets(r Report) []target {
 			Met: e.Complete == e.Reps && e.P99Ms <= limit,
 		})
 	}
+	if x := r.ReachGateway; x.Reps > 0 {
+		t = append(t, target{
+			Goal: "`kubectl get policyreach` of a Gateway-level policy within 2× of `kubectl get httproute X -o yaml`",
+			Measured: fmt.Sprintf("%s: `kubectl get ... -o yaml` %.0f ms = %.2f× (GET %.0f ms = %.2f×) of %.0f ms, for %d outputs, %.1f MB",
+				x.Policy, x.KubectlMedian*1000, x.KubectlRatio, x.RawMedian*1000, x.RawRatio, x.BaselineMedian*1000, x.Outputs, float64(x.Bytes)/1e6),
+			Met: x.KubectlRatio <= 2,
+		})
+	}
 	if x := r.Reach; x.Reps > 0 {
 		t = append(t, target{
 			Goal: "the PolicyReach of the most-reaching policy within 2× of `kubectl get httproute X -o yaml`",
