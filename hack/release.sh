@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `make release`: static binaries (CGO off, -trimpath, stamped by hack/ldflags.sh) of every main
 # package under cmd/ for each of RELEASE_PLATFORMS (default linux and darwin, amd64 and arm64),
-# named NAME-VERSION-OS-ARCH in dist/, with dist/SHA256SUMS.
+# named NAME-VERSION-OS-ARCH in dist/; the kubectl plugin also as the krew archives
+# kubectl-effectivepolicy-VERSION-OS-ARCH.tar.gz (the binary as kubectl-effectivepolicy, and
+# LICENSE) and dist/effectivepolicy.yaml, the krew manifest of plugins/krew/ with this release's
+# version, archive addresses and checksums; dist/SHA256SUMS covers everything.
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
@@ -21,5 +24,8 @@ for platform in ${platforms}; do
     CGO_ENABLED=0 GOOS=${os} GOARCH=${arch} "${GO}" build -trimpath -ldflags "${ldflags}" -o "${out}" "${cmd}"
   done
 done
-(cd dist && sha256sum -- * > SHA256SUMS)
-echo "release: $(($(wc -l < dist/SHA256SUMS))) binaries in dist/, checksums in dist/SHA256SUMS"
+# The plugin's krew archives and manifest.
+# shellcheck disable=SC2086 # one platform per word
+hack/krew-package.sh dist "${version}" ${platforms}
+(cd dist && sha256sum -- * >SHA256SUMS)
+echo "release: $(($(wc -l <dist/SHA256SUMS))) files in dist/ (binaries, krew archives, the krew manifest dist/effectivepolicy.yaml), checksums in dist/SHA256SUMS"
