@@ -243,32 +243,11 @@ func runMeasure(args []string) error {
 	if err := measureGets(ctx, rc, f, idx, &rep); err != nil {
 		return err
 	}
-	top, err := mostReaching(idx)
-	if err != nil {
+	if err := measureReaches(ctx, rc, f, idx, &rep); err != nil {
 		return err
 	}
-	if rep.Reach, err = measureReach(ctx, rc, *f.kubeconfig, top, *f.reachReps, *f.seed); err != nil {
+	if err := measureUserSide(ctx, rc, f, idx, &rep); err != nil {
 		return err
-	}
-	if gwPolicy, _ := idx.pickPolicies(); gwPolicy != nil {
-		if rep.ReachGateway, err = measureReach(ctx, rc, *f.kubeconfig, gwPolicy, *f.reachReps, *f.seed); err != nil {
-			return err
-		}
-	}
-	rep.LoadAvg["after PolicyReach"] = loadAvg()
-	routes, err := routeNames(ctx, rc)
-	if err != nil {
-		return err
-	}
-	if rep.UserCommands, err = measureUserCommands(ctx, *f.kubeconfig, idx, routes, *f.userReps, *f.userListReps, *f.seed); err != nil {
-		return err
-	}
-	rep.LoadAvg["after the user's commands"] = loadAvg()
-	if *f.gwctl != "" {
-		if rep.Gwctl, err = measureGwctl(ctx, *f.gwctl, *f.gwctlVersion, *f.kubeconfig, rep.UserCommands.Route, *f.gwctlReps); err != nil {
-			return err
-		}
-		rep.LoadAvg["after gwctl"] = loadAvg()
 	}
 	if err := measureEdits(ctx, rc, dc, f, idx, &rep); err != nil {
 		return err
@@ -303,6 +282,45 @@ func runMeasure(args []string) error {
 		return err
 	}
 	return os.WriteFile(*f.out+".md", []byte(markdown(rep)), 0o644)
+}
+
+// measureReaches times the PolicyReach of the most-reaching policy and of
+// the Gateway-level policy the edits use.
+func measureReaches(ctx context.Context, rc rest.Interface, f *measureFlags, idx *outputIndex, rep *Report) error {
+	top, err := mostReaching(idx)
+	if err != nil {
+		return err
+	}
+	if rep.Reach, err = measureReach(ctx, rc, *f.kubeconfig, top, *f.reachReps, *f.seed); err != nil {
+		return err
+	}
+	if gwPolicy, _ := idx.pickPolicies(); gwPolicy != nil {
+		if rep.ReachGateway, err = measureReach(ctx, rc, *f.kubeconfig, gwPolicy, *f.reachReps, *f.seed); err != nil {
+			return err
+		}
+	}
+	rep.LoadAvg["after PolicyReach"] = loadAvg()
+	return nil
+}
+
+// measureUserSide times the user's own kubectl commands and, when given,
+// gwctl on the same route.
+func measureUserSide(ctx context.Context, rc rest.Interface, f *measureFlags, idx *outputIndex, rep *Report) error {
+	routes, err := routeNames(ctx, rc)
+	if err != nil {
+		return err
+	}
+	if rep.UserCommands, err = measureUserCommands(ctx, *f.kubeconfig, idx, routes, *f.userReps, *f.userListReps, *f.seed); err != nil {
+		return err
+	}
+	rep.LoadAvg["after the user's commands"] = loadAvg()
+	if *f.gwctl != "" {
+		if rep.Gwctl, err = measureGwctl(ctx, *f.gwctl, *f.gwctlVersion, *f.kubeconfig, rep.UserCommands.Route, *f.gwctlReps); err != nil {
+			return err
+		}
+		rep.LoadAvg["after gwctl"] = loadAvg()
+	}
+	return nil
 }
 
 // readStartUp reads what `e2ebench load` and `e2ebench ready` wrote and the server's log

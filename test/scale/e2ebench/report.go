@@ -141,6 +141,13 @@ func targets(r Report) []target {
 			Met: e.Complete == e.Reps && e.P99Ms <= limit,
 		})
 	}
+	return append(t, featureTargets(r)...)
+}
+
+// featureTargets are the targets of PolicyReach, the review, RequestTrace
+// and the server's memory.
+func featureTargets(r Report) []target {
+	var t []target
 	if x := r.ReachGateway; x.Reps > 0 {
 		t = append(t, target{
 			Goal: "`kubectl get policyreach` of a Gateway-level policy within 2× of `kubectl get httproute X -o yaml`",
