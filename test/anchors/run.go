@@ -10,6 +10,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/scale"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // Sides of the comparison.
@@ -106,19 +107,19 @@ func sub(a, b uint64) uint64 {
 func RunOurs(o scale.Options) Result {
 	objs := scale.Generate(o)
 	r := Result{Side: SideOurs, Topology: CountTopology(o, objs), GOMAXPROCS: runtime.GOMAXPROCS(0), Outputs: map[string]int{}}
-	inputs := HeapAfterGC()
-	sampler := StartHeapSampler(2 * time.Millisecond)
+	inputs := benchkit.HeapAfterGC()
+	sampler := benchkit.StartHeapSampler(2 * time.Millisecond)
 	span := StartSpan()
 	keys, outs, err := ComputeOurs(objs)
 	r.WallSeconds, r.CPUSeconds = span.End()
-	peak := sampler.Stop()
+	peak, _ := sampler.Stop()
 	r.Phases = []Phase{{Name: "feed + compute every key", Wall: r.WallSeconds, CPU: r.CPUSeconds}}
 	r.Finished, r.Done = err == nil, 1
 	if err != nil {
 		r.Error = err.Error()
 	}
-	kept := HeapAfterGC()
-	r.InputMiB, r.PeakHeapMiB, r.KeptHeapMiB, r.PeakRSSMiB = mib(inputs), mib(sub(peak, inputs)), mib(sub(kept, inputs)), mib(PeakRSS())
+	kept := benchkit.HeapAfterGC()
+	r.InputMiB, r.PeakHeapMiB, r.KeptHeapMiB, r.PeakRSSMiB = mib(inputs), mib(sub(peak, inputs)), mib(sub(kept, inputs)), mib(benchkit.ProcStatus("VmHWM:"))
 	r.Outputs["keys"] = len(keys)
 	for _, out := range outs {
 		var targets []v1alpha1.Target
@@ -154,8 +155,8 @@ func RunPM(o scale.Options, timeout time.Duration) Result {
 		r.Error = err.Error()
 		return r
 	}
-	inputs := HeapAfterGC() // the unstructured objects are garbage by now
-	sampler := StartHeapSampler(2 * time.Millisecond)
+	inputs := benchkit.HeapAfterGC() // the unstructured objects are garbage by now
+	sampler := benchkit.StartHeapSampler(2 * time.Millisecond)
 	total := StartSpan()
 
 	span := StartSpan()
@@ -173,7 +174,7 @@ func RunPM(o scale.Options, timeout time.Duration) Result {
 		r.Phases = append(r.Phases, Phase{Name: "effective policies (Paths + fold, per kind)", Wall: w, CPU: c})
 	}
 	r.WallSeconds, r.CPUSeconds = total.End()
-	peak := sampler.Stop()
+	peak, _ := sampler.Stop()
 	r.Finished = err == nil
 	r.Done = 1
 	if err != nil {
@@ -182,8 +183,8 @@ func RunPM(o scale.Options, timeout time.Duration) Result {
 			r.Done = float64(prog.Done.Load()) / float64(prog.Total.Load())
 		}
 	}
-	kept := HeapAfterGC()
-	r.InputMiB, r.PeakHeapMiB, r.KeptHeapMiB, r.PeakRSSMiB = mib(inputs), mib(sub(peak, inputs)), mib(sub(kept, inputs)), mib(PeakRSS())
+	kept := benchkit.HeapAfterGC()
+	r.InputMiB, r.PeakHeapMiB, r.KeptHeapMiB, r.PeakRSSMiB = mib(inputs), mib(sub(peak, inputs)), mib(sub(kept, inputs)), mib(benchkit.ProcStatus("VmHWM:"))
 	r.Outputs["paths"] = int(prog.Paths.Load())
 	r.Outputs["ruleQueries"] = int(prog.Done.Load())
 	for kind, m := range effective {

@@ -9,11 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +22,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // Benchmarks run at -scale (default 1: the large benchmark size) and
@@ -105,7 +103,7 @@ func BenchmarkFullComputation(b *testing.B) {
 	b.ReportAllocs()
 	stop := profile(b, "full.prof")
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	var keys int
 	for i := 0; i < b.N; i++ {
 		e, err := compute.NewEngine(compute.Options{})
@@ -125,7 +123,7 @@ func BenchmarkFullComputation(b *testing.B) {
 	}
 	b.StopTimer()
 	stop()
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((benchkit.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys), "keys")
 	b.ReportMetric(float64(len(objs)), "objects")
 }
@@ -164,7 +162,7 @@ func BenchmarkComputeAll(b *testing.B) {
 	objs := Generate(benchOptions())
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	var keys int
 	for i := 0; i < b.N; i++ {
 		out, err := compute.ComputeAll(objs, compute.Options{})
@@ -174,7 +172,7 @@ func BenchmarkComputeAll(b *testing.B) {
 		keys = len(out)
 	}
 	b.StopTimer()
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((benchkit.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys), "keys")
 }
 
@@ -218,7 +216,7 @@ func benchPolicyEdit(b *testing.B, level, prof string) {
 		stop = profile(b, prof)
 	}
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	keys := 0
 	for i := 0; i < b.N; i++ {
 		editPolicy(p, nextEdit())
@@ -228,7 +226,7 @@ func benchPolicyEdit(b *testing.B, level, prof string) {
 	}
 	b.StopTimer()
 	stop()
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((benchkit.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys)/float64(b.N), "keys/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(max(keys, 1)), "ns/key")
 	b.ReportMetric(float64(steady.keys), "total-keys")
@@ -296,7 +294,7 @@ func BenchmarkIncrementalRouteEditThenPolicyEdit(b *testing.B) {
 	b.ReportAllocs()
 	stop := profile(b, "route-then-policy.prof")
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	keys := 0
 	for i := 0; i < b.N; i++ {
 		rules, _, _ := unstructured.NestedSlice(r.Object, "spec", "rules")
@@ -312,7 +310,7 @@ func BenchmarkIncrementalRouteEditThenPolicyEdit(b *testing.B) {
 	}
 	b.StopTimer()
 	stop()
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((benchkit.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(keys)/float64(b.N), "policy-keys/op")
 }
 
@@ -363,41 +361,16 @@ func BenchmarkMemoryPerTarget(b *testing.B) {
 		b.ReportMetric(float64(computed-fed)/(1<<20), "outputs+memo-MB")
 		b.ReportMetric(float64(computed-dropped)/(1<<20), "memo-MB")
 		b.ReportMetric(float64(len(keys)), "keys")
-		if rss := procStatus("VmHWM:"); rss > 0 {
+		if rss := benchkit.ProcStatus("VmHWM:"); rss > 0 {
 			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 		}
-		if rss := procStatus("VmRSS:"); rss > 0 {
+		if rss := benchkit.ProcStatus("VmRSS:"); rss > 0 {
 			b.ReportMetric(float64(rss)/(1<<20), "RSS-MB")
 		}
 		runtime.KeepAlive(outs)
 		runtime.KeepAlive(objs)
 		runtime.KeepAlive(e)
 	}
-}
-
-// cpuTime is the CPU time (user + system) of the process so far, all
-// threads (the garbage collector's included): on a shared machine it says
-// how much work an op was, where wall time also counts waiting for a core.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// procStatus returns a memory field of /proc/self/status (VmHWM: the
-// high-water resident set; VmRSS: the current one), in bytes.
-func procStatus(field string) uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
-			kb, _ := strconv.ParseUint(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // BenchmarkLiveStartUp: the live layer from Run to ready on a fake dynamic

@@ -3,7 +3,6 @@ package scale
 import (
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // BenchmarkGrowth: the server's start-up computation at -scale, in the shape
@@ -30,13 +30,13 @@ import (
 //	go test -run '^$' -bench '^BenchmarkGrowth$' -benchtime 1x ./test/scale -args -scale=0.25
 func BenchmarkGrowth(b *testing.B) {
 	objs := Generate(benchOptions())
-	inputs := heapAfterGC()
+	inputs := benchkit.HeapAfterGC()
 	// The server computes its start-up with the garbage collector's target
 	// at 50 % (pkg/live, startupGCPercent), not Go's default 100 %.
 	defer debug.SetGCPercent(debug.SetGCPercent(50))
 	for i := 0; i < b.N; i++ {
-		sampler := startHeapSampler(2 * time.Millisecond)
-		start, cpu0 := time.Now(), cpuTime()
+		sampler := benchkit.StartHeapSampler(2 * time.Millisecond)
+		start, cpu0 := time.Now(), benchkit.CPUTime()
 		e, err := compute.NewEngine(compute.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -72,12 +72,12 @@ func BenchmarkGrowth(b *testing.B) {
 		}
 		wg.Wait()
 		e.DropMemo()
-		wall, cpu := time.Since(start), cpuTime()-cpu0
-		peak, peakLive := sampler.stop()
+		wall, cpu := time.Since(start), benchkit.CPUTime()-cpu0
+		peak, peakLive := sampler.Stop()
 		if n := failed.Load(); n > 0 {
 			b.Fatalf("%d of %d keys computed no output", n, len(keys))
 		}
-		kept := heapAfterGC()
+		kept := benchkit.HeapAfterGC()
 		mb := func(v uint64) float64 { return float64(v) / (1 << 20) }
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(cpu.Seconds(), "cpu-s")
@@ -87,7 +87,7 @@ func BenchmarkGrowth(b *testing.B) {
 		b.ReportMetric(mb(sub(peak, inputs)), "peak-heap-MB")
 		b.ReportMetric(mb(sub(peakLive, inputs)), "peak-live-heap-MB")
 		b.ReportMetric(mb(sub(kept, inputs)), "kept-heap-MB")
-		if rss := procStatus("VmHWM:"); rss > 0 {
+		if rss := benchkit.ProcStatus("VmHWM:"); rss > 0 {
 			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 		}
 		runtime.KeepAlive(outs)
@@ -101,41 +101,4 @@ func sub(a, b uint64) uint64 {
 		return 0
 	}
 	return a - b
-}
-
-// heapSampler records the largest Go heap (objects allocated and not yet
-// swept: live data and garbage) and the largest live heap (as the last
-// garbage collection marked it) seen between its start and stop.
-type heapSampler struct {
-	done chan struct{}
-	max  chan [2]uint64
-}
-
-func startHeapSampler(every time.Duration) *heapSampler {
-	s := &heapSampler{done: make(chan struct{}), max: make(chan [2]uint64, 1)}
-	go func() {
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
-		var peak [2]uint64
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			peak[0] = max(peak[0], sample[0].Value.Uint64())
-			peak[1] = max(peak[1], sample[1].Value.Uint64())
-			select {
-			case <-s.done:
-				s.max <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-// stop returns the peak heap and the peak live heap.
-func (s *heapSampler) stop() (heap, live uint64) {
-	close(s.done)
-	p := <-s.max
-	return p[0], p[1]
 }

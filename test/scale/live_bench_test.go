@@ -25,6 +25,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // The BenchmarkLive* benchmarks run the live layer on a fake dynamic client
@@ -86,7 +87,7 @@ func startLive(b testing.TB, client *dynamicfake.FakeDynamicClient, dir string) 
 func runLive(b testing.TB, l *live.Live, client *dynamicfake.FakeDynamicClient, dir string) *liveServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &liveServer{l: l, client: client, dir: dir, cancel: cancel, done: make(chan struct{})}
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), benchkit.CPUTime()
 	go func() { defer close(s.done); _ = l.Run(ctx) }()
 	deadline := time.Now().Add(20 * time.Minute)
 	for !l.Ready() {
@@ -95,7 +96,7 @@ func runLive(b testing.TB, l *live.Live, client *dynamicfake.FakeDynamicClient, 
 		}
 		time.Sleep(time.Millisecond)
 	}
-	s.ready, s.readyCPU = time.Since(start), cpuTime()-cpu0
+	s.ready, s.readyCPU = time.Since(start), benchkit.CPUTime()-cpu0
 	if _, _, err := l.PolicyReaches().List(ctx, ""); err != nil { // waits for them
 		b.Fatal(err)
 	}
@@ -123,14 +124,6 @@ func writeHeapProfile(b *testing.B, name string) {
 	}
 }
 
-func heapAfterGC() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // BenchmarkLiveMemory: start-up to ready (wall and CPU time), the heap
 // (after GC) of the running server split into the fake cluster's objects and
 // the live layer (informer caches, engine, outputs in the versioned stores),
@@ -140,12 +133,12 @@ func heapAfterGC() uint64 {
 func BenchmarkLiveMemory(b *testing.B) {
 	defer quietKlog()()
 	for i := 0; i < b.N; i++ {
-		base := heapAfterGC()
+		base := benchkit.HeapAfterGC()
 		// The generated objects live only as long as the fake cluster needs them.
 		client := fakeClient(b, Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
-		withCluster := heapAfterGC()
+		withCluster := benchkit.HeapAfterGC()
 		s := startLive(b, client, b.TempDir())
-		running := heapAfterGC()
+		running := benchkit.HeapAfterGC()
 		writeHeapProfile(b, "live-heap.prof")
 		outputs := countOutputs(s)
 		probe := anyOutput(s)
@@ -153,7 +146,7 @@ func BenchmarkLiveMemory(b *testing.B) {
 		dir, ready, readyCPU, reaches := s.dir, s.ready, s.readyCPU, s.reaches
 		s = nil
 
-		beforeRestore := heapAfterGC()
+		beforeRestore := benchkit.HeapAfterGC()
 		// From construction (the cache opened and restored) to the first
 		// read answered with a restored output, before Run: what a restarted
 		// server serves while it recomputes.
@@ -163,7 +156,7 @@ func BenchmarkLiveMemory(b *testing.B) {
 			b.Fatalf("a restored output is not served before Run: %v", err)
 		}
 		servingRestored := time.Since(restoreStart)
-		afterRestore := heapAfterGC()
+		afterRestore := benchkit.HeapAfterGC()
 		s2 := runLive(b, restored, client, dir)
 		s2.stop()
 
@@ -176,7 +169,7 @@ func BenchmarkLiveMemory(b *testing.B) {
 		b.ReportMetric(float64(withCluster-base)/(1<<20), "fake-cluster-MB")
 		b.ReportMetric(float64(running-withCluster)/(1<<20), "live-heap-MB")
 		b.ReportMetric(float64(afterRestore-beforeRestore)/(1<<20), "restored-heap-MB")
-		if rss := procStatus("VmHWM:"); rss > 0 {
+		if rss := benchkit.ProcStatus("VmHWM:"); rss > 0 {
 			b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 		}
 		runtime.KeepAlive(client)
@@ -225,7 +218,7 @@ func BenchmarkLiveList(b *testing.B) {
 	ctx := genericapirequest.WithNamespace(context.Background(), "")
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	var w countingWriter
 	var items int
 	for i := 0; i < b.N; i++ {
@@ -239,7 +232,7 @@ func BenchmarkLiveList(b *testing.B) {
 		}
 	}
 	elapsed := b.Elapsed()
-	cpu := cpuTime() - cpu0
+	cpu := benchkit.CPUTime() - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(items), "objects")
 	b.ReportMetric(float64(w.n)/float64(b.N)/(1<<20), "MB/list")

@@ -15,6 +15,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // BenchmarkReviewGatewayPolicyEdit: an EffectivePolicyReview of one
@@ -108,14 +109,14 @@ func BenchmarkReviewREST(b *testing.B) {
 	b.ReportAllocs()
 	stop := profile(b, "review-rest.prof")
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := benchkit.CPUTime()
 	changes, size := 0, 0
 	for i := 0; i < b.N; i++ {
 		n, sz := review(p)
 		changes, size = changes+n, size+sz
 	}
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := benchkit.CPUTime() - cpu0
 	stop()
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(changes)/float64(b.N), "changes/op")

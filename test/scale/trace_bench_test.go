@@ -16,6 +16,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requestmatch"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // BenchmarkRequestTrace: a RequestTrace (SPEC §9) through the REST storage
@@ -91,7 +92,7 @@ func BenchmarkRequestTrace(b *testing.B) {
 			b.ResetTimer()
 			// CPU time (all threads, garbage collection included) is what
 			// runs on a shared machine can be compared by.
-			cpu0 := cpuTime()
+			cpu0 := benchkit.CPUTime()
 			var out kruntime.Object
 			for i := 0; i < b.N; i++ {
 				var err error
@@ -100,7 +101,7 @@ func BenchmarkRequestTrace(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			cpu := cpuTime() - cpu0
+			cpu := benchkit.CPUTime() - cpu0
 			stop()
 			raw, _ := json.Marshal(out)
 			size := len(raw)

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 type result struct {
@@ -39,28 +41,15 @@ type report struct {
 	Targets    []target          `json:"targets"`
 }
 
-type kv struct{ keys, vals []string }
-
-func (k *kv) String() string { return strings.Join(k.keys, ",") }
-func (k *kv) Set(s string) error {
-	key, val, ok := strings.Cut(s, "=")
-	if !ok {
-		return fmt.Errorf("want key=value, got %q", s)
-	}
-	k.keys = append(k.keys, key)
-	k.vals = append(k.vals, val)
-	return nil
-}
-
 func main() {
-	var machine kv
+	var machine benchkit.KV
 	out := flag.String("o", "inprocess", "output path without extension (.md and .json are written)")
 	flag.Var(&machine, "machine", "key=value describing the machine or run (repeatable, kept in order)")
 	flag.Parse()
 
 	r := report{Machine: map[string]string{}}
-	for i, k := range machine.keys {
-		r.Machine[k] = machine.vals[i]
+	for i, k := range machine.Keys {
+		r.Machine[k] = machine.Vals[i]
 		r.Order = append(r.Order, k)
 	}
 	for _, path := range flag.Args() {

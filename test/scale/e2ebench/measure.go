@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 func newFlagSet(name string) *flag.FlagSet { return flag.NewFlagSet(name, flag.ExitOnError) }
@@ -142,18 +143,6 @@ type target struct {
 	Met      bool   `json:"met"`
 }
 
-type kvFlag struct{ keys, vals []string }
-
-func (k *kvFlag) String() string { return strings.Join(k.keys, ",") }
-func (k *kvFlag) Set(s string) error {
-	key, val, ok := strings.Cut(s, "=")
-	if !ok {
-		return fmt.Errorf("want key=value, got %q", s)
-	}
-	k.keys, k.vals = append(k.keys, key), append(k.vals, val)
-	return nil
-}
-
 // measureFlags are the flags of `e2ebench measure`.
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
@@ -164,7 +153,7 @@ type measureFlags struct {
 	userReps, userListReps                      *int
 	editTimeout                                 *time.Duration
 	seed                                        *uint64
-	machine                                     kvFlag
+	machine                                     benchkit.KV
 }
 
 func parseMeasureFlags(args []string) *measureFlags {
@@ -199,8 +188,8 @@ func parseMeasureFlags(args []string) *measureFlags {
 func runMeasure(args []string) error {
 	f := parseMeasureFlags(args)
 	rep := Report{Machine: map[string]string{}, LoadAvg: map[string]string{}}
-	for i, k := range f.machine.keys {
-		rep.Machine[k] = f.machine.vals[i]
+	for i, k := range f.machine.Keys {
+		rep.Machine[k] = f.machine.Vals[i]
 	}
 	describeMachine(rep.Machine)
 	rep.LoadAvg["measure start"] = loadAvg()

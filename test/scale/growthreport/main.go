@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // The goal at 5 times the scale-1 topology (100,000 routes, 25,000
@@ -67,13 +69,13 @@ var metrics = []struct{ name, title string }{
 }
 
 func main() {
-	var machine kv
+	var machine benchkit.KV
 	out := flag.String("o", "growth", "output path without extension (.md and .json are written)")
 	flag.Var(&machine, "machine", "key=value describing the machine or run (repeatable, kept in order)")
 	flag.Parse()
 	r := report{Machine: map[string]string{}}
-	for i, k := range machine.keys {
-		r.Machine[k] = machine.vals[i]
+	for i, k := range machine.Keys {
+		r.Machine[k] = machine.Vals[i]
 		r.order = append(r.order, k)
 	}
 	for _, arg := range flag.Args() {
@@ -236,19 +238,6 @@ func markdown(r report) string {
 		p("- %s: %s", k, r.Machine[k])
 	}
 	return b.String()
-}
-
-type kv struct{ keys, vals []string }
-
-func (k *kv) String() string { return strings.Join(k.keys, ",") }
-func (k *kv) Set(s string) error {
-	key, val, ok := strings.Cut(s, "=")
-	if !ok {
-		return fmt.Errorf("want key=value, got %q", s)
-	}
-	k.keys = append(k.keys, key)
-	k.vals = append(k.vals, val)
-	return nil
 }
 
 func fail(err error) {

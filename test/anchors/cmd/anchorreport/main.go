@@ -13,9 +13,10 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/test/anchors"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
 // The goal: policy-machinery ÷ ours ≥ 100 at 2,000 routes.
@@ -58,13 +59,13 @@ type report struct {
 }
 
 func main() {
-	var machine kv
+	var machine benchkit.KV
 	out := flag.String("o", "anchors", "output path without extension (.md and .json are written)")
 	flag.Var(&machine, "machine", "key=value describing the machine or run (repeatable, kept in order)")
 	flag.Parse()
 	r := report{Machine: map[string]string{}}
-	for i, k := range machine.keys {
-		r.Machine[k] = machine.vals[i]
+	for i, k := range machine.Keys {
+		r.Machine[k] = machine.Vals[i]
 		r.order = append(r.order, k)
 	}
 	results, err := readResults(flag.Args())
@@ -199,18 +200,4 @@ func judge(rows []row) verdict {
 		v.Text = fmt.Sprintf("no run at %s routes: not judged", thousands(goalRoutes))
 	}
 	return v
-}
-
-// kv is a repeatable key=value flag that keeps its order.
-type kv struct{ keys, vals []string }
-
-func (k *kv) String() string { return strings.Join(k.keys, ",") }
-
-func (k *kv) Set(s string) error {
-	key, val, ok := strings.Cut(s, "=")
-	if !ok {
-		return fmt.Errorf("want key=value, got %q", s)
-	}
-	k.keys, k.vals = append(k.keys, key), append(k.vals, val)
-	return nil
 }
