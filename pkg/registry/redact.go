@@ -127,12 +127,18 @@ func (r *Redactor) RedactTargets(ctx context.Context, u user.Info, targets []v1a
 func (r *Redactor) anySensitive(targets []v1alpha1.Target) bool {
 	for _, t := range targets {
 		for _, p := range t.Policies {
-			if sk, ok := r.fields.SensitiveKind(schema.GroupKind{Group: p.Group, Kind: p.Kind}); ok && len(sk.Paths) > 0 {
+			if r.sensitive(schema.GroupKind{Group: p.Group, Kind: p.Kind}) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// sensitive reports whether policy kind gk has sensitive fields.
+func (r *Redactor) sensitive(gk schema.GroupKind) bool {
+	sk, ok := r.fields.SensitiveKind(gk)
+	return ok && len(sk.Paths) > 0
 }
 
 // redactInPlace replaces, in targets, the sensitive values u may not see,
@@ -167,7 +173,7 @@ func (r *Redactor) mayHide(s *encoded.Summary) bool {
 		return true
 	}
 	for _, gk := range s.PolicyGroupKinds {
-		if sk, ok := r.fields.SensitiveKind(gk); ok && len(sk.Paths) > 0 {
+		if r.sensitive(gk) {
 			return true
 		}
 	}

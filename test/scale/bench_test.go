@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/startup"
 )
 
 // Benchmarks run at -scale (default 1: the large benchmark size) and
@@ -106,15 +106,10 @@ func BenchmarkFullComputation(b *testing.B) {
 	cpu0 := benchkit.CPUTime()
 	var keys int
 	for i := 0; i < b.N; i++ {
-		e, err := compute.NewEngine(compute.Options{})
+		e, err := startup.BulkEngine(objs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.SetBulk(true)
-		for _, o := range objs {
-			e.Upsert(o)
-		}
-		e.SetBulk(false)
 		ks := e.Keys()
 		if missing := computeParallel(e, ks); missing != nil {
 			b.Fatalf("no output for %v", *missing)
@@ -131,28 +126,15 @@ func BenchmarkFullComputation(b *testing.B) {
 // computeParallel computes ks on runtime.GOMAXPROCS goroutines (each takes
 // the next key), as the live layer does; it returns a key without output.
 func computeParallel(e *compute.Engine, ks []compute.Key) *compute.Key {
-	var next atomic.Int64
 	var mu sync.Mutex
 	var missing *compute.Key
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(ks) {
-					return
-				}
-				if _, ok := e.Compute(ks[i]); !ok {
-					mu.Lock()
-					missing = &ks[i]
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	startup.ComputeParallel(e, ks, func(i int, _ kruntime.Object, ok bool) {
+		if !ok {
+			mu.Lock()
+			missing = &ks[i]
+			mu.Unlock()
+		}
+	})
 	return missing
 }
 
@@ -331,27 +313,14 @@ func BenchmarkMemoryPerTarget(b *testing.B) {
 		base := heap()
 		objs := Generate(benchOptions())
 		withInputs := heap()
-		e, _ := compute.NewEngine(compute.Options{})
-		e.SetBulk(true) // as at start-up (see BenchmarkFullComputation)
-		for _, o := range objs {
-			e.Upsert(o)
+		e, err := startup.BulkEngine(objs) // as at start-up (see BenchmarkFullComputation)
+		if err != nil {
+			b.Fatal(err)
 		}
-		e.SetBulk(false)
 		fed := heap()
 		keys := e.Keys()
-		outs := make([]interface{}, len(keys))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := int(next.Add(1)) - 1; i < len(keys); i = int(next.Add(1)) - 1 {
-					outs[i], _ = e.Compute(keys[i])
-				}
-			}()
-		}
-		wg.Wait()
+		outs := make([]kruntime.Object, len(keys))
+		startup.ComputeParallel(e, keys, func(i int, o kruntime.Object, _ bool) { outs[i] = o })
 		computed := heap()
 		e.DropMemo()
 		dropped := heap()

@@ -3,14 +3,15 @@ package scale
 import (
 	"runtime"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/startup"
 )
 
 // BenchmarkGrowth: the server's start-up computation at -scale, in the shape
@@ -37,40 +38,25 @@ func BenchmarkGrowth(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		sampler := benchkit.StartHeapSampler(2 * time.Millisecond)
 		start, cpu0 := time.Now(), benchkit.CPUTime()
-		e, err := compute.NewEngine(compute.Options{})
+		e, err := startup.BulkEngine(objs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.SetBulk(true)
-		for _, o := range objs {
-			e.Upsert(o)
-		}
-		e.SetBulk(false)
 		keys := e.Keys()
 		outs := make([]*encoded.Object, len(keys))
-		var next atomic.Int64
 		var failed atomic.Int64
-		var wg sync.WaitGroup
-		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := int(next.Add(1)) - 1; j < len(keys); j = int(next.Add(1)) - 1 {
-					o, ok := e.Compute(keys[j])
-					if !ok {
-						failed.Add(1)
-						continue
-					}
-					enc, err := encoded.New(o)
-					if err != nil {
-						failed.Add(1)
-						continue
-					}
-					outs[j] = enc
-				}
-			}()
-		}
-		wg.Wait()
+		startup.ComputeParallel(e, keys, func(j int, o kruntime.Object, ok bool) {
+			if !ok {
+				failed.Add(1)
+				return
+			}
+			enc, err := encoded.New(o)
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			outs[j] = enc
+		})
 		e.DropMemo()
 		wall, cpu := time.Since(start), benchkit.CPUTime()-cpu0
 		peak, peakLive := sampler.Stop()
