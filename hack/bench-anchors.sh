@@ -22,6 +22,8 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 GO=${GO:-go}
+# shellcheck source=hack/lib/benchmachine.sh
+source hack/lib/benchmachine.sh
 SEED=${SEED:-1}
 PM_TIMEOUT=${PM_TIMEOUT:-10m}
 DEFAULT_ROUTES="250 500 1000 2000"
@@ -55,21 +57,12 @@ for routes in ${ROUTES}; do
   done
 done
 
-mem_total=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+bench::machine_flags "${start}" "${load_before}"
 mkdir -p "$(dirname "${OUT}")"
 "${TMP}/anchorreport" -o "${OUT}" \
-  -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  -machine "nproc=$(nproc)" \
-  -machine "CPU=${model}" \
-  -machine "memory=${mem_total}" \
-  -machine "Go=$("${GO}" version | cut -d' ' -f3-)" \
+  "${BENCH_MACHINE_FLAGS[@]}" \
   -machine "policy-machinery=$(cd test/anchors && "${GO}" list -m -f '{{.Version}}' github.com/kuadrant/policy-machinery), gateway-api $(cd test/anchors && "${GO}" list -m -f '{{.Version}}' sigs.k8s.io/gateway-api)" \
-  -machine "load average before (1/5/15 min)=${load_before}" \
-  -machine "load average after=$(cut -d' ' -f1-3 /proc/loadavg)" \
   -machine "seed=${SEED}" \
   -machine "policy-machinery time limit per run=${PM_TIMEOUT}" \
-  -machine "wall time of the script=$(( $(date -u +%s) - start )) s" \
   "${results[@]}"
 echo "bench-anchors: wrote ${OUT}.md and ${OUT}.json"

@@ -13,6 +13,8 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 GO=${GO:-go}
+# shellcheck source=hack/lib/benchmachine.sh
+source hack/lib/benchmachine.sh
 SEED=${SEED:-1}
 DEFAULT_SCALES="0.25 0.5 1 2 5"
 SCALES=${SCALES:-${DEFAULT_SCALES}}
@@ -35,19 +37,10 @@ for s in ${SCALES}; do
     -scale="${s}" -seed="${SEED}" 2>&1 | tee "${TMP}/growth-${s}.txt"
   runs+=("${s}=${TMP}/growth-${s}.txt")
 done
-mem_total=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+bench::machine_flags "${start}" "${load_before}"
 mkdir -p "$(dirname "${OUT}")"
 "${TMP}/growthreport" -o "${OUT}" \
-  -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  -machine "nproc=$(nproc)" \
-  -machine "CPU=${model}" \
-  -machine "memory=${mem_total}" \
-  -machine "Go=$("${GO}" version | cut -d' ' -f3-)" \
-  -machine "load average before (1/5/15 min)=${load_before}" \
-  -machine "load average after=$(cut -d' ' -f1-3 /proc/loadavg)" \
+  "${BENCH_MACHINE_FLAGS[@]}" \
   -machine "seed=${SEED}" \
-  -machine "wall time of the script=$(( $(date -u +%s) - start )) s" \
   "${runs[@]}"
 echo "bench-growth: wrote ${OUT}.md and ${OUT}.json"

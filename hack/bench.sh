@@ -29,6 +29,8 @@ anchors) exec hack/bench-anchors.sh ;;
 *) echo "bench: BENCH_ONLY must be inprocess, growth, e2e or anchors" >&2; exit 2 ;;
 esac
 GO=${GO:-go}
+# shellcheck source=hack/lib/benchmachine.sh
+source hack/lib/benchmachine.sh
 SCALE=${SCALE:-1}
 LIVE_SCALE=${LIVE_SCALE:-0.1}
 SEED=${SEED:-1}
@@ -57,20 +59,11 @@ run full.txt '^Benchmark(FullComputation|ComputeAll)$' 1x
 run incr.txt '^BenchmarkIncremental' "${INCR_BENCHTIME}"
 run live.txt '^BenchmarkLiveStartUp$' 1x
 
-mem_total=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)
-model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+bench::machine_flags "${start}" "${load_before}"
 "${TMP}/benchreport" -o "${OUT}/inprocess" \
-  -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
-  -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  -machine "nproc=$(nproc)" \
-  -machine "CPU=${model}" \
-  -machine "memory=${mem_total}" \
-  -machine "Go=$("${GO}" version | cut -d' ' -f3-)" \
-  -machine "load average before (1/5/15 min)=${load_before}" \
-  -machine "load average after=$(cut -d' ' -f1-3 /proc/loadavg)" \
+  "${BENCH_MACHINE_FLAGS[@]}" \
   -machine "scale=${SCALE} (seed ${SEED}); live start-up at ${LIVE_SCALE}" \
   -machine "incremental benchtime=${INCR_BENCHTIME}" \
-  -machine "wall time of the script=$(( $(date -u +%s) - start )) s" \
   "${TMP}/mem.txt" "${TMP}/full.txt" "${TMP}/incr.txt" "${TMP}/live.txt"
 
 for p in full incremental; do
