@@ -5,6 +5,7 @@
 //	e2ebench load    -kubeconfig K -scale S -o load.json      # before the server starts
 //	e2ebench ready   -local .local -o ready.json              # while the server starts
 //	e2ebench measure -kubeconfig K -local .local -load load.json -ready ready.json -o docs/benchmarks/e2e
+//	e2ebench restart -kubeconfig K -local .local -report docs/benchmarks/e2e  # after measure
 //	e2ebench render  -o docs/benchmarks/e2e                   # <o>.md again from <o>.json
 //
 // `measure` writes <o>.json and <o>.md. Every number comes from this run;
@@ -29,7 +30,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: e2ebench load|ready|measure [flags]")
+		fmt.Fprintln(os.Stderr, "usage: e2ebench load|ready|measure|restart|render [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -40,10 +41,12 @@ func main() {
 		err = runReady(os.Args[2:])
 	case "measure":
 		err = runMeasure(os.Args[2:])
+	case "restart":
+		err = runRestart(os.Args[2:])
 	case "render":
 		err = runRender(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (load, ready, measure, render)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (load, ready, measure, restart, render)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)

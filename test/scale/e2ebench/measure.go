@@ -48,15 +48,18 @@ type Report struct {
 	// ReachGateway: the same for the Gateway-level policy the edit and the
 	// review use (issue #20: a Gateway-level policy's PolicyReach with
 	// kubectl within 2× of kubectl get httproute).
-	ReachGateway reachResult       `json:"reachGatewayPolicy"`
-	UserCommands userCmdResult     `json:"userCommands"`
-	Gwctl        gwctlResult       `json:"gwctl"`
-	Trace        traceResult       `json:"trace"`
-	Review       reviewResult      `json:"review"`
-	Server       serverResources   `json:"server"`
-	LoadAvg      map[string]string `json:"loadAverage"`
-	Targets      []target          `json:"targets"`
-	Decisions    []string          `json:"notes"`
+	ReachGateway reachResult     `json:"reachGatewayPolicy"`
+	UserCommands userCmdResult   `json:"userCommands"`
+	Gwctl        gwctlResult     `json:"gwctl"`
+	Trace        traceResult     `json:"trace"`
+	Review       reviewResult    `json:"review"`
+	Server       serverResources `json:"server"`
+	// Restart is the server restarted on its warm cache after everything
+	// else (`e2ebench restart`); nil until then.
+	Restart   *restartResult    `json:"restart,omitempty"`
+	LoadAvg   map[string]string `json:"loadAverage"`
+	Targets   []target          `json:"targets"`
+	Decisions []string          `json:"notes"`
 	// SettleSeconds is how long the measurement waited for the server and
 	// kube-apiserver to be quiet (waitQuiet).
 	SettleSeconds float64 `json:"settleSeconds"`
