@@ -3,7 +3,8 @@ module github.com/effectivepolicy-dev/effectivepolicy
 go 1.26.0
 
 require (
-	github.com/klauspost/compress v1.18.0
+	github.com/klauspost/compress v1.20.3
+	github.com/klauspost/pgzip v1.3.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	github.com/xlab/treeprint v1.2.0

@@ -58,13 +58,14 @@ run mem.txt '^BenchmarkMemoryPerTarget$' 1x
 run full.txt '^Benchmark(FullComputation|ComputeAll)$' 1x
 run incr.txt '^BenchmarkIncremental' "${INCR_BENCHTIME}"
 run live.txt '^BenchmarkLiveStartUp$' 1x
+run gzip.txt '^BenchmarkListGzip$' 3x
 
 bench::machine_flags "${start}" "${load_before}"
 "${TMP}/benchreport" -o "${OUT}/inprocess" \
   "${BENCH_MACHINE_FLAGS[@]}" \
   -machine "scale=${SCALE} (seed ${SEED}); live start-up at ${LIVE_SCALE}" \
   -machine "incremental benchtime=${INCR_BENCHTIME}" \
-  "${TMP}/mem.txt" "${TMP}/full.txt" "${TMP}/incr.txt" "${TMP}/live.txt"
+  "${TMP}/mem.txt" "${TMP}/full.txt" "${TMP}/incr.txt" "${TMP}/live.txt" "${TMP}/gzip.txt"
 
 for p in full incremental; do
   "${GO}" tool pprof -top -nodecount=30 "${TMP}/scale.test" "${TMP}/${p}.prof" >"${OUT}/profile-${p}.txt" 2>/dev/null

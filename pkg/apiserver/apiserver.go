@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +19,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	generatedopenapi "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/openapi"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/httpgzip"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
@@ -58,6 +60,11 @@ func NewRecommendedConfig() *genericapiserver.RecommendedConfig {
 	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
 	c.OpenAPIV3Config.Info.Title = "EffectivePolicy"
 	c.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
+	// Large responses (a LIST of every EffectivePolicy is hundreds of MB)
+	// are gzipped on every core rather than on the API server's one.
+	c.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+		return httpgzip.WithParallelGzip(genericapiserver.DefaultBuildHandlerChain(h, c))
+	}
 	return c
 }
 
