@@ -82,6 +82,10 @@ type traceResult struct {
 	KubectlCreateMs           float64 `json:"kubectlCreateTraceYAMLMs"`
 	KubectlCreateNoValidateMs float64 `json:"kubectlCreateTraceYAMLNoValidateMs"`
 	KubectlRatio              float64 `json:"kubectlRatio"`
+	// KubectlSSAR*: `kubectl create -f ssar.yaml -o yaml` of a
+	// SelfSubjectAccessReview, with and without kubectl's validation.
+	KubectlSSARMs           float64 `json:"kubectlCreateSelfSubjectAccessReviewYAMLMs,omitempty"`
+	KubectlSSARNoValidateMs float64 `json:"kubectlCreateSelfSubjectAccessReviewYAMLNoValidateMs,omitempty"`
 	// KubectlPluginMs: `kubectl effectivepolicy trace` (this project's
 	// plugin, its tree output) for the same request; 0 when the plugin was
 	// not given (-plugin-dir).
@@ -363,10 +367,19 @@ func kubectlTrace(ctx context.Context, kubeconfig, pluginDir string, in *v1alpha
 	if err := os.WriteFile(file, doc, 0o644); err != nil {
 		return err
 	}
+	// Kubernetes' own create-only kind, for reference: kubectl's default
+	// validation costs it the same.
+	ssar := filepath.Join(dir, "ssar.yaml")
+	ssarDoc := fmt.Sprintf(`{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview","spec":{"resourceAttributes":{"verb":"get","group":"gateway.networking.k8s.io","resource":"httproutes","namespace":%q,"name":%q}}}`, rNS, rName)
+	if err := os.WriteFile(ssar, []byte(ssarDoc), 0o644); err != nil {
+		return err
+	}
 	cmds := [][]string{
 		{"get", "httproute", rName, "-n", rNS, "-o", "yaml"},
 		{"create", "-f", file, "-o", "yaml"},
 		{"create", "-f", file, "-o", "yaml", "--validate=false"},
+		{"create", "-f", ssar, "-o", "yaml"},
+		{"create", "-f", ssar, "-o", "yaml", "--validate=false"},
 	}
 	env := os.Environ()
 	if pluginDir != "" {
@@ -399,8 +412,9 @@ func kubectlTrace(ctx context.Context, kubeconfig, pluginDir string, in *v1alpha
 	r.KubectlReps = reps
 	r.KubectlGetMs, r.KubectlCreateMs, r.KubectlCreateNoValidateMs = median(times[0]), median(times[1]), median(times[2])
 	r.KubectlRatio = r.KubectlCreateMs / r.KubectlGetMs
+	r.KubectlSSARMs, r.KubectlSSARNoValidateMs = median(times[3]), median(times[4])
 	if pluginDir != "" {
-		r.KubectlPluginMs = median(times[3])
+		r.KubectlPluginMs = median(times[5])
 	}
 	return nil
 }
@@ -458,6 +472,10 @@ func mdTrace(p func(string, ...interface{}), r Report) {
 	p("| `kubectl get httproute %s -o yaml` | %.0f ms | 1 |", x.Route, x.KubectlGetMs)
 	p("| `kubectl create -f trace.yaml -o yaml` | %.0f ms | %.2f× |", x.KubectlCreateMs, x.KubectlRatio)
 	p("| `kubectl create -f trace.yaml -o yaml --validate=false` | %.0f ms | %.2f× |", x.KubectlCreateNoValidateMs, x.KubectlCreateNoValidateMs/x.KubectlGetMs)
+	if x.KubectlSSARMs > 0 {
+		p("| for reference, Kubernetes' own create-only kind: `kubectl create -f ssar.yaml -o yaml` (a SelfSubjectAccessReview) | %.0f ms | %.2f× |", x.KubectlSSARMs, x.KubectlSSARMs/x.KubectlGetMs)
+		p("| the same with --validate=false | %.0f ms | %.2f× |", x.KubectlSSARNoValidateMs, x.KubectlSSARNoValidateMs/x.KubectlGetMs)
+	}
 	if x.KubectlPluginMs > 0 {
 		p("| `kubectl effectivepolicy trace --gateway %s --host %s --path %s` | %.0f ms | %.2f× |", x.Gateway, x.Host, x.Path, x.KubectlPluginMs, x.KubectlPluginMs/x.KubectlGetMs)
 	}
