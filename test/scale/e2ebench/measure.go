@@ -86,6 +86,10 @@ type latency struct {
 	MeanMs      float64 `json:"meanMs"`
 	PerSecond   float64 `json:"requestsPerSecond"`
 	AvgBytes    float64 `json:"avgBytes"`
+	// CPU time per request of kube-apiserver and of the server over the
+	// run (from /proc; 10 ms ticks over thousands of requests).
+	KubeAPIServerCPUMs float64 `json:"kubeAPIServerCPUMsPerRequest,omitempty"`
+	ServerCPUMs        float64 `json:"serverCPUMsPerRequest,omitempty"`
 }
 
 type listRun struct {
@@ -379,10 +383,25 @@ func measureLists(ctx context.Context, rc rest.Interface, reps int, rep *Report)
 
 // measureGets times single GETs of EffectivePolicies and, as the baseline, of HTTPRoutes.
 func measureGets(ctx context.Context, rc rest.Interface, f *measureFlags, idx *outputIndex, rep *Report) error {
+	kubePID := pidFromFile(filepath.Join(*f.local, "run", "kube-apiserver.pid"))
+	serverPID := pidFromFile(filepath.Join(*f.local, "run", "effectivepolicy-apiserver.pid"))
+	// timed runs getLatency and adds the CPU time per request both
+	// processes spent meanwhile.
+	timed := func(names []string, path func(string) string) (latency, error) {
+		k0, _ := procCPUSeconds(kubePID)
+		s0, _ := procCPUSeconds(serverPID)
+		l, err := getLatency(ctx, rc, names, path, *f.gets, *f.conc, *f.seed)
+		k1, err1 := procCPUSeconds(kubePID)
+		s1, err2 := procCPUSeconds(serverPID)
+		if err == nil && err1 == nil && err2 == nil && l.Requests > 0 {
+			l.KubeAPIServerCPUMs = (k1 - k0) * 1000 / float64(l.Requests)
+			l.ServerCPUMs = (s1 - s0) * 1000 / float64(l.Requests)
+		}
+		return l, err
+	}
 	var err error
 	logf("GET: %d single EffectivePolicies, concurrency %d", *f.gets, *f.conc)
-	rep.Get, err = getLatency(ctx, rc, idx.names, epGetPath, *f.gets, *f.conc, *f.seed)
-	if err != nil {
+	if rep.Get, err = timed(idx.names, epGetPath); err != nil {
 		return err
 	}
 	routes, err := routeNames(ctx, rc)
@@ -390,12 +409,12 @@ func measureGets(ctx context.Context, rc rest.Interface, f *measureFlags, idx *o
 		return err
 	}
 	logf("GET: %d single HTTPRoutes (baseline), concurrency %d", *f.gets, *f.conc)
-	rep.GetHTTPRoute, err = getLatency(ctx, rc, routes, routeGetPath, *f.gets, *f.conc, *f.seed)
-	if err != nil {
+	if rep.GetHTTPRoute, err = timed(routes, routeGetPath); err != nil {
 		return err
 	}
-	logf("  EffectivePolicies p50 %.1f ms p99 %.1f ms (%.0f/s); HTTPRoutes p50 %.1f ms p99 %.1f ms (%.0f/s)",
-		rep.Get.P50Ms, rep.Get.P99Ms, rep.Get.PerSecond, rep.GetHTTPRoute.P50Ms, rep.GetHTTPRoute.P99Ms, rep.GetHTTPRoute.PerSecond)
+	logf("  EffectivePolicies p50 %.1f ms p99 %.1f ms (%.0f/s; CPU per request: kube-apiserver %.2f ms, server %.2f ms); HTTPRoutes p50 %.1f ms p99 %.1f ms (%.0f/s; kube-apiserver %.2f ms)",
+		rep.Get.P50Ms, rep.Get.P99Ms, rep.Get.PerSecond, rep.Get.KubeAPIServerCPUMs, rep.Get.ServerCPUMs,
+		rep.GetHTTPRoute.P50Ms, rep.GetHTTPRoute.P99Ms, rep.GetHTTPRoute.PerSecond, rep.GetHTTPRoute.KubeAPIServerCPUMs)
 	rep.LoadAvg["after GET"] = loadAvg()
 	return nil
 }

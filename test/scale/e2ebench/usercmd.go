@@ -26,9 +26,34 @@ type userCmdResult struct {
 	ListReps  int       `json:"listReps"`
 	ListEP    []float64 `json:"kubectlGetEffectivePoliciesAllSeconds"`
 	ListRoute []float64 `json:"kubectlGetHTTPRoutesAllSeconds"`
+	// The same in one request (--chunk-size=0), seconds per run.
+	ListOneEP    []float64 `json:"kubectlGetEffectivePoliciesAllOneRequestSeconds"`
+	ListOneRoute []float64 `json:"kubectlGetHTTPRoutesAllOneRequestSeconds"`
+	// Pages kubectl asks for (500 objects each), and the time kubectl's
+	// client-side rate limit alone imposes on that many requests.
+	PagesEP, PagesRoute                     int
+	ThrottleEPSeconds, ThrottleRouteSeconds float64
 	// Medians and their ratios (ours ÷ kube-apiserver's).
-	GetEPMedian, GetRouteMedian, GetRatio    float64
-	ListEPMedian, ListRouteMedian, ListRatio float64
+	GetEPMedian, GetRouteMedian, GetRatio             float64
+	ListEPMedian, ListRouteMedian, ListRatio          float64
+	ListOneEPMedian, ListOneRouteMedian, ListOneRatio float64
+}
+
+// kubectl sends API requests through client-go's default client-side rate
+// limiter: a burst of 10, then 5 requests per second (it raises the limits
+// for discovery only). A paged LIST waits on it for every page after the
+// tenth.
+const (
+	kubectlChunk = 500
+	kubectlBurst = 10
+	kubectlQPS   = 5.0
+)
+
+// throttleFloor: pages of kubectlChunk objects and the seconds the rate
+// limiter makes kubectl wait for them at least.
+func throttleFloor(objects int) (int, float64) {
+	pages := (objects + kubectlChunk - 1) / kubectlChunk
+	return pages, float64(max(0, pages-kubectlBurst)) / kubectlQPS
 }
 
 // measureUserCommands times `kubectl get effectivepolicy R -n NS -o yaml`
@@ -85,11 +110,20 @@ func measureUserCommands(ctx context.Context, kubeconfig string, idx *outputInde
 	if err := pair(listReps, []string{"get", "effectivepolicies", "-A"}, []string{"get", "httproutes", "-A"}, &r.ListEP, &r.ListRoute); err != nil {
 		return r, err
 	}
+	if err := pair(listReps, []string{"get", "effectivepolicies", "-A", "--chunk-size=0"}, []string{"get", "httproutes", "-A", "--chunk-size=0"}, &r.ListOneEP, &r.ListOneRoute); err != nil {
+		return r, err
+	}
+	r.PagesEP, r.ThrottleEPSeconds = throttleFloor(len(idx.names))
+	r.PagesRoute, r.ThrottleRouteSeconds = throttleFloor(len(routes))
+	r.ListOneEPMedian, r.ListOneRouteMedian = median(r.ListOneEP), median(r.ListOneRoute)
+	r.ListOneRatio = r.ListOneEPMedian / r.ListOneRouteMedian
 	r.GetEPMedian, r.GetRouteMedian = median(r.GetEP), median(r.GetRoute)
 	r.ListEPMedian, r.ListRouteMedian = median(r.ListEP), median(r.ListRoute)
 	r.GetRatio, r.ListRatio = r.GetEPMedian/r.GetRouteMedian, r.ListEPMedian/r.ListRouteMedian
 	logf("  get -o yaml: effectivepolicy %.0f ms, httproute %.0f ms (%.2f×); get -A: effectivepolicies %.2f s, httproutes %.2f s (%.2f×)",
 		r.GetEPMedian*1000, r.GetRouteMedian*1000, r.GetRatio, r.ListEPMedian, r.ListRouteMedian, r.ListRatio)
+	logf("  get -A --chunk-size=0: effectivepolicies %.2f s, httproutes %.2f s (%.2f×); kubectl's rate limit alone: %d pages %.1f s, %d pages %.1f s",
+		r.ListOneEPMedian, r.ListOneRouteMedian, r.ListOneRatio, r.PagesEP, r.ThrottleEPSeconds, r.PagesRoute, r.ThrottleRouteSeconds)
 	return r, nil
 }
 
@@ -106,5 +140,11 @@ func mdUserCommands(p func(string, ...interface{}), r Report) {
 	p("|---|---|---|---|")
 	p("| `kubectl get effectivepolicy %s -o yaml` against `kubectl get httproute` of the same (%d runs) | %.0f ms | %.0f ms | **%.2f×** |", x.Route, x.Reps, x.GetEPMedian*1000, x.GetRouteMedian*1000, x.GetRatio)
 	p("| `kubectl get effectivepolicies -A` against `kubectl get httproutes -A` (%d runs, paged by kubectl) | %.2f s | %.2f s | **%.2f×** |", x.ListReps, x.ListEPMedian, x.ListRouteMedian, x.ListRatio)
+	if len(x.ListOneEP) > 0 {
+		p("| the same in one request, `--chunk-size=0` (%d runs) | %.2f s | %.2f s | **%.2f×** |", x.ListReps, x.ListOneEPMedian, x.ListOneRouteMedian, x.ListOneRatio)
+		p("")
+		p("Paged, kubectl asks for %d objects at a time through client-go's default client-side rate limiter (a burst of %d requests, then %.0f per second): %d pages of EffectivePolicies must wait at least %.1f s for it, %d pages of HTTPRoutes %.1f s, whatever the server.",
+			kubectlChunk, kubectlBurst, kubectlQPS, x.PagesEP, x.ThrottleEPSeconds, x.PagesRoute, x.ThrottleRouteSeconds)
+	}
 	p("")
 }
