@@ -22,6 +22,7 @@ var layers = []struct {
 	{"pkg/compute", 2},
 	{"pkg/inputs", 2},
 	{"pkg/requestmatch", 2},
+	{"pkg/httpgzip", 2},
 	{"pkg/cli/tree", 2},
 	{"pkg/cli/kinds", 2},
 	{"pkg/cli/manifests", 2},
