@@ -20,7 +20,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
-// BenchmarkListGzip: the JSON of a LIST of every EffectivePolicy (-live-scale), as the server
+// BenchmarkListGzip: the JSON of a LIST of every EffectivePolicy (-scale), as the server
 // writes it, gzipped the way k8s.io/apiserver gzips a response (compress/gzip at level 1, on
 // the request's goroutine: "apiserver") and the way the server now does (pkg/httpgzip around
 // the handler: the same level, blocks compressed on every core: "parallel"), side by side in
@@ -75,11 +75,11 @@ func BenchmarkListGzip(b *testing.B) {
 	})
 }
 
-// listJSON is the LIST of every EffectivePolicy of the live layer at -live-scale, encoded
+// listJSON is the LIST of every EffectivePolicy of the live layer at -scale, encoded
 // with the server's codec.
 func listJSON(b *testing.B) []byte {
 	defer quietKlog()()
-	client := fakeClient(b, Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
+	client := fakeClient(b, Generate(Options{Scale: *scaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
 	s := startLive(b, client, b.TempDir())
 	defer s.stop()
 	r := registry.NewEffectivePolicyREST(s.l.EffectivePolicies())

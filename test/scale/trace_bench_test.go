@@ -64,11 +64,15 @@ func BenchmarkRequestTrace(b *testing.B) {
 
 	// The trace must find the route, or it measures a trace that stops
 	// early (no listener, no rule) and says nothing about the goal.
+	var port int32
 	for _, in := range []*v1alpha1.RequestTrace{named, every} {
-		if err := checkMatched(ctx, traces, in, target); err != nil {
+		if port, err = checkMatched(ctx, traces, in, target); err != nil {
 			b.Fatal(err)
 		}
 	}
+	// The same trace on the port the request arrives on (one match).
+	onPort := named.DeepCopy()
+	onPort.Spec.Port = port
 
 	// getNs is the baseline's ns/op, for the traces' ratio to it (0 when
 	// -bench left the baseline out).
@@ -116,6 +120,7 @@ func BenchmarkRequestTrace(b *testing.B) {
 		})
 	}
 	trace("gateway", named)
+	trace("gateway-port", onPort)
 	trace("all-gateways", every)
 }
 
@@ -213,17 +218,18 @@ func hostAndPath(spec map[string]interface{}) (host, path string, ok bool) {
 
 // checkMatched traces in once and requires a match of reason Matched on
 // the target's route.
-func checkMatched(ctx context.Context, traces *registry.TraceREST, in *v1alpha1.RequestTrace, t traceTarget) error {
+// It returns the port of the listener the route matched on.
+func checkMatched(ctx context.Context, traces *registry.TraceREST, in *v1alpha1.RequestTrace, t traceTarget) (int32, error) {
 	out, err := traces.Create(ctx, in.DeepCopy(), nil, &metav1.CreateOptions{})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	st := out.(*v1alpha1.RequestTrace).Status
 	for _, m := range st.Matches {
 		if m.Reason == string(requestmatch.ReasonMatched) && m.Route != nil && m.Route.Namespace == t.routeNS && m.Route.Name == t.routeName {
-			return nil
+			return m.Port, nil
 		}
 	}
 	raw, _ := json.Marshal(st)
-	return fmt.Errorf("trace of %s%s (gateway %v) did not match route %s/%s: %s", t.host, t.path, in.Spec.Gateway != nil, t.routeNS, t.routeName, raw)
+	return 0, fmt.Errorf("trace of %s%s (gateway %v) did not match route %s/%s: %s", t.host, t.path, in.Spec.Gateway != nil, t.routeNS, t.routeName, raw)
 }

@@ -148,6 +148,8 @@ type target struct {
 	Goal     string `json:"goal"`
 	Measured string `json:"measured"`
 	Met      bool   `json:"met"`
+	// Record: measured and reported, not a goal (no verdict).
+	Record bool `json:"forTheRecord,omitempty"`
 }
 
 // measureFlags are the flags of `e2ebench measure`.
