@@ -21,6 +21,8 @@ import (
 	"github.com/klauspost/pgzip"
 	"k8s.io/apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
 )
 
 // Threshold is k8s.io/apiserver's: a response is compressed once more than
@@ -30,6 +32,28 @@ const Threshold = 128 * 1024
 // Level is the API server's compression level: the fastest, whose ratio on
 // API objects is close to the others' (kubernetes/kubernetes#112296).
 const Level = pgzip.BestSpeed
+
+var (
+	responses = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      "effectivepolicy",
+		Name:           "gzip_responses_total",
+		Help:           "Responses gzipped on every core (those over 128 KB to clients that accept gzip).",
+		StabilityLevel: metrics.ALPHA,
+	})
+	plainBytes = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      "effectivepolicy",
+		Name:           "gzip_uncompressed_bytes_total",
+		Help:           "Bytes of those responses before compression.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	gzipBytes = metrics.NewCounter(&metrics.CounterOpts{
+		Subsystem:      "effectivepolicy",
+		Name:           "gzip_compressed_bytes_total",
+		Help:           "Bytes of those responses as sent.",
+		StabilityLevel: metrics.ALPHA,
+	})
+	registerOnce sync.Once
+)
 
 var writers = sync.Pool{New: func() any {
 	w, _ := pgzip.NewWriterLevel(nil, Level) // a valid level never fails
@@ -41,6 +65,7 @@ var writers = sync.Pool{New: func() any {
 // it). Watches, upgrades and range requests are passed on untouched, as are
 // all requests when the API server's APIResponseCompression feature is off.
 func WithParallelGzip(h http.Handler) http.Handler {
+	registerOnce.Do(func() { legacyregistry.MustRegister(responses, plainBytes, gzipBytes) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !acceptsGzip(r) || isWatch(r) || r.Header.Get("Range") != "" || r.Header.Get("Upgrade") != "" ||
 			!utilfeature.DefaultFeatureGate.Enabled(features.APIResponseCompression) {
@@ -88,6 +113,20 @@ type responseWriter struct {
 	// ResponseWriter; nil before.
 	out io.Writer
 	gz  *pgzip.Writer
+	// sent counts the compressed bytes written.
+	sent countingWriter
+}
+
+// countingWriter counts what it passes on.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // WriteHeader records the status until the body's encoding is decided;
@@ -137,7 +176,8 @@ func (w *responseWriter) start(compress bool, first []byte) {
 		h.Add("Vary", "Accept-Encoding")
 		h.Del("Content-Length")
 		w.gz = writers.Get().(*pgzip.Writer)
-		w.gz.Reset(w.ResponseWriter)
+		w.sent = countingWriter{w: w.ResponseWriter}
+		w.gz.Reset(&w.sent)
 		w.out = w.gz
 	}
 	if w.status != 0 {
@@ -176,6 +216,11 @@ func (w *responseWriter) finish(completed bool) {
 	}
 	if w.gz != nil {
 		err := w.gz.Close()
+		if err == nil {
+			responses.Inc()
+			plainBytes.Add(float64(w.gz.UncompressedSize()))
+			gzipBytes.Add(float64(w.sent.n))
+		}
 		if completed && err == nil {
 			w.gz.Reset(nil)
 			writers.Put(w.gz)

@@ -114,6 +114,9 @@ func TestMetrics(t *testing.T) {
 		regexp.MustCompile(`(?m)^effectivepolicy_informer_synced\{resource="services"\} 1$`),
 		regexp.MustCompile(`(?m)^effectivepolicy_informer_synced\{resource="httproutes.gateway.networking.k8s.io"\} 1$`),
 		regexp.MustCompile(`(?m)^effectivepolicy_watchers\{resource="effectivepolicies"\} [1-9]`),
+		regexp.MustCompile(`(?m)^effectivepolicy_gzip_responses_total \d+`),
+		regexp.MustCompile(`(?m)^effectivepolicy_gzip_uncompressed_bytes_total \d+`),
+		regexp.MustCompile(`(?m)^effectivepolicy_gzip_compressed_bytes_total \d+`),
 		regexp.MustCompile(`(?m)^apiserver_request_total\{.*resource="effectivepolicies".*\} [1-9]`),
 		regexp.MustCompile(`(?m)^apiserver_request_total\{.*resource="clustereffectivepolicies".*\} [1-9]`),
 	}
