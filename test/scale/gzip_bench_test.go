@@ -10,13 +10,9 @@ import (
 	"testing"
 
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/httpgzip"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
@@ -79,11 +75,8 @@ func BenchmarkListGzip(b *testing.B) {
 // with the server's codec.
 func listJSON(b *testing.B) []byte {
 	defer quietKlog()()
-	client := fakeClient(b, Generate(Options{Scale: *scaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
-	s := startLive(b, client, b.TempDir())
+	s, r, codec := liveEffectivePolicies(b, *scaleFlag)
 	defer s.stop()
-	r := registry.NewEffectivePolicyREST(s.l.EffectivePolicies())
-	codec := serializer.NewCodecFactory(apiserver.Scheme, serializer.WithStreamingCollectionEncodingToJSON()).LegacyCodec(v1alpha1.SchemeGroupVersion)
 	obj, err := r.List(genericapirequest.WithNamespace(context.Background(), ""), &metainternalversion.ListOptions{})
 	if err != nil {
 		b.Fatal(err)

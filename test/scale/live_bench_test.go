@@ -200,6 +200,17 @@ type countingWriter struct{ n int64 }
 
 func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
+// liveEffectivePolicies starts the live layer on the topology at scale and returns it, the
+// REST storage of its EffectivePolicies and the codec the server encodes them with:
+// NewDefaultAPIGroupInfo adds streaming list encoding (one item at a time) when
+// StreamingCollectionEncodingToJSON is on, as it is by default. The caller stops it.
+func liveEffectivePolicies(b testing.TB, scale float64) (*liveServer, *registry.REST, kruntime.Encoder) {
+	client := fakeClient(b, Generate(Options{Scale: scale, Seed: *seedFlag, GatewayAPICRDs: true}))
+	s := startLive(b, client, b.TempDir())
+	codec := serializer.NewCodecFactory(apiserver.Scheme, serializer.WithStreamingCollectionEncodingToJSON()).LegacyCodec(v1alpha1.SchemeGroupVersion)
+	return s, registry.NewEffectivePolicyREST(s.l.EffectivePolicies()), codec
+}
+
 // BenchmarkLiveList: one op is a LIST of every EffectivePolicy through the
 // REST storage (rest.Lister, as the API machinery calls it) encoded as JSON
 // with the server's codec (streaming list encoding), as a client receives it;
@@ -207,14 +218,8 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); re
 // GETs of every key (REST Get + JSON encoding) report their p50/p99.
 func BenchmarkLiveList(b *testing.B) {
 	defer quietKlog()()
-	client := fakeClient(b, Generate(Options{Scale: *liveScaleFlag, Seed: *seedFlag, GatewayAPICRDs: true}))
-	s := startLive(b, client, b.TempDir())
+	s, r, codec := liveEffectivePolicies(b, *liveScaleFlag)
 	defer s.stop()
-	r := registry.NewEffectivePolicyREST(s.l.EffectivePolicies())
-	// The codec the server uses: NewDefaultAPIGroupInfo adds streaming list
-	// encoding (one item at a time) when StreamingCollectionEncodingToJSON
-	// is on, as it is by default.
-	codec := serializer.NewCodecFactory(apiserver.Scheme, serializer.WithStreamingCollectionEncodingToJSON()).LegacyCodec(v1alpha1.SchemeGroupVersion)
 	ctx := genericapirequest.WithNamespace(context.Background(), "")
 	b.ReportAllocs()
 	b.ResetTimer()
