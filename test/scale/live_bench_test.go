@@ -231,7 +231,7 @@ func BenchmarkLiveList(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		items = len(obj.(*v1alpha1.EffectivePolicyList).Items)
+		items = meta.LenList(obj)
 		if err := codec.Encode(obj, &w); err != nil {
 			b.Fatal(err)
 		}
