@@ -163,13 +163,25 @@ START_PID=
 log "measuring"
 mkdir -p "${OUT%/*}"
 "${TMP}/e2ebench" measure -kubeconfig "${KUBECONFIG_FILE}" -local "${EP_LOCAL_DIR}" \
-  -load "${TMP}/load.json" -ready "${TMP}/ready.json" -o "${OUT}" -plugin-dir bin \
+  -load "${TMP}/load.json" -ready "${TMP}/ready.json" -o "${OUT}" -plugin-dir bin -profile-dir "${TMP}/profiles" \
   -gwctl "${GWCTL}" -gwctl-version "${GWCTL_VERSION}" \
   -gets "${BENCH_GETS:-4000}" -list-reps "${BENCH_LIST_REPS:-3}" -edits "${BENCH_EDITS:-20}" \
   -machine "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
   -machine "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   -machine "load average (1/5/15 min) before the run=${load_before}" \
   -machine "server GOMEMLIMIT=${BENCH_GOMEMLIMIT}"
+# The server's CPU profiles of the LIST and GET paths, taken after the
+# measurement, as text beside the report.
+for p in list get; do
+  if [[ -f "${TMP}/profiles/profile-${p}.pb.gz" ]]; then
+    { # by own time, then by time including callees (which filters and handlers it goes to)
+      "${GO}" tool pprof -top -nodecount=30 bin/effectivepolicy-apiserver "${TMP}/profiles/profile-${p}.pb.gz"
+      echo
+      "${GO}" tool pprof -top -cum -nodecount=40 bin/effectivepolicy-apiserver "${TMP}/profiles/profile-${p}.pb.gz" |
+        sed -n '/flat%/,$p'
+    } >"${OUT}-profile-${p}.txt" 2>/dev/null
+  fi
+done
 # Last: the server stopped and started again on the cache it wrote; the time
 # until it serves a restored EffectivePolicy is added to the report.
 log "restarting the server on its warm cache"

@@ -155,7 +155,7 @@ type target struct {
 // measureFlags are the flags of `e2ebench measure`.
 type measureFlags struct {
 	kubeconfig, local, loadFile, readyFile, out *string
-	pluginDir, gwctl, gwctlVersion              *string
+	pluginDir, gwctl, gwctlVersion, profileDir  *string
 	gwctlReps                                   *int
 	gets, conc, listReps, edits, reachReps      *int
 	traceReps, reviewReps                       *int
@@ -177,6 +177,7 @@ func parseMeasureFlags(args []string) *measureFlags {
 		gwctlVersion: fs.String("gwctl-version", "", "gwctl's version, for the report"),
 		gwctlReps:    fs.Int("gwctl-reps", 3, "repetitions of gwctl describe httproute and its comparison"),
 		pluginDir:    fs.String("plugin-dir", "", "directory holding kubectl-effectivepolicy, to time `kubectl effectivepolicy trace` (empty: not timed)"),
+		profileDir:   fs.String("profile-dir", "", "write CPU profiles of the server serving LISTs and GETs here, after the measurement (empty: none)"),
 		gets:         fs.Int("gets", 4000, "single GET requests"),
 		conc:         fs.Int("concurrency", 16, "concurrent GETs"),
 		listReps:     fs.Int("list-reps", 3, "LIST repetitions of each resource"),
@@ -274,6 +275,9 @@ func runMeasure(args []string) error {
 		return err
 	}
 	rep.LoadAvg["after EffectivePolicyReview"] = loadAvg()
+	if err := profileHotPaths(ctx, rc, *f.local, *f.profileDir, idx.names); err != nil {
+		return err
+	}
 	rep.Targets = targets(rep)
 	rep.Decisions = notes
 	if err := writeJSON(*f.out+".json", rep); err != nil {

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"k8s.io/client-go/rest"
+)
+
+// profileSeconds is how long each CPU profile of the server runs.
+const profileSeconds = 8
+
+// profileHotPaths writes CPU profiles of the server (its /debug/pprof/profile, on its own
+// port with the admin certificate) into dir while it serves, through kube-apiserver, the
+// LIST of every EffectivePolicy again and again (profile-list.pb.gz), and GETs of single
+// EffectivePolicies at concurrency 16 (profile-get.pb.gz): the hot paths of the goals the
+// report measures. Taken after every measurement, so that profiling slows none.
+func profileHotPaths(ctx context.Context, rc rest.Interface, local, dir string, names []string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	port, err := serverPort(local)
+	if err != nil {
+		return err
+	}
+	hc, err := adminClient(filepath.Join(local, "pki"))
+	if err != nil {
+		return err
+	}
+	hc.Timeout = 0 // the profile request lasts profileSeconds
+	url := fmt.Sprintf("https://127.0.0.1:%s/debug/pprof/profile?seconds=%d", port, profileSeconds)
+	list := func(ctx context.Context) error {
+		_, _, err := timedList(ctx, rc, epPath)
+		return err
+	}
+	rng := rand.New(rand.NewPCG(1, 9))
+	var mu sync.Mutex
+	get := func(ctx context.Context) error {
+		mu.Lock()
+		key := names[rng.IntN(len(names))]
+		mu.Unlock()
+		return rc.Get().AbsPath(epGetPath(key)).SetHeader("Accept", "application/json").Do(ctx).Error()
+	}
+	for _, p := range []struct {
+		file    string
+		workers int
+		work    func(context.Context) error
+	}{{"profile-list.pb.gz", 1, list}, {"profile-get.pb.gz", 16, get}} {
+		logf("profiling the server for %d s (%s)", profileSeconds, p.file)
+		if err := profileWhile(ctx, hc, url, filepath.Join(dir, p.file), p.workers, p.work); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// profileWhile runs work on workers goroutines, each again and again, until the profile
+// request to url answers, and writes its body to path.
+func profileWhile(ctx context.Context, hc *http.Client, url, path string, workers int, work func(context.Context) error) error {
+	wctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for wctx.Err() == nil {
+				if err := work(wctx); err != nil && wctx.Err() == nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	resp, err := hc.Get(url)
+	var body []byte
+	if err == nil {
+		body, err = io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s: %s", url, resp.Status, body)
+		}
+	}
+	stop()
+	wg.Wait()
+	close(errs)
+	if err != nil {
+		return err
+	}
+	if werr := <-errs; werr != nil {
+		return fmt.Errorf("the load while profiling: %w", werr)
+	}
+	return os.WriteFile(path, body, 0o644)
+}
