@@ -28,16 +28,12 @@ func profileHotPaths(ctx context.Context, rc rest.Interface, local, dir string, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	port, err := serverPort(local)
-	if err != nil {
-		return err
-	}
-	hc, err := adminClient(filepath.Join(local, "pki"))
+	base, hc, err := serverClient(local)
 	if err != nil {
 		return err
 	}
 	hc.Timeout = 0 // the profile request lasts profileSeconds
-	url := fmt.Sprintf("https://127.0.0.1:%s/debug/pprof/profile?seconds=%d", port, profileSeconds)
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, profileSeconds)
 	list := func(ctx context.Context) error {
 		_, _, err := timedList(ctx, rc, epPath)
 		return err

@@ -141,16 +141,12 @@ func pollRestarted(ctx context.Context, rc rest.Interface, local, path string, r
 	if err != nil {
 		return err
 	}
-	port, err := serverPort(local)
-	if err != nil {
-		return err
-	}
-	hc, err := adminClient(filepath.Join(local, "pki"))
+	base, hc, err := serverClient(local)
 	if err != nil {
 		return err
 	}
 	direct := func(p string) ([]byte, error) {
-		resp, err := hc.Get(fmt.Sprintf("https://127.0.0.1:%s%s", port, p))
+		resp, err := hc.Get(base + p)
 		if err != nil {
 			return nil, err
 		}
@@ -209,6 +205,17 @@ func waitPID(ctx context.Context, pidFile string) (int, error) {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// serverClient is the server's own address (https://127.0.0.1:port) and a client for it
+// (adminClient).
+func serverClient(local string) (string, *http.Client, error) {
+	port, err := serverPort(local)
+	if err != nil {
+		return "", nil, err
+	}
+	hc, err := adminClient(filepath.Join(local, "pki"))
+	return "https://127.0.0.1:" + port, hc, err
 }
 
 // adminClient is an HTTP client with local-up's admin client certificate that trusts
