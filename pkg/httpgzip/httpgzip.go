@@ -189,16 +189,21 @@ func (w *responseWriter) start(compress bool, first []byte) {
 // decided) and flushes the connection.
 func (w *responseWriter) Flush() {
 	if w.out == nil {
-		w.start(false, w.pending)
-		if len(w.pending) > 0 {
-			_, _ = w.out.Write(w.pending)
-			w.pending = nil
-		}
+		w.sendHeld()
 	}
 	if w.gz != nil {
 		_ = w.gz.Flush()
 	}
 	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// sendHeld sends the status and the bytes held back, uncompressed.
+func (w *responseWriter) sendHeld() {
+	w.start(false, w.pending)
+	if len(w.pending) > 0 {
+		_, _ = w.out.Write(w.pending)
+		w.pending = nil
+	}
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
@@ -209,10 +214,7 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 // normally (after a panic its stream may be cut short).
 func (w *responseWriter) finish(completed bool) {
 	if w.out == nil && completed && (w.status != 0 || len(w.pending) > 0) {
-		w.start(false, w.pending)
-		if len(w.pending) > 0 {
-			_, _ = w.out.Write(w.pending)
-		}
+		w.sendHeld()
 	}
 	if w.gz != nil {
 		err := w.gz.Close()
