@@ -36,6 +36,8 @@ func TestHostnamesIntersect(t *testing.T) {
 		{"*.example.com", "HTTPS", []string{"*.foo.example.com"}, true},
 		{"*.foo.example.com", "HTTPS", []string{"*.example.com"}, true},
 		{"*.example.com", "HTTPS", []string{"*.example.net"}, false},
+		// Not a valid hostname (the CRDs' pattern rejects it), as request matching judges it.
+		{"*.example.com", "HTTPS", []string{".example.com"}, false},
 		{"foo.example.com", "TLS", []string{"bar.example.com"}, false},
 		{"foo.example.com", "TCP", []string{"bar.example.com"}, true}, // hostname not used by TCP
 		{"foo.example.com", "UDP", []string{"bar.example.com"}, true},

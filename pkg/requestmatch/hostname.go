@@ -3,6 +3,8 @@ package requestmatch
 import (
 	"net"
 	"strings"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/hostname"
 )
 
 // normalizeHost lowers the case of a Host header or SNI and drops a port and
@@ -26,51 +28,11 @@ func RouteServesHost(hostnames []string, host string) bool {
 	}
 	h := normalizeHost(host)
 	for _, p := range hostnames {
-		if HostnameMatches(p, h) {
+		if hostname.Matches(p, h) {
 			return true
 		}
 	}
 	return false
-}
-
-// HostnameMatches reports whether host matches a Gateway API hostname
-// pattern: "" matches every host, "*.example.com" matches any name below
-// example.com ("foo.example.com", "a.b.example.com") but not "example.com",
-// anything else matches itself only (case-insensitively).
-func HostnameMatches(pattern, host string) bool {
-	pattern = strings.ToLower(pattern)
-	host = strings.ToLower(host)
-	switch {
-	case pattern == "":
-		return true
-	case pattern == "*":
-		return host != ""
-	case strings.HasPrefix(pattern, "*."):
-		suffix := pattern[1:] // ".example.com"
-		return len(host) > len(suffix) && strings.HasSuffix(host, suffix)
-	default:
-		return pattern == host
-	}
-}
-
-// intersect is the hostname that both a listener hostname and a route
-// hostname accept, the more specific of the two; ok is false when they share
-// no name. The specification says route hostnames that do not match the
-// listener's MUST be ignored, and a "*.example.com" route under a
-// "foo.example.com" listener only ever sees foo.example.com.
-func intersect(listener, route string) (string, bool) {
-	listener, route = strings.ToLower(listener), strings.ToLower(route)
-	switch {
-	case listener == "":
-		return route, true
-	case route == "" || route == listener:
-		return listener, true
-	case HostnameMatches(route, listener):
-		return listener, true
-	case HostnameMatches(listener, route):
-		return route, true
-	}
-	return "", false
 }
 
 // listenerRank orders listener hostnames for one host: exact names first,
@@ -127,8 +89,8 @@ func routeHostScore(listenerHost string, routeHosts []string, host string) (host
 	}
 	best, found := hostScore{}, false
 	for _, rh := range routeHosts {
-		eff, ok := intersect(listenerHost, rh)
-		if !ok || !HostnameMatches(eff, host) {
+		eff, ok := hostname.Intersect(listenerHost, rh)
+		if !ok || !hostname.Matches(eff, host) {
 			continue
 		}
 		s := hostScore{chars: len(eff)}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/hostname"
 )
 
 // Match traces req through every listener of gw that would take it: one
@@ -95,7 +97,7 @@ func listenerTakes(l *Listener, host string) (listenerRank, bool) {
 		return listenerRank{}, true
 	}
 	h := strings.ToLower(l.Hostname)
-	if !HostnameMatches(h, host) {
+	if !hostname.Matches(h, host) {
 		return listenerRank{}, false
 	}
 	return rankListenerHostname(h), true
