@@ -14,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net/http"
@@ -88,19 +89,11 @@ func runReady(args []string) error {
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long")
 	_ = fs.Parse(args)
 	deadline := time.Now().Add(*timeout)
-	pidFile := filepath.Join(*local, "run", "effectivepolicy-apiserver.pid")
-	var pid int
-	for {
-		if data, err := os.ReadFile(pidFile); err == nil {
-			if p, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && p > 0 {
-				pid = p
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no %s after %s", pidFile, *timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	pid, err := waitPID(ctx, filepath.Join(*local, "run", "effectivepolicy-apiserver.pid"))
+	if err != nil {
+		return err
 	}
 	started, err := processStart(pid)
 	if err != nil {

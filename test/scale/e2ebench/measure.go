@@ -278,12 +278,8 @@ func runMeasure(args []string) error {
 	if err := profileHotPaths(ctx, rc, *f.local, *f.profileDir, idx.names); err != nil {
 		return err
 	}
-	rep.Targets = targets(rep)
 	rep.Decisions = notes
-	if err := writeJSON(*f.out+".json", rep); err != nil {
-		return err
-	}
-	return os.WriteFile(*f.out+".md", []byte(markdown(rep)), 0o644)
+	return writeReport(*f.out, rep)
 }
 
 // measureReaches times the PolicyReach of the most-reaching policy and of

@@ -18,12 +18,17 @@ func runRender(args []string) error {
 	if err := readJSON(*out+".json", &r); err != nil {
 		return err
 	}
-	// The verdicts from the measured numbers by the current targets.
+	return writeReport(*out, r)
+}
+
+// writeReport writes r as <out>.json and <out>.md, its verdicts taken from
+// its measured numbers by the current targets.
+func writeReport(out string, r Report) error {
 	r.Targets = targets(r)
-	if err := writeJSON(*out+".json", r); err != nil {
+	if err := writeJSON(out+".json", r); err != nil {
 		return err
 	}
-	return os.WriteFile(*out+".md", []byte(markdown(r)), 0o644)
+	return os.WriteFile(out+".md", []byte(markdown(r)), 0o644)
 }
 
 // busy says how loaded the machine was: the 1-minute load averages sampled

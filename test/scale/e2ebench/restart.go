@@ -104,17 +104,13 @@ func runRestart(args []string) error {
 	logf("restart: GET of the restored %s %.2f s after the process started (own port), %.2f s through kube-apiserver; /readyz %.2f s",
 		res.Object, res.DirectSeconds, res.AggregatedSeconds, res.ReadyzSeconds)
 	rep.Restart = &res
-	rep.Targets = targets(rep)
-	if err := writeJSON(*report+".json", rep); err != nil {
-		return err
-	}
-	return os.WriteFile(*report+".md", []byte(markdown(rep)), 0o644)
+	return writeReport(*report, rep)
 }
 
 // pickRestored names the first EffectivePolicy of a one-item LIST and its path.
 func pickRestored(ctx context.Context, rc rest.Interface) (restartResult, string, error) {
 	var l unstructured.UnstructuredList
-	raw, err := rc.Get().AbsPath("/apis/effectivepolicy.dev/v1alpha1/effectivepolicies").Param("limit", "1").DoRaw(ctx)
+	raw, err := rc.Get().AbsPath(epPath).Param("limit", "1").DoRaw(ctx)
 	if err != nil {
 		return restartResult{}, "", err
 	}
@@ -125,8 +121,8 @@ func pickRestored(ctx context.Context, rc rest.Interface) (restartResult, string
 		return restartResult{}, "", fmt.Errorf("no EffectivePolicy to fetch after the restart")
 	}
 	o := l.Items[0]
-	path := fmt.Sprintf("/apis/effectivepolicy.dev/v1alpha1/namespaces/%s/effectivepolicies/%s", o.GetNamespace(), o.GetName())
-	return restartResult{Object: o.GetNamespace() + "/" + o.GetName(), ResourceVersion: o.GetResourceVersion()}, path, nil
+	key := o.GetNamespace() + "/" + o.GetName()
+	return restartResult{Object: key, ResourceVersion: o.GetResourceVersion()}, epGetPath(key), nil
 }
 
 // pollRestarted waits for the new server process and polls, every 20 ms and concurrently,
