@@ -97,10 +97,9 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 		in.spec = mget(u.Object, "spec")
 		in.labels = u.GetLabels()
 		in.created = u.GetCreationTimestamp().Time
-		// The spec is kept by reference (the informer cache holds the same
-		// map, never modified): request traces read routes' rules from it,
-		// and a review puts an object back as it was (whatif.go).
-		st.specs[in.id] = in.spec
+		// The spec is kept, encoded: request traces read routes' rules from
+		// it, and a review puts an object back as it was (whatif.go).
+		st.specs[in.id], st.specBuf = keepSpec(st.specBuf, in.spec)
 	} else {
 		delete(st.specs, in.id)
 	}
@@ -154,7 +153,7 @@ func applyReferenceGrant(st *state, in topoInput) []Key {
 
 func applyGatewayClass(st *state, in topoInput) []Key {
 	n, name := in.id, in.id.Name
-	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if add {
 			if !st.classes[name] {
 				st.bump(st.objects, n, 1)
@@ -171,7 +170,7 @@ func applyGatewayClass(st *state, in topoInput) []Key {
 
 func applyGateway(st *state, in topoInput) []Key {
 	n := in.id
-	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.gateways[n]; old != nil {
 			delSet(st.gwByClass, old.class, n)
 			delete(st.gateways, n)
@@ -188,7 +187,7 @@ func applyGateway(st *state, in topoInput) []Key {
 
 func applyListenerSet(st *state, in topoInput) []Key {
 	n := in.id
-	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.listenerSets[n]; old != nil {
 			delSet(st.lsByGateway, old.parent, n)
 			delete(st.listenerSets, n)
@@ -214,7 +213,7 @@ func applyRoute(st *state, in topoInput) []Key {
 		r.created = in.created
 	}
 	var touched []nodeID
-	keys := st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.routes[n]; old != nil {
 			for _, pr := range old.parentRefs {
 				delSet(st.routesByParent, pr.id, n)
@@ -247,7 +246,7 @@ func applyRoute(st *state, in topoInput) []Key {
 
 func applyService(st *state, in topoInput) []Key {
 	n := in.id
-	return st.applyTopo(n, in.present, in.labels, in.spec, func(add bool) {
+	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if st.services[n] != nil {
 			delete(st.services, n)
 			st.bump(st.objects, n, -1)
@@ -286,13 +285,15 @@ func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
-func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, spec map[string]interface{}, mutate func(add bool)) []Key {
+// The object's spec is in st.specs already (apply).
+func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, mutate func(add bool)) []Key {
 	var fp fingerprint
-	fp, st.fpBuf = fingerprintOf(st.fpBuf, spec, lbls)
-	if old, ok := st.fingerprints[n]; add && ok && old == fp {
-		return nil
-	}
-	if !add {
+	if add {
+		fp, st.fpBuf = fingerprintOf(st.fpBuf, st.specs[n].enc, lbls)
+		if old, ok := st.fingerprints[n]; ok && old == fp {
+			return nil
+		}
+	} else {
 		if _, ok := st.fingerprints[n]; !ok {
 			return nil
 		}

@@ -93,8 +93,9 @@
 // share the spec bytes, fieldSources maps and via lists of their folds with
 // each other and with the memo: they are read-only for callers. DropMemo
 // releases the memo. The engine retains parsed compact structs of its
-// inputs, fingerprints (SHA-256) of topology specs, and copies of policy
-// specs.
+// inputs, topology specs in a compact canonical encoding (decoded only for
+// request traces and reviews) with their fingerprints (SHA-256), and
+// copies of policy specs.
 //
 // docs/compute.md holds the design notes, the decisions taken where SPEC.md
 // is silent, the descriptor mappings of the built-in policy kinds and

@@ -11,18 +11,15 @@ import (
 // fingerprint identifies the content of a topology object the engine looks
 // at (spec and labels), so that an Upsert that changes neither is a no-op.
 // It is a SHA-256 of a canonical encoding rather than a private deep copy:
-// the engine then retains nothing of the object but what it parsed.
+// the engine keeps the spec's encoding (storedspec.go), not its decoded
+// tree.
 type fingerprint [sha256.Size]byte
 
-// fingerprintOf encodes into buf (reused between calls; mutations hold the
-// engine's write lock) and returns the hash and the buffer.
-func fingerprintOf(buf []byte, spec map[string]interface{}, lbls map[string]string) (fingerprint, []byte) {
-	b := buf[:0]
-	if spec == nil {
-		b = append(b, 'n')
-	} else {
-		b = fpValue(b, spec)
-	}
+// fingerprintOf hashes a spec's canonical encoding (encodeSpec) with the
+// labels, in buf (reused between calls; mutations hold the engine's write
+// lock), and returns the hash and the buffer.
+func fingerprintOf(buf, spec []byte, lbls map[string]string) (fingerprint, []byte) {
+	b := append(buf[:0], spec...)
 	keys := make([]string, 0, len(lbls))
 	for k := range lbls {
 		keys = append(keys, k)
@@ -35,45 +32,66 @@ func fingerprintOf(buf []byte, spec map[string]interface{}, lbls map[string]stri
 	return sha256.Sum256(b), b
 }
 
-// The encoding is self-delimiting: every value starts with a type tag,
-// strings and containers with their length.
-func fpUint(b []byte, u uint64) []byte { return binary.LittleEndian.AppendUint64(b, u) }
+// specEncoder writes the canonical encoding of a decoded JSON value. The
+// encoding is self-delimiting: every value starts with a type tag, strings
+// and containers with their length; map keys are sorted. exact is false
+// once a value JSON cannot hold was met (hand-built objects with int or
+// other Go types): such an encoding identifies the value but cannot be
+// decoded.
+type specEncoder struct {
+	b     []byte
+	exact bool
+}
+
+// encodeSpec encodes spec (nil: no spec) into buf.
+func encodeSpec(buf []byte, spec map[string]interface{}) (b []byte, exact bool) {
+	e := specEncoder{b: buf[:0], exact: true}
+	if spec == nil {
+		e.b = append(e.b, 'n')
+	} else {
+		e.value(spec)
+	}
+	return e.b, e.exact
+}
+
+func fpUint(b []byte, u uint64) []byte { return binary.AppendUvarint(b, u) }
 
 func fpStr(b []byte, s string) []byte { return append(fpUint(append(b, 's'), uint64(len(s))), s...) }
 
-func fpValue(b []byte, v interface{}) []byte {
+func (e *specEncoder) value(v interface{}) {
 	switch t := v.(type) {
 	case nil:
-		return append(b, 'n')
+		e.b = append(e.b, 'n')
 	case string:
-		return fpStr(b, t)
+		e.b = fpStr(e.b, t)
 	case bool:
 		if t {
-			return append(b, 'T')
+			e.b = append(e.b, 'T')
+		} else {
+			e.b = append(e.b, 'F')
 		}
-		return append(b, 'F')
 	case int64:
-		return fpUint(append(b, 'i'), uint64(t))
+		e.b = binary.AppendVarint(append(e.b, 'i'), t)
 	case float64:
-		return fpUint(append(b, 'f'), math.Float64bits(t))
+		e.b = binary.LittleEndian.AppendUint64(append(e.b, 'f'), math.Float64bits(t))
 	case map[string]interface{}:
 		keys := make([]string, 0, len(t))
 		for k := range t {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		b = fpUint(append(b, 'm'), uint64(len(keys)))
+		e.b = fpUint(append(e.b, 'm'), uint64(len(keys)))
 		for _, k := range keys {
-			b = fpValue(fpStr(b, k), t[k])
+			e.b = fpStr(e.b, k)
+			e.value(t[k])
 		}
-		return b
 	case []interface{}:
-		b = fpUint(append(b, 'l'), uint64(len(t)))
+		e.b = fpUint(append(e.b, 'l'), uint64(len(t)))
 		for _, it := range t {
-			b = fpValue(b, it)
+			e.value(it)
 		}
-		return b
 	default: // other numeric types in hand-built objects
-		return fpStr(append(b, '?'), fmt.Sprintf("%T:%#v", t, t))
+		e.exact = false
+		e.b = fpStr(append(e.b, '?'), fmt.Sprintf("%T:%#v", t, t))
 	}
 }

@@ -102,11 +102,11 @@ type state struct {
 	backendParents   map[nodeID]map[nodeID]int
 	grants           map[string]map[string]*refGrant
 	objLabels        map[nodeID]map[string]string
-	// specs holds the spec of every present topology object by reference
-	// (shared with the caller's object, which must not be modified).
-	specs        map[nodeID]map[string]interface{}
+	// specs holds the spec of every present topology object, encoded.
+	specs        map[nodeID]storedSpec
 	fingerprints map[nodeID]fingerprint
 	fpBuf        []byte // scratch of fingerprintOf
+	specBuf      []byte // scratch of encodeSpec
 
 	objects map[nodeID]int   // existence: topology objects, referenced backends
 	virt    map[nodeID]int   // virtual targets and unserved kinds named by policies
@@ -144,7 +144,7 @@ func newState(opts Options) (*state, error) {
 		backendParents:   map[nodeID]map[nodeID]int{},
 		grants:           map[string]map[string]*refGrant{},
 		objLabels:        map[nodeID]map[string]string{},
-		specs:            map[nodeID]map[string]interface{}{},
+		specs:            map[nodeID]storedSpec{},
 		fingerprints:     map[nodeID]fingerprint{},
 		objects:          map[nodeID]int{},
 		virt:             map[nodeID]int{},

@@ -74,12 +74,15 @@ type ViewRoute struct {
 	Ref       v1alpha1.ObjectReference
 	Hostnames []string // spec.hostnames, lower case; none: every host
 	Created   time.Time
-	// Spec is the route's spec as the cluster holds it: shared, read-only.
-	Spec map[string]interface{}
 	// RuleSections are the section names of the rules' nodes: a rule's
 	// name, or rule-<index+1> for an unnamed rule.
 	RuleSections []string
+	spec         storedSpec
 }
+
+// Spec decodes the route's spec as the cluster holds it, for the caller to
+// read. It needs no lock: what the engine stored is never modified.
+func (r ViewRoute) Spec() (map[string]interface{}, error) { return r.spec.decode() }
 
 // Gateways returns the Gateway namespace/name, or every Gateway when name
 // is "", sorted by namespace and name.
@@ -251,7 +254,7 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	out := make([]ViewRoute, len(ids))
 	for i, rid := range ids {
 		r := v.st.routes[rid]
-		vr := ViewRoute{Ref: rid.ref(), Hostnames: r.hostnames, Created: r.created, Spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
+		vr := ViewRoute{Ref: rid.ref(), Hostnames: r.hostnames, Created: r.created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
 		for j, ru := range r.rules {
 			vr.RuleSections[j] = ru.section
 		}

@@ -89,7 +89,12 @@ func (e *Engine) WhatIfWithin(ctx context.Context, p Proposal) ([]Outcome, error
 		changed[k] = struct{}{}
 	}
 	sgen, kgen := st.structGen, st.kindsGen
-	ks, undo := st.propose(p, time.Now())
+	ks, undo, err := st.propose(p, time.Now())
+	if err != nil {
+		undoAll(undo)
+		st.changedPolicies = changed
+		return nil, err
+	}
 	keys := ks.sorted()
 	// A proposal that leaves the graph and the attachment points alone (a
 	// policy's values, the common review) keeps every context: the shared
@@ -103,9 +108,7 @@ func (e *Engine) WhatIfWithin(ctx context.Context, p Proposal) ([]Outcome, error
 		m = e.currentMemo()
 	}
 	after := e.computeKeys(ctx, keys, m)
-	for i := len(undo) - 1; i >= 0; i-- {
-		undo[i]()
-	}
+	undoAll(undo)
 	// The policies the proposal touched are as they were: the live layer
 	// has nothing to rebuild for them.
 	st.changedPolicies = changed
@@ -166,12 +169,15 @@ func (st *state) scope(gk schema.GroupKind) (namespaced, known bool) {
 
 // propose applies p to the state and returns the keys it may affect and
 // the steps that undo it, in the order they were done.
-func (st *state) propose(p Proposal, now time.Time) (keySet, []func()) {
+func (st *state) propose(p Proposal, now time.Time) (keySet, []func(), error) {
 	ks := keySet{}
 	var undo []func()
 	for _, d := range p.Delete {
 		gk := schema.GroupKind{Group: d.Group, Kind: d.Kind}
-		orig := st.input(gk, d.Namespace, d.Name)
+		orig, err := st.input(gk, d.Namespace, d.Name)
+		if err != nil {
+			return nil, undo, err
+		}
 		if orig == nil {
 			continue // nothing to delete
 		}
@@ -182,7 +188,10 @@ func (st *state) propose(p Proposal, now time.Time) (keySet, []func()) {
 		o = o.DeepCopy()
 		gk := o.GroupVersionKind().GroupKind()
 		ns, name := o.GetNamespace(), o.GetName()
-		orig := st.input(gk, ns, name)
+		orig, err := st.input(gk, ns, name)
+		if err != nil {
+			return nil, undo, err
+		}
 		if orig != nil {
 			o.SetCreationTimestamp(orig.GetCreationTimestamp())
 			undo = append(undo, func() { st.upsert(orig) })
@@ -192,7 +201,14 @@ func (st *state) propose(p Proposal, now time.Time) (keySet, []func()) {
 		}
 		ks.add(st.upsert(o))
 	}
-	return ks, undo
+	return ks, undo, nil
+}
+
+// undoAll runs the steps that undo a proposal, last first.
+func undoAll(undo []func()) {
+	for i := len(undo) - 1; i >= 0; i-- {
+		undo[i]()
+	}
 }
 
 func (ks keySet) add(keys []Key) {
@@ -215,9 +231,9 @@ func (e *Engine) computeKeys(ctx context.Context, keys []Key, m *memo) []runtime
 
 // input rebuilds the object the engine was last given for gk ns/name from
 // what it keeps (policies: spec, labels, creationTimestamp; topology
-// objects: spec by reference, labels; routes their creationTimestamp), nil
+// objects: spec, decoded, and labels; routes their creationTimestamp), nil
 // when there is none. Upserting it puts the engine back as it was.
-func (st *state) input(gk schema.GroupKind, ns, name string) *unstructured.Unstructured {
+func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unstructured, error) {
 	u := &unstructured.Unstructured{Object: map[string]interface{}{}}
 	u.SetAPIVersion(schema.GroupVersion{Group: gk.Group, Version: "v1"}.String())
 	u.SetKind(gk.Kind)
@@ -228,7 +244,7 @@ func (st *state) input(gk schema.GroupKind, ns, name string) *unstructured.Unstr
 		}
 		p := st.policies[policyID{gk: gk, namespace: ns, nm: name}]
 		if p == nil {
-			return nil
+			return nil, nil
 		}
 		u.SetNamespace(ns)
 		if spec, ok := p.raw["spec"]; ok {
@@ -236,19 +252,23 @@ func (st *state) input(gk schema.GroupKind, ns, name string) *unstructured.Unstr
 		}
 		u.SetLabels(p.labels)
 		u.SetCreationTimestamp(metav1.NewTime(p.ts))
-		return u
+		return u, nil
 	}
 	a, ok := topologyAppliers[gk]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	if !a.namespaced {
 		ns = ""
 	}
 	n := nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
-	spec, present := st.specs[n]
+	stored, present := st.specs[n]
 	if !present {
-		return nil
+		return nil, nil
+	}
+	spec, err := stored.decode()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s/%s: %w", gk, ns, name, err)
 	}
 	u.SetNamespace(ns)
 	if spec != nil {
@@ -262,5 +282,5 @@ func (st *state) input(gk schema.GroupKind, ns, name string) *unstructured.Unstr
 	if r := st.routes[n]; r != nil {
 		u.SetCreationTimestamp(metav1.NewTime(r.created))
 	}
-	return u
+	return u, nil
 }

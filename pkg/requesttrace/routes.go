@@ -22,7 +22,7 @@ type ruleSpec struct {
 }
 
 // toMatchRoute converts a route of the view for pkg/requestmatch. ok is
-// false when its rules do not decode (the CRD's schema makes that
+// false when its spec or rules do not decode (the CRD's schema makes that
 // unlikely): the caller leaves the route out and says so.
 func toMatchRoute(vr compute.ViewRoute) (r requestmatch.Route, ok bool) {
 	r = requestmatch.Route{
@@ -31,8 +31,12 @@ func toMatchRoute(vr compute.ViewRoute) (r requestmatch.Route, ok bool) {
 		Name:              vr.Ref.Name,
 		CreationTimestamp: vr.Created,
 	}
+	raw, err := vr.Spec()
+	if err != nil {
+		return r, false
+	}
 	var spec routeSpec
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(vr.Spec, &spec); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &spec); err != nil {
 		return r, false
 	}
 	r.Hostnames = spec.Hostnames

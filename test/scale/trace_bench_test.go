@@ -168,7 +168,12 @@ func pickTraceTarget(l *live.Live) (traceTarget, error) {
 				if vr.Ref.Kind != "HTTPRoute" {
 					continue
 				}
-				host, path, ok := hostAndPath(vr.Spec)
+				spec, err := vr.Spec()
+				if err != nil {
+					pickErr = err
+					return
+				}
+				host, path, ok := hostAndPath(spec)
 				if !ok {
 					continue
 				}
