@@ -20,6 +20,7 @@ func serverResourcesOf(pid int, local string) (serverResources, error) {
 		return r, fmt.Errorf("server process %d: %w", pid, err)
 	}
 	r.PeakRSSBytes, r.EndRSSBytes = st["VmHWM"]<<10, st["VmRSS"]<<10
+	r.EndRSSAnonBytes, r.EndRSSFileBytes = st["RssAnon"]<<10, st["RssFile"]<<10
 	if r.CPUSeconds, err = procCPUSeconds(pid); err != nil {
 		return r, err
 	}

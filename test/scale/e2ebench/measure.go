@@ -135,13 +135,18 @@ type editResult struct {
 }
 
 type serverResources struct {
-	PeakRSSBytes  int64   `json:"peakRSSBytes"`
-	EndRSSBytes   int64   `json:"endRSSBytes"`
-	CPUSeconds    float64 `json:"cpuSeconds"`
-	Threads       int64   `json:"threads"`
-	BboltBytes    int64   `json:"bboltFileBytes"`
-	BboltFile     string  `json:"bboltFile"`
-	ProcessUptime float64 `json:"processUptimeSeconds"`
+	PeakRSSBytes int64 `json:"peakRSSBytes"`
+	EndRSSBytes  int64 `json:"endRSSBytes"`
+	// What the RSS at the end is made of: the process's own memory, and
+	// pages of mapped files (the bbolt cache, the binary), which the
+	// kernel can drop and read again.
+	EndRSSAnonBytes int64   `json:"endRSSAnonBytes"`
+	EndRSSFileBytes int64   `json:"endRSSFileBytes"`
+	CPUSeconds      float64 `json:"cpuSeconds"`
+	Threads         int64   `json:"threads"`
+	BboltBytes      int64   `json:"bboltFileBytes"`
+	BboltFile       string  `json:"bboltFile"`
+	ProcessUptime   float64 `json:"processUptimeSeconds"`
 }
 
 type target struct {
