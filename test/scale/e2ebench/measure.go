@@ -56,13 +56,28 @@ type Report struct {
 	Server       serverResources `json:"server"`
 	// Restart is the server restarted on its warm cache after everything
 	// else (`e2ebench restart`); nil until then.
-	Restart   *restartResult    `json:"restart,omitempty"`
-	LoadAvg   map[string]string `json:"loadAverage"`
-	Targets   []target          `json:"targets"`
-	Decisions []string          `json:"notes"`
+	Restart *restartResult    `json:"restart,omitempty"`
+	LoadAvg map[string]string `json:"loadAverage"`
+	// PeakRSSAt is the server's VmHWM at the same points as LoadAvg: which
+	// step set the peak.
+	PeakRSSAt map[string]int64 `json:"peakRSSBytesAt,omitempty"`
+	Targets   []target         `json:"targets"`
+	Decisions []string         `json:"notes"`
 	// SettleSeconds is how long the measurement waited for the server and
 	// kube-apiserver to be quiet (waitQuiet).
 	SettleSeconds float64 `json:"settleSeconds"`
+	serverPID     int
+}
+
+// mark records the load average and the server's peak RSS after a step.
+func (r *Report) mark(step string) {
+	r.LoadAvg[step] = loadAvg()
+	if r.serverPID == 0 {
+		return
+	}
+	if st, err := procStatusKB(r.serverPID); err == nil {
+		r.PeakRSSAt[step] = st["VmHWM"] << 10
+	}
 }
 
 type startUp struct {
@@ -202,16 +217,17 @@ func parseMeasureFlags(args []string) *measureFlags {
 
 func runMeasure(args []string) error {
 	f := parseMeasureFlags(args)
-	rep := Report{Machine: map[string]string{}, LoadAvg: map[string]string{}}
+	rep := Report{Machine: map[string]string{}, LoadAvg: map[string]string{}, PeakRSSAt: map[string]int64{}}
 	for i, k := range f.machine.Keys {
 		rep.Machine[k] = f.machine.Vals[i]
 	}
 	describeMachine(rep.Machine)
-	rep.LoadAvg["measure start"] = loadAvg()
 	rd, err := readStartUp(f, &rep)
 	if err != nil {
 		return err
 	}
+	rep.serverPID = rd.PID
+	rep.mark("measure start")
 	cfg, err := restConfig(*f.kubeconfig)
 	if err != nil {
 		return err
@@ -267,7 +283,7 @@ func runMeasure(args []string) error {
 	if rep.Trace, err = measureTrace(ctx, cfg, rc, dc, *f.kubeconfig, *f.pluginDir, *f.traceReps, rd.PID); err != nil {
 		return err
 	}
-	rep.LoadAvg["after RequestTrace"] = loadAvg()
+	rep.mark("after RequestTrace")
 	gwPolicy, _ := idx.pickPolicies()
 	if gwPolicy == nil {
 		return fmt.Errorf("no Gateway-level policy to review")
@@ -279,7 +295,7 @@ func runMeasure(args []string) error {
 	if rep.Review, err = measureReview(ctx, epcs.EffectivepolicyV1alpha1(), dc, gwPolicy, *f.reviewReps); err != nil {
 		return err
 	}
-	rep.LoadAvg["after EffectivePolicyReview"] = loadAvg()
+	rep.mark("after EffectivePolicyReview")
 	if err := profileHotPaths(ctx, rc, *f.local, *f.profileDir, idx.names); err != nil {
 		return err
 	}
@@ -302,7 +318,7 @@ func measureReaches(ctx context.Context, rc rest.Interface, f *measureFlags, idx
 			return err
 		}
 	}
-	rep.LoadAvg["after PolicyReach"] = loadAvg()
+	rep.mark("after PolicyReach")
 	return nil
 }
 
@@ -316,12 +332,12 @@ func measureUserSide(ctx context.Context, rc rest.Interface, f *measureFlags, id
 	if rep.UserCommands, err = measureUserCommands(ctx, *f.kubeconfig, idx, routes, *f.userReps, *f.userListReps, *f.seed); err != nil {
 		return err
 	}
-	rep.LoadAvg["after the user's commands"] = loadAvg()
+	rep.mark("after the user's commands")
 	if *f.gwctl != "" {
 		if rep.Gwctl, err = measureGwctl(ctx, *f.gwctl, *f.gwctlVersion, *f.kubeconfig, rep.UserCommands.Route, *f.gwctlReps); err != nil {
 			return err
 		}
-		rep.LoadAvg["after gwctl"] = loadAvg()
+		rep.mark("after gwctl")
 	}
 	return nil
 }
@@ -384,7 +400,7 @@ func measureLists(ctx context.Context, rc rest.Interface, reps int, rep *Report)
 	rep.List.RouteMedian = medianRun(rep.List.HTTPRoutes)
 	rep.List.ObjectsPerSecRatio = rep.List.RouteMedian.ObjectsPerSec / rep.List.EPMedian.ObjectsPerSec
 	rep.List.BytesPerSecRatio = rep.List.RouteMedian.BytesPerSecond / rep.List.EPMedian.BytesPerSecond
-	rep.LoadAvg["after LIST"] = loadAvg()
+	rep.mark("after LIST")
 	return indexOutputs(epBody)
 }
 
@@ -422,7 +438,7 @@ func measureGets(ctx context.Context, rc rest.Interface, f *measureFlags, idx *o
 	logf("  EffectivePolicies p50 %.1f ms p99 %.1f ms (%.0f/s; CPU per request: kube-apiserver %.2f ms, server %.2f ms); HTTPRoutes p50 %.1f ms p99 %.1f ms (%.0f/s; kube-apiserver %.2f ms)",
 		rep.Get.P50Ms, rep.Get.P99Ms, rep.Get.PerSecond, rep.Get.KubeAPIServerCPUMs, rep.Get.ServerCPUMs,
 		rep.GetHTTPRoute.P50Ms, rep.GetHTTPRoute.P99Ms, rep.GetHTTPRoute.PerSecond, rep.GetHTTPRoute.KubeAPIServerCPUMs)
-	rep.LoadAvg["after GET"] = loadAvg()
+	rep.mark("after GET")
 	return nil
 }
 
@@ -450,7 +466,7 @@ func measureEdits(ctx context.Context, rc rest.Interface, dc dynamic.Interface, 
 		logf("  p50 %.0f ms, p99 %.0f ms, %d/%d complete", r.P50Ms, r.P99Ms, r.Complete, r.Reps)
 		rep.Edits = append(rep.Edits, r)
 	}
-	rep.LoadAvg["after edits"] = loadAvg()
+	rep.mark("after edits")
 	return nil
 }
 

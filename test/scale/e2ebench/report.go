@@ -301,7 +301,7 @@ func mdTargetsAndMachine(p func(string, ...interface{}), r Report) {
 	for _, k := range keys {
 		p("| %s | %s |", k, r.Machine[k])
 	}
-	for _, k := range []string{"measure start", "after LIST", "after GET", "after PolicyReach", "after edits", "after RequestTrace", "after EffectivePolicyReview"} {
+	for _, k := range measureSteps {
 		if v, ok := r.LoadAvg[k]; ok {
 			p("| load average (1/5/15 min) %s | %s |", k, v)
 		}
@@ -435,6 +435,22 @@ func mdEdits(p func(string, ...interface{}), r Report) {
 	p("")
 }
 
+// measureSteps are the points of the measurement, in order, where the load
+// average and the server's peak RSS are read (Report.mark).
+var measureSteps = []string{"measure start", "after LIST", "after GET", "after PolicyReach", "after the user's commands", "after gwctl",
+	"after edits", "after RequestTrace", "after EffectivePolicyReview"}
+
+// peakRSSSteps says the server's peak RSS after each step of the measurement.
+func peakRSSSteps(r Report) string {
+	var parts []string
+	for _, k := range measureSteps {
+		if v, ok := r.PeakRSSAt[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.0f", k, float64(v)/(1<<20)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // mdServerAndMethod: the server's resources and how it was all measured.
 func mdServerAndMethod(p func(string, ...interface{}), r Report) {
 	p("## Server resources")
@@ -442,6 +458,9 @@ func mdServerAndMethod(p func(string, ...interface{}), r Report) {
 	p("| | |")
 	p("|---|---|")
 	p("| peak RSS (VmHWM) | %.0f MiB |", float64(r.Server.PeakRSSBytes)/(1<<20))
+	if steps := peakRSSSteps(r); steps != "" {
+		p("| peak RSS after each step (MiB) | %s |", steps)
+	}
 	p("| RSS at the end | %.0f MiB (anonymous %.0f MiB, mapped files %.0f MiB) |", float64(r.Server.EndRSSBytes)/(1<<20),
 		float64(r.Server.EndRSSAnonBytes)/(1<<20), float64(r.Server.EndRSSFileBytes)/(1<<20))
 	p("| CPU time of the server over its %.0f s of life | %.1f s |", r.Server.ProcessUptime, r.Server.CPUSeconds)
