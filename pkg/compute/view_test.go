@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -65,6 +66,10 @@ spec:
 		}
 		if got := routes[0].RuleSections; len(got) != 2 || got[0] != "main" || got[1] != "rule-2" {
 			t.Errorf("rule sections %v", got)
+		}
+		spec, err := routes[0].Spec()
+		if rules, _ := spec["rules"].([]interface{}); err != nil || len(rules) != 2 {
+			t.Errorf("the route's spec %v, %v", spec, err)
 		}
 		if kept, attached := v.Routes(l, func([]string) bool { return false }); len(kept) != 0 || attached != 1 {
 			t.Errorf("a filter keeping nothing: %d kept of %d", len(kept), attached)
@@ -133,4 +138,24 @@ spec: {parentRefs: [{name: gw, sectionName: http}]}
 			t.Errorf("%s: %q, want %q", r.Ref.Name, r.Why, want[r.Ref.Name])
 		}
 	}
+}
+
+// TestViewRouteSpecUndecodable: a stored spec that does not decode (an
+// engine bug, simulated here) is an error to the reader, not an empty route.
+func TestViewRouteSpecUndecodable(t *testing.T) {
+	e := engineWith(t, baseTopology, "")
+	id := nodeID{Group: gwGroup, Kind: "HTTPRoute", Namespace: "appns", Name: "rt"}
+	if _, ok := e.st.specs[id]; !ok {
+		t.Fatalf("no stored spec for %v", id)
+	}
+	e.st.specs[id] = storedSpec{enc: []byte{'l'}}
+	e.View(func(v View) {
+		routes, _ := v.Routes(v.Gateways("appns", "gw")[0].Listeners[0], nil)
+		if len(routes) != 1 {
+			t.Fatalf("routes %+v", routes)
+		}
+		if spec, err := routes[0].Spec(); !errors.Is(err, errSpecEncoding) {
+			t.Errorf("want errSpecEncoding, got %v, %v", spec, err)
+		}
+	})
 }

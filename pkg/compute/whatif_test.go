@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +170,38 @@ func TestWhatIfWithin(t *testing.T) {
 	}
 	if now := snapshot(t, e); !reflect.DeepEqual(now, before) {
 		t.Fatal("a review out of time left the engine changed")
+	}
+}
+
+// TestWhatIfUndecodableSpec: a stored spec that does not decode (an engine
+// bug, simulated here) makes the review fail with the reason, after
+// putting back what the proposal had already changed.
+func TestWhatIfUndecodableSpec(t *testing.T) {
+	e := engineWith(t, baseTopology, "")
+	var topo []nodeID
+	for n := range e.st.specs {
+		if n.Kind == "HTTPRoute" || n.Kind == "Gateway" {
+			topo = append(topo, n)
+		}
+	}
+	if len(topo) < 2 {
+		t.Fatalf("want two routes or Gateways in the topology, have %v", topo)
+	}
+	sort.Slice(topo, func(i, j int) bool { return lessNode(topo[i], topo[j]) })
+	first, broken := topo[0], topo[1]
+	e.st.specs[broken] = storedSpec{enc: []byte{'m', 9}}
+	before := snapshot(t, e)
+	del := func(n nodeID) ObjectKey {
+		return ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}
+	}
+	_, err := e.WhatIf(Proposal{Delete: []ObjectKey{del(first), del(broken)}})
+	if !errors.Is(err, errSpecEncoding) || !strings.Contains(err.Error(), broken.Name) {
+		t.Fatalf("want the stored spec's error naming %s, got %v", broken.Name, err)
+	}
+	if now := snapshot(t, e); !reflect.DeepEqual(now, before) {
+		t.Fatal("a failed review left the engine changed")
+	}
+	if _, ok := e.st.specs[first]; !ok {
+		t.Fatalf("%v was not put back", first)
 	}
 }
