@@ -101,7 +101,7 @@ func (d *specDecoder) value() interface{} {
 		return v
 	case 'm':
 		n := d.count()
-		m := make(map[string]interface{}, n)
+		m := make(map[string]interface{}, min(n, maxPrealloc))
 		for i := 0; i < n && d.err == nil; i++ {
 			if len(d.b) == 0 || d.b[0] != 's' {
 				d.err = errSpecEncoding
@@ -114,9 +114,9 @@ func (d *specDecoder) value() interface{} {
 		return m
 	case 'l':
 		n := d.count()
-		l := make([]interface{}, n)
+		l := make([]interface{}, 0, min(n, maxPrealloc))
 		for i := 0; i < n && d.err == nil; i++ {
-			l[i] = d.value()
+			l = append(l, d.value())
 		}
 		return l
 	default:
@@ -125,8 +125,14 @@ func (d *specDecoder) value() interface{} {
 	}
 }
 
+// maxPrealloc bounds the room made for a container before its elements are
+// read: bad bytes declaring a large count at every level of a deep nesting
+// would otherwise allocate quadratically in their length. Specs' maps and
+// lists are small.
+const maxPrealloc = 16
+
 // count reads a length, bounded by the bytes left (every element takes at
-// least one), so that bad bytes cannot ask for a huge allocation.
+// least one).
 func (d *specDecoder) count() int {
 	u, n := binary.Uvarint(d.b)
 	if n <= 0 || u > uint64(len(d.b)-n) {

@@ -1,7 +1,9 @@
 package compute
 
 import (
+	"errors"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"sigs.k8s.io/json"
@@ -75,6 +77,39 @@ func TestStoredSpecBadBytes(t *testing.T) {
 		if m, err := (storedSpec{enc: b}).decode(); err == nil {
 			t.Errorf("%s: decoded %#v, want an error", name, m)
 		}
+	}
+}
+
+// Bad bytes nesting lists that each declare as many elements as there are
+// bytes left cost memory in proportion to their length, not its square.
+func TestStoredSpecDeepBadBytes(t *testing.T) {
+	const levels = 4000
+	var b []byte
+	for i := 0; i < levels; i++ {
+		b = append(b, 'l', 0, 0, 0)
+	}
+	// Each level's count is what is left (a three-byte varint), so every
+	// one passes the bound, and its first element is the next level.
+	for i := 0; i < levels; i++ {
+		at := 4*i + 1
+		rest := len(b) - at - 3
+		b[at], b[at+1], b[at+2] = byte(rest&0x7f|0x80), byte(rest>>7&0x7f|0x80), byte(rest>>14)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := (storedSpec{enc: append([]byte{'m', 1, 's', 1, 'k'}, b...)}).decode()
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("decoded bytes that end inside a list")
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("decoding %d bytes allocated %d MB", len(b), got>>20)
+	}
+	// The nesting is read to its end: it is the length that fails.
+	d := specDecoder{b: b}
+	d.value()
+	if !errors.Is(d.err, errSpecEncoding) || len(d.b) != 0 {
+		t.Errorf("stopped with %d bytes left: %v", len(d.b), d.err)
 	}
 }
 
