@@ -5,7 +5,7 @@ GO ?= go
 BIN := bin/effectivepolicy-apiserver
 PLUGIN := bin/kubectl-effectivepolicy
 
-.PHONY: all build image release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long demo local-up local-down bench clean
+.PHONY: all build image release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long test-flakes demo local-up local-down bench clean
 
 all: build
 
@@ -56,6 +56,11 @@ LONG_FUZZTIME ?= 60s
 test-long: build
 	E2E_TAGS=e2e,long E2E_RUN='^TestLong' hack/e2e.sh
 	FUZZTIME=$(LONG_FUZZTIME) hack/fuzz.sh
+
+# The end-to-end suite five times in a row on a machine the script keeps busy (docs/reliability.md);
+# FLAKE_TARGET=test runs the whole suite, FLAKE_RUNS and FLAKE_LOAD_PER_CORE set the rest.
+test-flakes:
+	hack/test-flakes.sh
 
 local-up: build
 	hack/local-up.sh

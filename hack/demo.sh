@@ -25,7 +25,7 @@ ana() { kc --as ana "$@"; }
 
 bold "Setting the scene: policy kinds, Gateway, routes and services (hack/demo/)"
 kc apply -f hack/demo/00-crds.yaml >/dev/null
-kc wait --for condition=Established --timeout=60s -f hack/demo/00-crds.yaml >/dev/null
+hack/wait-condition.sh Established -f hack/demo/00-crds.yaml
 kc apply -f hack/demo/10-topology.yaml >/dev/null
 # Policies one second apart, so that their creationTimestamps (and thus their precedence) differ.
 for f in hack/demo/20-retry-all.yaml hack/demo/30-gateway.yaml hack/demo/40-route.yaml; do

@@ -290,7 +290,8 @@ install_gateway_api() {
   done
   kc apply --server-side --force-conflicts "${files[@]}" >"$LOGS/gateway-api.log" 2>&1 ||
     die "applying the Gateway API CRDs failed" "$LOGS/gateway-api.log"
-  kc wait --for condition=Established --timeout=60s "${files[@]}" >>"$LOGS/gateway-api.log" 2>&1 ||
+  KUBECTL="$KUBECTL" "$ROOT/hack/wait-condition.sh" Established --kubeconfig "$LOCAL/kubeconfig" "${files[@]}" \
+    >>"$LOGS/gateway-api.log" 2>&1 ||
     die "Gateway API CRDs not established" "$LOGS/gateway-api.log"
 }
 

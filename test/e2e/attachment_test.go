@@ -63,7 +63,7 @@ rules:
 		_, _, _ = kubectlRaw(nil, "delete", "crd", "reachpolicies.attach.e2e.example", "--ignore-not-found")
 		_, _, _ = kubectlRaw(nil, "delete", "clusterrole", "effectivepolicy-e2e:read-reachpolicies", "--ignore-not-found")
 	})
-	kubectl(t, "wait", "--for=condition=Established", "--timeout=60s", "crd/reachpolicies.attach.e2e.example")
+	waitCondition(t, "Established", "crd/reachpolicies.attach.e2e.example")
 	kubectlApply(t, fmt.Sprintf(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway

@@ -48,7 +48,7 @@ spec: {ports: [{name: http, port: 80}]}
 	t.Cleanup(func() {
 		_, _, _ = kubectlRaw(nil, "delete", "crd", "latepolicies.late.e2e.effectivepolicy.dev", "--ignore-not-found", "--wait=false")
 	})
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "crd/latepolicies.late.e2e.effectivepolicy.dev")
+	waitCondition(t, "Established", "crd/latepolicies.late.e2e.effectivepolicy.dev")
 	kubectlApply(t, `apiVersion: late.e2e.effectivepolicy.dev/v1
 kind: LatePolicy
 metadata: {name: late-1, namespace: `+ns+`}

@@ -31,9 +31,7 @@ const colorCRDs = "test/scenarios/crds/colorpolicies.yaml"
 // faultFixture creates the namespace (deleted when the test ends), its Services and the policy.
 func faultFixture(t *testing.T, ns string, n int, color string) {
 	t.Helper()
-	crds := filepath.Join(repoRoot, colorCRDs)
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	applyColorPolicyCRDs(t)
 	createNamespace(t, ns)
 	var b strings.Builder
 	for i := 0; i < n; i++ {
@@ -109,7 +107,7 @@ func waitColors(t *testing.T, ns string, n int, color string) {
 // and waits until they are served.
 func applyColorPolicyCRDs(t *testing.T) {
 	t.Helper()
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
+	crds := filepath.Join(repoRoot, colorCRDs)
 	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	waitCondition(t, "Established", "-f", crds)
 }

@@ -246,8 +246,14 @@ func applyServerSide(t *testing.T, docs []byte) {
 	if err != nil {
 		t.Fatalf("kubectl apply --server-side: %v\n%s\n%s", err, out, errOut)
 	}
-	if strings.Contains(out, "customresourcedefinition") {
-		kubectl(t, "wait", "--for=condition=Established", "--timeout=120s", "crd", "--all")
+	var crds []string
+	for _, line := range strings.Split(out, "\n") {
+		if name, _, ok := strings.Cut(line, " "); ok && strings.HasPrefix(name, "customresourcedefinition") {
+			crds = append(crds, name)
+		}
+	}
+	if len(crds) > 0 {
+		waitCondition(t, "Established", crds...)
 	}
 }
 

@@ -78,6 +78,21 @@ func kubectl(t *testing.T, args ...string) string {
 	return out
 }
 
+// waitCondition waits until every object `kubectl get args...` names has the condition with
+// status True, through hack/wait-condition.sh, the project's one way to wait (an object created a
+// moment ago and without status yet is waited for, where `kubectl wait` errors).
+func waitCondition(t *testing.T, condition string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	script := filepath.Join(repoRoot, "hack", "wait-condition.sh")
+	cmd := exec.CommandContext(ctx, script, append([]string{"--timeout", "120", condition, "--kubeconfig", kubeconfig}, args...)...)
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("waiting for %s on %s: %v\n%s", condition, strings.Join(args, " "), err, out)
+	}
+}
+
 // kubectlApply applies YAML from memory.
 func kubectlApply(t *testing.T, yaml string, extra ...string) {
 	t.Helper()

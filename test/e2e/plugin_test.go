@@ -117,9 +117,8 @@ func wantLines(out string, want ...string) error {
 // through kubectl's plugin mechanism, and the same answers offline from the same manifests.
 func TestPlugin(t *testing.T) {
 	dir := buildPlugin(t)
-	crds := filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml")
-	kubectl(t, "apply", "-f", crds)
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", crds)
+	crds := filepath.Join(repoRoot, colorCRDs)
+	applyColorPolicyCRDs(t)
 	createNamespace(t, pluginInfra)
 	createNamespace(t, pluginApp)
 	kubectlApply(t, pluginManifests)

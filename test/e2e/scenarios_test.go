@@ -236,8 +236,7 @@ func yamlDocuments(b []byte) []string {
 
 func TestScenarios(t *testing.T) {
 	dir := filepath.Join(repoRoot, "test", "scenarios")
-	kubectl(t, "apply", "-f", filepath.Join(dir, "crds", "colorpolicies.yaml"))
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", filepath.Join(dir, "crds", "colorpolicies.yaml"))
+	applyColorPolicyCRDs(t)
 	kubectl(t, "apply", "-f", filepath.Join(dir, "topology.yaml"))
 
 	entries, err := os.ReadDir(dir)

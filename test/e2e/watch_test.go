@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,8 +19,7 @@ import (
 // watch with the generated clientset.
 func TestWatch(t *testing.T) {
 	const ns = "e2e-watch"
-	kubectl(t, "apply", "-f", filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml"))
-	kubectl(t, "wait", "--for", "condition=Established", "--timeout=60s", "-f", filepath.Join(repoRoot, "test", "scenarios", "crds", "colorpolicies.yaml"))
+	applyColorPolicyCRDs(t)
 	createNamespace(t, ns)
 	kubectlApply(t, `apiVersion: v1
 kind: Service
