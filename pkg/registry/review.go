@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
@@ -205,36 +206,23 @@ func targetsOf(obj runtime.Object) []v1alpha1.Target {
 	return t
 }
 
-// ProposalOf decodes and checks a review's spec: every object to apply
-// names its apiVersion, kind and name; every object to delete its kind and
-// name. Which kinds may be proposed, and their scope, is the source's to
-// check (it knows the policy kinds).
+// ProposalOf checks a review's spec (validation.ValidateEffectivePolicyReview)
+// and decodes it into the proposal the engine reviews.
 func ProposalOf(rv *v1alpha1.EffectivePolicyReview) (compute.Proposal, field.ErrorList) {
-	var (
-		p    compute.Proposal
-		errs field.ErrorList
-	)
-	applyPath := field.NewPath("spec", "apply")
+	if errs := validation.ValidateEffectivePolicyReview(rv); len(errs) > 0 {
+		return compute.Proposal{}, errs
+	}
+	var p compute.Proposal
 	for i, raw := range rv.Spec.Apply {
-		path := applyPath.Index(i)
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(raw.Raw); err != nil {
-			errs = append(errs, field.Invalid(path, "", "not a Kubernetes object: "+err.Error()))
-			continue
-		}
-		if u.GetName() == "" {
-			errs = append(errs, field.Required(path.Child("metadata", "name"), ""))
-			continue
+			// Validated above; decoding the same bytes again cannot fail.
+			return compute.Proposal{}, field.ErrorList{field.Invalid(field.NewPath("spec", "apply").Index(i), "", "not a Kubernetes object: "+err.Error())}
 		}
 		p.Apply = append(p.Apply, u)
 	}
-	deletePath := field.NewPath("spec", "delete")
-	for i, d := range rv.Spec.Delete {
-		if d.Kind == "" || d.Name == "" {
-			errs = append(errs, field.Required(deletePath.Index(i), "kind and name"))
-			continue
-		}
+	for _, d := range rv.Spec.Delete {
 		p.Delete = append(p.Delete, compute.ObjectKey{Group: d.Group, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name})
 	}
-	return p, errs
+	return p, nil
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 )
 
@@ -87,7 +88,7 @@ func (r *TraceREST) Create(ctx context.Context, obj runtime.Object, createValida
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a RequestTrace: %T", obj))
 	}
-	if errs := ValidateRequestTrace(in); len(errs) > 0 {
+	if errs := validation.ValidateRequestTrace(in); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(requestTraceGK, in.Name, errs)
 	}
 	if createValidation != nil {

@@ -141,9 +141,10 @@ func (o *Options) GenericConfig() (*apiserver.Config, error) {
 		return nil, err
 	}
 	generic.ShutdownDelayDuration = o.ShutdownDelay
-	// The only write this server takes is a review (RequestTrace), whose
-	// request is bounded well below this (registry.ValidateRequestTrace);
-	// a larger body is refused with 413 before it is decoded.
+	// The only writes this server takes are the create-only RequestTrace
+	// and EffectivePolicyReview. A trace's request is bounded well below
+	// this (validation.ValidateRequestTrace); a larger body is refused with
+	// 413 before it is decoded.
 	generic.MaxRequestBodyBytes = MaxRequestBodyBytes
 	return &apiserver.Config{GenericConfig: generic}, nil
 }

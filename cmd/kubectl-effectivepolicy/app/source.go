@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/kinds"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
@@ -233,7 +234,7 @@ var requestTraceGK = v1alpha1.SchemeGroupVersion.WithKind("RequestTrace").GroupK
 // Trace validates the trace as the server does (the same function) and
 // answers it.
 func (s *offlineSource) Trace(_ context.Context, rt *v1alpha1.RequestTrace) (*v1alpha1.RequestTrace, error) {
-	if errs := registry.ValidateRequestTrace(rt); len(errs) > 0 {
+	if errs := validation.ValidateRequestTrace(rt); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(requestTraceGK, rt.Name, errs)
 	}
 	status, err := s.cluster.Trace(rt.Spec)
