@@ -26,6 +26,7 @@ var layers = []struct {
 	{"pkg/cli/tree", 2},
 	{"pkg/cli/kinds", 2},
 	{"pkg/cli/manifests", 2},
+	{"pkg/access", 3},
 	{"pkg/reach", 3},
 	{"pkg/requesttrace", 3},
 	{"pkg/storage/resourceversion", 3},

@@ -48,7 +48,7 @@ Serving decisions (where the specification is silent):
   - Sensitive fields (descriptor sensitiveFields): get, list and watch
     replace a covered leaf of an effective spec by "<redacted>" unless the
     authorizer lets the caller get the policy kind in the namespace of the
-    policy that set it (Config.SensitiveFields, registry.Redactor; decisions
+    policy that set it (Config.SensitiveFields, access.Redactor; decisions
     cached 10 s; see docs/reliability.md).
   - Objects get deterministic uids (derived from resource, namespace, name and
     creationTimestamp) so that replicas computing the same object agree.

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
@@ -89,22 +90,22 @@ func (b *Backend) Watch(ctx context.Context, namespace string, rv uint64) (watch
 // sensitiveFields, resources from the CRDs) to the REST layer, which redacts
 // those values for callers that may not get the policy kind. It answers
 // "none" when the engine does not provide the index.
-func (l *Live) SensitiveFields() registry.SensitiveFields { return sensitiveIndex{l.engine} }
+func (l *Live) SensitiveFields() access.SensitiveFields { return sensitiveIndex{l.engine} }
 
 type sensitiveIndex struct{ engine Engine }
 
-func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKind, bool) {
+func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind, bool) {
 	e, ok := s.engine.(interface {
 		SensitiveKind(schema.GroupKind) (compute.SensitiveKind, bool)
 	})
 	if !ok {
-		return registry.SensitiveKind{}, false
+		return access.SensitiveKind{}, false
 	}
 	sk, ok := e.SensitiveKind(gk)
 	if !ok {
-		return registry.SensitiveKind{}, false
+		return access.SensitiveKind{}, false
 	}
-	return registry.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
+	return access.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
 }
 
 // TraceTopology implements registry.TraceSource: the engine, once the

@@ -12,10 +12,10 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
 // The live layer exposes the engine's sensitive-field index to the REST
@@ -87,7 +87,7 @@ func TestSensitiveFieldsRedactEngineOutput(t *testing.T) {
 		}
 		return authorizer.DecisionNoOpinion, "", nil
 	})
-	red := registry.NewRedactor(authz, l.SensitiveFields(), time.Minute)
+	red := access.NewRedactor(authz, l.SensitiveFields(), time.Minute)
 	spec := func(o *encoded.Object) string {
 		dec, err := o.Decode()
 		if err != nil {

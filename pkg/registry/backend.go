@@ -1,7 +1,7 @@
 // Package registry holds the REST storage of the effectivepolicy.dev API
 // group: read-only (get, list, watch) endpoints backed by a Backend.
 //
-// The interfaces it serves from (Backend, EpochBackend, SensitiveFields) are
+// The interfaces it serves from (Backend, EpochBackend, TraceSource) are
 // defined here, by their consumer, with methods that use only types of lower
 // packages: the storage that implements them does not import this package
 // (docs/storage.md, "Layering"). Whoever hands a backend to the REST layer

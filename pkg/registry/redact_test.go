@@ -17,6 +17,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
@@ -25,9 +26,9 @@ import (
 
 var authGR = schema.GroupResource{Group: "auth.example.com", Resource: "authpolicies"}
 
-type sensitiveFields map[schema.GroupKind]registry.SensitiveKind
+type sensitiveFields map[schema.GroupKind]access.SensitiveKind
 
-func (f sensitiveFields) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKind, bool) {
+func (f sensitiveFields) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind, bool) {
 	sk, ok := f[gk]
 	return sk, ok
 }
@@ -134,7 +135,7 @@ func TestRedactGetListWatch(t *testing.T) {
 		"ns-a": {"alice": true},
 		"ns-b": {"alice": true, "bob": true},
 	}}
-	red := registry.NewRedactor(authz, sensitive, time.Minute)
+	red := access.NewRedactor(authz, sensitive, time.Minute)
 	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
 	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(red))
 	s.Apply([]change{{Namespace: "app", Name: "rt", Object: encoded.MustNew(object("app", "rt"))}})
@@ -200,7 +201,7 @@ func TestRedactGetListWatch(t *testing.T) {
 func TestRedactPerWatcher(t *testing.T) {
 	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
 	s := newStore(versioned.Options{Namespaced: true, BookmarkInterval: -1})
-	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(registry.NewRedactor(authz, sensitive, time.Minute)))
+	r := registry.NewEffectivePolicyREST(s, registry.WithRedactor(access.NewRedactor(authz, sensitive, time.Minute)))
 	wa, err := r.Watch(userCtx("alice"), &metainternalversion.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestRedactPerWatcher(t *testing.T) {
 
 func TestRedactionCache(t *testing.T) {
 	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
-	red := registry.NewRedactor(authz, sensitive, time.Minute)
+	red := access.NewRedactor(authz, sensitive, time.Minute)
 	obj := encoded.MustNew(object("app", "rt"))
 	ctx := context.Background()
 	alice := &user.DefaultInfo{Name: "alice", Groups: []string{"dev", "ops"}}
@@ -252,7 +253,7 @@ func TestRedactionCache(t *testing.T) {
 
 func TestRedactionCacheExpires(t *testing.T) {
 	authz := &fakeAuthz{allow: map[string]map[string]bool{"ns-a": {"alice": true}, "ns-b": {"alice": true}}}
-	red := registry.NewRedactor(authz, sensitive, 50*time.Millisecond)
+	red := access.NewRedactor(authz, sensitive, 50*time.Millisecond)
 	alice := &user.DefaultInfo{Name: "alice"}
 	obj := encoded.MustNew(object("app", "rt"))
 	if auth, _ := specs(t, red.Redact(context.Background(), alice, obj)); auth != allVisible {
@@ -275,7 +276,7 @@ func TestRedactionCacheExpires(t *testing.T) {
 // values the spec does not hold are not invented.
 func TestRedactNothingToDo(t *testing.T) {
 	authz := &fakeAuthz{}
-	red := registry.NewRedactor(authz, sensitive, time.Minute)
+	red := access.NewRedactor(authz, sensitive, time.Minute)
 	typed := object("app", "rt")
 	typed.Targets[0].Policies = typed.Targets[0].Policies[1:] // only the ColorPolicy
 	obj := encoded.MustNew(typed)
@@ -308,7 +309,7 @@ func TestRedactNothingToDo(t *testing.T) {
 func TestRedactEscapesAndListItems(t *testing.T) {
 	gk := schema.GroupKind{Group: "auth.example.com", Kind: "AuthPolicy"}
 	idx := sensitiveFields{gk: {Resource: authGR, Paths: []string{"/a~1b", "/c~0d", "/keys"}}}
-	red := registry.NewRedactor(&fakeAuthz{}, idx, time.Minute)
+	red := access.NewRedactor(&fakeAuthz{}, idx, time.Minute)
 	obj := &v1alpha1.ClusterEffectivePolicy{Targets: []v1alpha1.Target{{Policies: []v1alpha1.TargetPolicy{{
 		Group: gk.Group, Kind: gk.Kind,
 		Effective: []v1alpha1.EffectiveSpec{{

@@ -16,6 +16,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
@@ -37,16 +38,16 @@ type ReviewSource interface {
 type ReviewREST struct {
 	createOnly
 	source   ReviewSource
-	access   *Access // nil: no authorization, everything visible
-	redactor *Redactor
+	access   *access.Checker // nil: no authorization, everything visible
+	redactor *access.Redactor
 }
 
 // NewReviewREST returns the REST storage of effectivepolicyreviews; access
 // and redactor may be nil (no authorizer).
-func NewReviewREST(source ReviewSource, access *Access, redactor *Redactor) *ReviewREST {
+func NewReviewREST(source ReviewSource, checker *access.Checker, redactor *access.Redactor) *ReviewREST {
 	return &ReviewREST{
 		createOnly: createOnly{kind: "EffectivePolicyReview", singular: "effectivepolicyreview", newObj: func() runtime.Object { return &v1alpha1.EffectivePolicyReview{} }},
-		source:     source, access: access, redactor: redactor,
+		source:     source, access: checker, redactor: redactor,
 	}
 }
 
@@ -95,9 +96,8 @@ func (r *ReviewREST) changes(ctx context.Context, u user.Info, outcomes []comput
 	var s v1alpha1.EffectivePolicyReviewStatus
 	for _, o := range outcomes {
 		c := v1alpha1.EffectivePolicyChange{Resource: "effectivepolicies", Namespace: o.Key.Namespace, Name: o.Key.Name}
-		gr := effectivePolicies
 		if o.Key.Namespace == "" {
-			c.Resource, gr = "clustereffectivepolicies", clusterEffectivePolicies
+			c.Resource = "clustereffectivepolicies"
 		}
 		before, after := targetsOf(o.Before), targetsOf(o.After)
 		switch {
@@ -110,7 +110,7 @@ func (r *ReviewREST) changes(ctx context.Context, u user.Info, outcomes []comput
 		default:
 			c.Change = v1alpha1.ChangeModified
 		}
-		if r.access != nil && !r.access.Allowed(ctx, u, gr, o.Key.Namespace) {
+		if !r.access.EffectivePolicyVisible(ctx, u, o.Key.Namespace) {
 			s.HiddenChanges++
 			continue
 		}

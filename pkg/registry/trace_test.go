@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
@@ -105,11 +106,11 @@ func traceServer(t testing.TB, authz *epAuthz) (*registry.TraceREST, *compute.En
 		changes = append(changes, versioned.Change[*encoded.Object]{Namespace: k.Namespace, Name: k.Name, Object: encoded.MustNew(ep)})
 	}
 	s.Apply(changes)
-	var access *registry.Access
+	var checker *access.Checker
 	if authz != nil {
-		access = registry.NewAccess(authz, 0)
+		checker = access.NewChecker(authz, 0)
 	}
-	return registry.NewTraceREST(traceSource{topo: e}, s, access, nil), e
+	return registry.NewTraceREST(traceSource{topo: e}, s, checker, nil), e
 }
 
 func TestTraceRESTCreate(t *testing.T) {
