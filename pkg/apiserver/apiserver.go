@@ -22,6 +22,7 @@ import (
 	generatedopenapi "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/openapi"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/httpgzip"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
 var (
@@ -89,7 +90,7 @@ type Config struct {
 	RequestTraces registry.TraceSource
 	// Reviews, when set, serves effectivepolicyreviews (SPEC §10): what a
 	// proposed change would do, asked of the live engine.
-	Reviews registry.ReviewSource
+	Reviews review.Source
 	// SensitiveFields, when set, names the policy kinds whose descriptors
 	// mark sensitive fields: get, list and watch then show those values only
 	// to callers GenericConfig.Authorization.Authorizer allows to get the

@@ -15,11 +15,12 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
 var (
-	_ registry.TraceSource  = (*Live)(nil)
-	_ registry.ReviewSource = (*Live)(nil)
+	_ registry.TraceSource = (*Live)(nil)
+	_ review.Source        = (*Live)(nil)
 )
 
 // Backend serves one resource from its versioned Store. Reads never
@@ -126,7 +127,7 @@ func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error)
 	return topo, nil
 }
 
-// Review implements registry.ReviewSource: the engine's WhatIf on the
+// Review implements review.Source: the engine's WhatIf on the
 // proposal, its objects trimmed as informers trim live inputs (so a
 // proposed object that equals the live one changes nothing). The stores,
 // their watchers and the cache are not touched; live edits wait for the
