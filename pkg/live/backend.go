@@ -89,20 +89,13 @@ func (b *Backend) Watch(ctx context.Context, namespace string, rv uint64) (watch
 
 // SensitiveFields exposes the engine's sensitive-field index (descriptor
 // sensitiveFields, resources from the CRDs) to the REST layer, which redacts
-// those values for callers that may not get the policy kind. It answers
-// "none" when the engine does not provide the index.
+// those values for callers that may not get the policy kind.
 func (l *Live) SensitiveFields() access.SensitiveFields { return sensitiveIndex{l.engine} }
 
 type sensitiveIndex struct{ engine Engine }
 
 func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind, bool) {
-	e, ok := s.engine.(interface {
-		SensitiveKind(schema.GroupKind) (compute.SensitiveKind, bool)
-	})
-	if !ok {
-		return access.SensitiveKind{}, false
-	}
-	sk, ok := e.SensitiveKind(gk)
+	sk, ok := s.engine.SensitiveKind(gk)
 	if !ok {
 		return access.SensitiveKind{}, false
 	}
@@ -114,17 +107,13 @@ func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind
 // trace reads the engine's topology and the served outputs, which must
 // agree). Before the first full computation there is nothing to trace in.
 func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error) {
-	topo, ok := l.engine.(requesttrace.Topology)
-	if !ok {
-		return nil, fmt.Errorf("this server's engine cannot trace requests")
-	}
 	if !l.ready.Load() {
 		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
 	}
 	if err := l.awaitApplied(ctx); err != nil {
 		return nil, err
 	}
-	return topo, nil
+	return l.engine, nil
 }
 
 // Review implements review.Source: the engine's WhatIf on the
@@ -133,12 +122,6 @@ func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error)
 // their watchers and the cache are not touched; live edits wait for the
 // review (it holds the engine's write lock).
 func (l *Live) Review(ctx context.Context, p compute.Proposal) ([]compute.Outcome, error) {
-	e, ok := l.engine.(interface {
-		WhatIfWithin(context.Context, compute.Proposal) ([]compute.Outcome, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("this server's engine cannot review changes")
-	}
 	if !l.ready.Load() {
 		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
 	}
@@ -153,7 +136,7 @@ func (l *Live) Review(ctx context.Context, p compute.Proposal) ([]compute.Outcom
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	out, err := e.WhatIfWithin(ctx, trimmed)
+	out, err := l.engine.WhatIfWithin(ctx, trimmed)
 	reviewDuration.Observe(time.Since(start).Seconds())
 	return out, err
 }

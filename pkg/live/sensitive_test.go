@@ -44,7 +44,7 @@ func TestSensitiveFieldsIndex(t *testing.T) {
 	if _, ok := l.SensitiveFields().SensitiveKind(schema.GroupKind{Group: "x", Kind: "Y"}); ok {
 		t.Fatal("unknown kind is sensitive")
 	}
-	// An engine without the index: nothing is sensitive.
+	// An engine that declares no sensitive field: nothing is sensitive.
 	l2, err := NewWithEngine(o, newFakeEngine(), client)
 	if err != nil {
 		t.Fatal(err)
