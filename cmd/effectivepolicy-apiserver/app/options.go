@@ -217,9 +217,16 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "effectivepolicy-apiserver",
 		Short: "Aggregated API server for the effective Gateway API policies of each object",
-		Long: `effectivepolicy-apiserver serves the read-only effectivepolicy.dev/v1alpha1
-resources EffectivePolicy and ClusterEffectivePolicy: which Gateway API
-policies (GEP-713) reach an object and what they add up to.`,
+		Long: `effectivepolicy-apiserver serves the effectivepolicy.dev/v1alpha1 API: which
+Gateway API policies (GEP-713) reach an object and what they add up to.
+
+Read-only (get, list, watch):
+  effectivepolicies, clustereffectivepolicies   the policies that reach each object
+  policyreaches, clusterpolicyreaches           the objects each policy reaches
+
+Create only (answered in the status, nothing stored):
+  requesttraces            what a Gateway does with a request, and its policies
+  effectivepolicyreviews   what a proposed change would do to the effective policies`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if printVersion {
