@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -19,6 +20,32 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
+
+// epAuthz allows get effectivepolicies in the namespaces listed ("" : in
+// every namespace) and get clustereffectivepolicies when cluster is set.
+type epAuthz struct {
+	namespaces map[string]bool
+	cluster    bool
+	checks     int
+}
+
+func (a *epAuthz) Authorize(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
+	a.checks++
+	if attrs.GetVerb() != "get" || attrs.GetAPIGroup() != "effectivepolicy.dev" || !attrs.IsResourceRequest() {
+		return authorizer.DecisionNoOpinion, "", nil
+	}
+	switch attrs.GetResource() {
+	case "effectivepolicies":
+		if a.namespaces[attrs.GetNamespace()] {
+			return authorizer.DecisionAllow, "", nil
+		}
+	case "clustereffectivepolicies":
+		if a.cluster {
+			return authorizer.DecisionAllow, "", nil
+		}
+	}
+	return authorizer.DecisionNoOpinion, "", nil
+}
 
 func traceOf(host, path string, headers map[string]string) *v1alpha1.RequestTrace {
 	return &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: host, Path: path, Headers: headers}}}

@@ -1,4 +1,4 @@
-package registry_test
+package access_test
 
 import (
 	"context"
