@@ -10,7 +10,10 @@ import (
 )
 
 // ProposalOf checks a review's spec (validation.ValidateEffectivePolicyReview)
-// and decodes it into the proposal the engine reviews.
+// and decodes it into the proposal the engine reviews. The objects to apply
+// are decoded twice, to check them and here: validation is a function of
+// the API types alone, as Kubernetes keeps it, and a review's body is at
+// most 1 MiB, a fraction of what the engine then does with it.
 func ProposalOf(rv *v1alpha1.EffectivePolicyReview) (compute.Proposal, field.ErrorList) {
 	if errs := validation.ValidateEffectivePolicyReview(rv); len(errs) > 0 {
 		return compute.Proposal{}, errs
