@@ -1,6 +1,7 @@
 package layering
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -26,6 +27,7 @@ var layers = []struct {
 	{"pkg/cli/tree", 2},
 	{"pkg/cli/kinds", 2},
 	{"pkg/cli/manifests", 2},
+	{"pkg/access", 3},
 	{"pkg/reach", 3},
 	{"pkg/requesttrace", 3},
 	{"pkg/storage/resourceversion", 3},
@@ -33,6 +35,7 @@ var layers = []struct {
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},
 	{"pkg/cli/offline", 4},
+	{"pkg/review", 4},
 	{"pkg/registry", 5},
 	{"pkg/live", 6},
 	{"pkg/apiserver", 6},
@@ -40,18 +43,81 @@ var layers = []struct {
 	{"test/", 8},
 }
 
+// forbidden are imports the layers allow but the design does not: the
+// kubectl plugin answers offline with the packages the server's REST layer
+// calls (pkg/review, pkg/requesttrace, pkg/apis/.../validation), never with
+// the REST layer itself, which would link the API server's storage (and
+// its dependencies) into the plugin. Checked against every package the
+// importer links, directly or not.
+var forbidden = []struct{ from, to string }{
+	{"cmd/kubectl-effectivepolicy", "pkg/registry"},
+	{"pkg/cli/", "pkg/registry"},
+}
+
 // peers: the foundation (API types and what is generated from them, small
 // helpers) and the binaries' own packages.
 var peers = map[int]bool{1: true, 7: true, 8: true}
 
+func hasPrefix(pkg, prefix string) bool {
+	return pkg == strings.TrimSuffix(prefix, "/") || strings.HasPrefix(pkg, prefix)
+}
+
 func layerOf(pkg string) (int, bool) {
 	best, layer := -1, 0
 	for _, l := range layers {
-		if (pkg == strings.TrimSuffix(l.prefix, "/") || strings.HasPrefix(pkg, l.prefix)) && len(l.prefix) > best {
+		if hasPrefix(pkg, l.prefix) && len(l.prefix) > best {
 			best, layer = len(l.prefix), l.layer
 		}
 	}
 	return layer, best >= 0
+}
+
+// importError says why pkg may not import imp, both inside the module ("":
+// it may). A package of no layer is reported on its own.
+func importError(pkg, imp string) string {
+	for _, f := range forbidden {
+		if hasPrefix(pkg, f.from) && hasPrefix(imp, f.to) {
+			return fmt.Sprintf("%s links %s, which %s* may not", pkg, imp, f.from)
+		}
+	}
+	from, ok := layerOf(pkg)
+	to, ok2 := layerOf(imp)
+	if !ok || !ok2 {
+		return ""
+	}
+	if to > from || (to == from && !peers[from]) {
+		return fmt.Sprintf("%s (layer %d) imports %s (layer %d)", pkg, from, imp, to)
+	}
+	return ""
+}
+
+// TestImportRules: the rules TestLayering applies, on imports that must
+// stay refused (and some that must stay allowed).
+func TestImportRules(t *testing.T) {
+	cases := []struct {
+		pkg, imp string
+		ok       bool
+	}{
+		{"cmd/kubectl-effectivepolicy/app", "pkg/registry", false},
+		{"cmd/kubectl-effectivepolicy", "pkg/registry", false},
+		{"pkg/cli/offline", "pkg/registry", false},
+		{"pkg/cli/render", "pkg/registry", false},
+		{"cmd/kubectl-effectivepolicy/app", "pkg/review", true},
+		{"cmd/kubectl-effectivepolicy/app", "pkg/apis/effectivepolicy/validation", true},
+		{"cmd/effectivepolicy-apiserver/app", "pkg/registry", true},
+		{"pkg/apiserver", "pkg/registry", true},
+		{"pkg/registry", "pkg/review", true},
+		{"pkg/review", "pkg/registry", false},
+		{"pkg/access", "pkg/registry", false},
+		{"pkg/storage/versioned", "pkg/registry", false},
+		{"pkg/live", "pkg/compute", true},
+		{"pkg/compute", "pkg/live", false},
+	}
+	for _, tc := range cases {
+		if msg := importError(tc.pkg, tc.imp); (msg == "") != tc.ok {
+			t.Errorf("%s importing %s: allowed %v, want %v (%s)", tc.pkg, tc.imp, msg == "", tc.ok, msg)
+		}
+	}
 }
 
 // TestLayering lists the module's packages with their non-test imports and
@@ -64,7 +130,7 @@ func TestLayering(t *testing.T) {
 	if err != nil {
 		t.Skip("no go tool on PATH")
 	}
-	cmd := exec.Command(goTool, "list", "-tags", "e2e,long", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", module+"...")
+	cmd := exec.Command(goTool, "list", "-tags", "e2e,long", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}} |{{range .Deps}} {{.}}{{end}}", module+"...")
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
 	if err != nil {
@@ -72,25 +138,37 @@ func TestLayering(t *testing.T) {
 	}
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
+		imports, deps, _ := strings.Cut(line, "|")
+		f := strings.Fields(imports)
 		pkg := strings.TrimPrefix(f[0], module)
-		from, ok := layerOf(pkg)
-		if !ok {
+		if _, ok := layerOf(pkg); !ok {
 			t.Errorf("%s has no layer: give it one in docs/storage.md and here", pkg)
 			continue
 		}
 		n++
+		direct := map[string]bool{}
 		for _, imp := range f[1:] {
-			if !strings.HasPrefix(imp, module) {
+			direct[imp] = true
+			if imp, ok := strings.CutPrefix(imp, module); ok {
+				if msg := importError(pkg, imp); msg != "" {
+					t.Error(msg)
+				}
+			}
+		}
+		// What a package links through others: only the forbidden rules
+		// (the layers hold import by import).
+		for _, dep := range strings.Fields(deps) {
+			if direct[dep] {
 				continue
 			}
-			imp = strings.TrimPrefix(imp, module)
-			to, ok := layerOf(imp)
+			dep, ok := strings.CutPrefix(dep, module)
 			if !ok {
-				continue // reported as a package of its own
+				continue
 			}
-			if to > from || (to == from && !peers[from]) {
-				t.Errorf("%s (layer %d) imports %s (layer %d)", pkg, from, imp, to)
+			for _, r := range forbidden {
+				if hasPrefix(pkg, r.from) && hasPrefix(dep, r.to) {
+					t.Errorf("%s links %s (through its imports), which %s* may not", pkg, dep, r.from)
+				}
 			}
 		}
 	}

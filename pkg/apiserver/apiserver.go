@@ -16,11 +16,13 @@ import (
 	"k8s.io/apiserver/pkg/server/healthz"
 	"k8s.io/apiserver/pkg/util/compatibility"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	generatedopenapi "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/openapi"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/httpgzip"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
 var (
@@ -80,7 +82,7 @@ type Config struct {
 	// PolicyReaches and ClusterPolicyReaches, when set, back policyreaches
 	// and clusterpolicyreaches (SPEC §8). Their targets are shown only in
 	// namespaces where GenericConfig.Authorization.Authorizer lets the
-	// caller get effectivepolicies (registry.ReachFilter).
+	// caller get effectivepolicies (access.ReachFilter).
 	PolicyReaches, ClusterPolicyReaches registry.Backend
 	// RequestTraces, when set, serves requesttraces (SPEC §9): traces read
 	// the Gateways from it and their policies from EffectivePolicies, as
@@ -88,15 +90,15 @@ type Config struct {
 	RequestTraces registry.TraceSource
 	// Reviews, when set, serves effectivepolicyreviews (SPEC §10): what a
 	// proposed change would do, asked of the live engine.
-	Reviews registry.ReviewSource
+	Reviews review.Source
 	// SensitiveFields, when set, names the policy kinds whose descriptors
 	// mark sensitive fields: get, list and watch then show those values only
 	// to callers GenericConfig.Authorization.Authorizer allows to get the
-	// policy kind in the source policy's namespace (registry.Redactor). With
+	// policy kind in the source policy's namespace (access.Redactor). With
 	// authorization disabled (no authorizer) nothing is redacted.
-	SensitiveFields registry.SensitiveFields
+	SensitiveFields access.SensitiveFields
 	// RedactionCacheTTL is how long such an access decision (and those of
-	// the reach filter) is reused (0: registry.DefaultRedactionCacheTTL).
+	// the reach filter) is reused (0: access.DefaultCacheTTL).
 	RedactionCacheTTL time.Duration
 	// ReadyzChecks are added to /readyz (e.g. "informers synced and first
 	// computation done").
@@ -146,16 +148,16 @@ func (c CompletedConfig) New() (*Server, error) {
 	// decision cache for every resource.
 	var (
 		opts     []registry.Option
-		access   *registry.Access
-		redactor *registry.Redactor
+		checker  *access.Checker
+		redactor *access.Redactor
 	)
 	if authz := c.GenericConfig.Authorization.Authorizer; authz != nil {
-		access = registry.NewAccess(authz, c.cfg.RedactionCacheTTL)
+		checker = access.NewChecker(authz, c.cfg.RedactionCacheTTL)
 		if c.cfg.SensitiveFields != nil {
-			redactor = registry.NewRedactorWith(access, c.cfg.SensitiveFields)
+			redactor = access.NewRedactorWith(checker, c.cfg.SensitiveFields)
 			opts = append(opts, registry.WithRedactor(redactor))
 		}
-		opts = append(opts, registry.WithReachFilter(registry.NewReachFilter(access)))
+		opts = append(opts, registry.WithReachFilter(access.NewReachFilter(checker)))
 	}
 	group := genericapiserver.NewDefaultAPIGroupInfo(effectivepolicy.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	storage := map[string]rest.Storage{
@@ -169,10 +171,10 @@ func (c CompletedConfig) New() (*Server, error) {
 		storage["clusterpolicyreaches"] = registry.NewClusterPolicyReachREST(c.cfg.ClusterPolicyReaches, opts...)
 	}
 	if c.cfg.RequestTraces != nil {
-		storage["requesttraces"] = registry.NewTraceREST(c.cfg.RequestTraces, c.cfg.EffectivePolicies, access, redactor)
+		storage["requesttraces"] = registry.NewTraceREST(c.cfg.RequestTraces, c.cfg.EffectivePolicies, checker, redactor)
 	}
 	if c.cfg.Reviews != nil {
-		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, access, redactor)
+		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, checker, redactor)
 	}
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {

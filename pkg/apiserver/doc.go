@@ -3,10 +3,14 @@ Package apiserver assembles the effectivepolicy.dev aggregated API server.
 
 Serving decisions (where the specification is silent):
 
-  - Verbs are get, list and watch. The REST storage implements none of the
-    write interfaces, so the API machinery registers no write routes and
-    answers POST/PUT/PATCH/DELETE (and deletecollection) with a 405
-    MethodNotAllowed Status.
+  - Six resources. The four computed ones (effectivepolicies,
+    clustereffectivepolicies, policyreaches, clusterpolicyreaches) take get,
+    list and watch: their REST storage implements none of the write
+    interfaces, so the API machinery registers no write routes and answers
+    POST/PUT/PATCH/DELETE (and deletecollection) with a 405 MethodNotAllowed
+    Status. requesttraces and effectivepolicyreviews are create only (the
+    SubjectAccessReview pattern: cluster-scoped, the answer in the returned
+    object's status, nothing stored); every other verb on them is a 405.
   - Field selectors: metadata.name and metadata.namespace (the scheme's
     default field label conversion); anything else is a 400 BadRequest.
   - list: served at the current resourceVersion. A resourceVersion newer than
@@ -37,9 +41,12 @@ Serving decisions (where the specification is silent):
     another replica's (or a rebuilt cache's) resourceVersion answers 410 Gone
     and the client relists; a list serves the latest state (410 for Exact).
     See docs/storage.md, "resourceVersions across replicas".
-  - The table has the columns Name, Targets (target kinds), Policies (distinct
-    source policies), Kinds (policy kinds, sorted), Age. Both resources are in
-    the kubectl category "gateway-api"; short names effpol and ceffpol.
+  - The table of effective policies has the columns Name, Targets (target
+    kinds), Policies (distinct source policies), Kinds (policy kinds,
+    sorted), Age; that of policy reaches Name, Kinds, Targets and their
+    count by outcome, Age. The four computed resources are in the kubectl
+    category "gateway-api"; short names effpol, ceffpol, polreach and
+    cpolreach.
   - API Priority and Fairness is disabled by default
     (--enable-priority-and-fairness=false): the kube-apiserver applies it before
     proxying to us, our requests are cheap in-memory reads, and enabling it
@@ -48,7 +55,7 @@ Serving decisions (where the specification is silent):
   - Sensitive fields (descriptor sensitiveFields): get, list and watch
     replace a covered leaf of an effective spec by "<redacted>" unless the
     authorizer lets the caller get the policy kind in the namespace of the
-    policy that set it (Config.SensitiveFields, registry.Redactor; decisions
+    policy that set it (Config.SensitiveFields, access.Redactor; decisions
     cached 10 s; see docs/reliability.md).
   - Objects get deterministic uids (derived from resource, namespace, name and
     creationTimestamp) so that replicas computing the same object agree.

@@ -25,20 +25,20 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/cmd/effectivepolicy-apiserver/app"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	clientset "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
 type sensitiveAuth struct{}
 
-func (sensitiveAuth) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKind, bool) {
+func (sensitiveAuth) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind, bool) {
 	if gk != (schema.GroupKind{Group: "auth.example.com", Kind: "AuthPolicy"}) {
-		return registry.SensitiveKind{}, false
+		return access.SensitiveKind{}, false
 	}
-	return registry.SensitiveKind{
+	return access.SensitiveKind{
 		Resource: schema.GroupResource{Group: "auth.example.com", Resource: "authpolicies"},
 		Paths:    []string{"/oidc/clientSecret"},
 	}, true
@@ -192,7 +192,7 @@ func secretOf(t *testing.T, p *v1alpha1.EffectivePolicy) string {
 		return "unexpected spec " + string(raw)
 	case spec.OIDC["clientSecret"] == "s3cr3t":
 		return "visible"
-	case spec.OIDC["clientSecret"] == registry.Redacted:
+	case spec.OIDC["clientSecret"] == access.Redacted:
 		if p.Targets[0].Policies[0].Effective[0].FieldSources["/oidc/clientSecret"] == "" {
 			return "fieldSources lost"
 		}

@@ -9,16 +9,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
 var (
-	_ registry.TraceSource  = (*Live)(nil)
-	_ registry.ReviewSource = (*Live)(nil)
+	_ registry.TraceSource = (*Live)(nil)
+	_ review.Source        = (*Live)(nil)
 )
 
 // Backend serves one resource from its versioned Store. Reads never
@@ -87,24 +89,17 @@ func (b *Backend) Watch(ctx context.Context, namespace string, rv uint64) (watch
 
 // SensitiveFields exposes the engine's sensitive-field index (descriptor
 // sensitiveFields, resources from the CRDs) to the REST layer, which redacts
-// those values for callers that may not get the policy kind. It answers
-// "none" when the engine does not provide the index.
-func (l *Live) SensitiveFields() registry.SensitiveFields { return sensitiveIndex{l.engine} }
+// those values for callers that may not get the policy kind.
+func (l *Live) SensitiveFields() access.SensitiveFields { return sensitiveIndex{l.engine} }
 
 type sensitiveIndex struct{ engine Engine }
 
-func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKind, bool) {
-	e, ok := s.engine.(interface {
-		SensitiveKind(schema.GroupKind) (compute.SensitiveKind, bool)
-	})
+func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind, bool) {
+	sk, ok := s.engine.SensitiveKind(gk)
 	if !ok {
-		return registry.SensitiveKind{}, false
+		return access.SensitiveKind{}, false
 	}
-	sk, ok := e.SensitiveKind(gk)
-	if !ok {
-		return registry.SensitiveKind{}, false
-	}
-	return registry.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
+	return access.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
 }
 
 // TraceTopology implements registry.TraceSource: the engine, once the
@@ -112,31 +107,21 @@ func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (registry.SensitiveKi
 // trace reads the engine's topology and the served outputs, which must
 // agree). Before the first full computation there is nothing to trace in.
 func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error) {
-	topo, ok := l.engine.(requesttrace.Topology)
-	if !ok {
-		return nil, fmt.Errorf("this server's engine cannot trace requests")
-	}
 	if !l.ready.Load() {
 		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
 	}
 	if err := l.awaitApplied(ctx); err != nil {
 		return nil, err
 	}
-	return topo, nil
+	return l.engine, nil
 }
 
-// Review implements registry.ReviewSource: the engine's WhatIf on the
+// Review implements review.Source: the engine's WhatIf on the
 // proposal, its objects trimmed as informers trim live inputs (so a
 // proposed object that equals the live one changes nothing). The stores,
 // their watchers and the cache are not touched; live edits wait for the
 // review (it holds the engine's write lock).
 func (l *Live) Review(ctx context.Context, p compute.Proposal) ([]compute.Outcome, error) {
-	e, ok := l.engine.(interface {
-		WhatIfWithin(context.Context, compute.Proposal) ([]compute.Outcome, error)
-	})
-	if !ok {
-		return nil, fmt.Errorf("this server's engine cannot review changes")
-	}
 	if !l.ready.Load() {
 		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
 	}
@@ -151,7 +136,7 @@ func (l *Live) Review(ctx context.Context, p compute.Proposal) ([]compute.Outcom
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	out, err := e.WhatIfWithin(ctx, trimmed)
+	out, err := l.engine.WhatIfWithin(ctx, trimmed)
 	reviewDuration.Observe(time.Since(start).Seconds())
 	return out, err
 }

@@ -30,13 +30,10 @@ func (s sink) Delete(gk schema.GroupKind, namespace, name string) {
 
 func (s sink) PolicyResources() []schema.GroupVersionResource { return s.l.engine.PolicyResources() }
 
-// changedPolicies takes the policies whose own state changed from an
-// engine that tracks them (reachEngine).
+// changedPolicies takes the policies whose own state changed from the
+// engine.
 func (l *Live) changedPolicies() []compute.Key {
-	if e, ok := l.engine.(reachEngine); ok {
-		return e.TakeChangedPolicies()
-	}
-	return nil
+	return l.engine.TakeChangedPolicies()
 }
 
 // markDirty marks output keys, and policies whose reach must be rebuilt

@@ -1,9 +1,17 @@
 // Package live connects the computation engine (pkg/compute) to a live
 // cluster and to the API: informers (pkg/inputs) feed the engine, a
 // background worker recomputes the outputs the engine reports as possibly
-// changed, encodes them (pkg/encoded), applies them to the two versioned
-// Stores (pkg/storage/versioned, which serve Get, List and Watch) and
-// persists them in a bbolt cache (pkg/storage/cache).
+// changed, encodes them (pkg/encoded), rebuilds the policy reaches read off
+// them (pkg/reach), applies both to the four versioned Stores
+// (pkg/storage/versioned: effectivepolicies, clustereffectivepolicies,
+// policyreaches, clusterpolicyreaches, which serve Get, List and Watch)
+// and persists them in a bbolt cache (pkg/storage/cache). It also answers
+// RequestTraces (the engine's topology, once the outputs are current) and
+// EffectivePolicyReviews (the engine's WhatIf), which touch no Store.
+//
+// It uses the engine through one interface, Engine, which *compute.Engine
+// satisfies and the compiler checks: a request never finds the engine
+// lacking a method.
 //
 // The name says what the package keeps: the outputs live, computed from the
 // running cluster and brought up to date as it changes, where pkg/compute is
@@ -13,6 +21,7 @@
 //
 // It is wiring, above both the storage and the REST layer (docs/storage.md,
 // "Layering"): its Backends wrap versioned Stores for pkg/registry, and the
-// compiler checks here that both fit registry.Backend; the storage packages
+// compiler checks here that both fit registry.Backend (and that Live is a
+// registry.TraceSource and a review.Source); the storage packages
 // themselves do not import the registry.
 package live

@@ -19,7 +19,12 @@ import (
 // object named by spec.targetRef.name in its namespace (or, for
 // spec.targetRef.kind GatewayClass, the cluster-scoped one), and the output
 // lists the policies with their spec.value as message.
+//
+// It has no bulk mode and no memo, names no policy (so builds no reach),
+// knows no sensitive field; traces and reviews are not asked of it (the
+// embedded Engine is nil: they would panic).
 type fakeEngine struct {
+	Engine
 	mu       sync.Mutex
 	kinds    map[string]schema.GroupVersionResource // crd name -> resource
 	policies map[string]fakePolicy                  // gk/ns/name
@@ -147,6 +152,16 @@ func (e *fakeEngine) Compute(key compute.Key) (runtime.Object, bool) {
 	o := &v1alpha1.EffectivePolicy{Targets: targets}
 	o.Name, o.Namespace = key.Name, key.Namespace
 	return o, true
+}
+
+func (e *fakeEngine) SetBulk(bool)                              {}
+func (e *fakeEngine) DropMemo()                                 {}
+func (e *fakeEngine) Policies(compute.Key) []compute.PolicyInfo { return nil }
+func (e *fakeEngine) PolicyKeys() []compute.Key                 { return nil }
+func (e *fakeEngine) TakeChangedPolicies() []compute.Key        { return nil }
+
+func (e *fakeEngine) SensitiveKind(schema.GroupKind) (compute.SensitiveKind, bool) {
+	return compute.SensitiveKind{}, false
 }
 
 func (e *fakeEngine) upserts(kind string) int {

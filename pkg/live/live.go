@@ -10,9 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -26,39 +23,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
-
-// Engine is what the live layer uses of *compute.Engine.
-type Engine interface {
-	Upsert(obj *unstructured.Unstructured) []compute.Key
-	Delete(gk schema.GroupKind, namespace, name string) []compute.Key
-	PolicyResources() []schema.GroupVersionResource
-	Keys() []compute.Key
-	Compute(key compute.Key) (runtime.Object, bool)
-}
-
-var _ Engine = (*compute.Engine)(nil)
-
-// bulkEngine is implemented by engines with a bulk mode (*compute.Engine):
-// while on, Upsert and Delete skip the affected-key bookkeeping and return
-// no keys. The live layer feeds the informers' initial lists in bulk mode,
-// since its first full computation recomputes every key anyway.
-type bulkEngine interface {
-	SetBulk(on bool)
-}
-
-var _ bulkEngine = (*compute.Engine)(nil)
-
-// memoEngine is implemented by engines that memoise folds (*compute.Engine).
-// After the first full computation the memo holds a fold for every context
-// of the cluster, about 150 MB at the large benchmark size (scale 1); the live layer drops
-// it, since an edit recomputes only the outputs it reaches and rebuilds only
-// their part of the memo. Memory is the tighter budget: the server's whole
-// RSS target at that size is 1 GiB (docs/benchmarks/README.md).
-type memoEngine interface {
-	DropMemo()
-}
-
-var _ memoEngine = (*compute.Engine)(nil)
 
 // outputStore is a versioned store of outputs in the form the REST layer
 // serves.
@@ -230,7 +194,7 @@ func (l *Live) Run(ctx context.Context) error {
 	// Bulk mode from before the first event to the full computation:
 	// whatever arrives in between is part of the engine's state, which the
 	// full computation reads whole (see fullRecompute).
-	l.setBulk(true)
+	l.engine.SetBulk(true)
 	endStartupGC := startupGC()
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -249,7 +213,7 @@ func (l *Live) Run(ctx context.Context) error {
 
 	start := time.Now()
 	if !l.inputs.WaitForSync(ctx) {
-		l.setBulk(false)
+		l.engine.SetBulk(false)
 		endStartupGC()
 		return ctx.Err()
 	}
@@ -258,17 +222,15 @@ func (l *Live) Run(ctx context.Context) error {
 	// the keys fullRecompute reads or stay dirty for the worker, which runs
 	// next. An event before it (in bulk mode, no keys) is already in the
 	// engine's state when fullRecompute reads Keys().
-	l.setBulk(false)
+	l.engine.SetBulk(false)
 	l.synced.Store(true)
 	klog.InfoS("Input informers synced", "duration", time.Since(start), "running", l.inputs.Running())
 	policies := l.fullRecompute()
-	if m, ok := l.engine.(memoEngine); ok {
-		m.DropMemo()
-		// Collect the memo now: the garbage collector's next target was
-		// set while the memo was live, and the reaches built next would
-		// otherwise grow the heap on top of it.
-		goruntime.GC()
-	}
+	l.engine.DropMemo()
+	// Collect the memo now: the garbage collector's next target was set
+	// while the memo was live, and the reaches built next would otherwise
+	// grow the heap on top of it.
+	goruntime.GC()
 	l.ready.Store(true)
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
 		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
@@ -309,12 +271,6 @@ func startupGC() (end func()) {
 			debug.SetGCPercent(old)
 			debug.FreeOSMemory()
 		})
-	}
-}
-
-func (l *Live) setBulk(on bool) {
-	if e, ok := l.engine.(bulkEngine); ok {
-		e.SetBulk(on)
 	}
 }
 

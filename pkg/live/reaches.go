@@ -19,16 +19,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
 )
 
-// reachEngine is implemented by engines that know their policies
-// (*compute.Engine); with another engine no PolicyReach exists.
-type reachEngine interface {
-	Policies(key compute.Key) []compute.PolicyInfo
-	PolicyKeys() []compute.Key
-	TakeChangedPolicies() []compute.Key
-}
-
-var _ reachEngine = (*compute.Engine)(nil)
-
 // awaitReaches makes a read of a reach, once the outputs of the first
 // computation are served, wait until the reaches have been built from them
 // (or ctx ends). Before, reads serve what the cache restored, as for the
@@ -49,10 +39,8 @@ func (l *Live) awaitReaches(ctx context.Context) error {
 // engine's, those with entries, and those the Stores hold (restored from
 // the cache or built before), for a full recomputation.
 func (l *Live) everyPolicy(policies map[compute.Key]struct{}) map[compute.Key]struct{} {
-	if e, ok := l.engine.(reachEngine); ok {
-		for _, k := range e.PolicyKeys() {
-			policies[k] = struct{}{}
-		}
+	for _, k := range l.engine.PolicyKeys() {
+		policies[k] = struct{}{}
 	}
 	for _, k := range l.reach.Policies() {
 		policies[k] = struct{}{}
@@ -105,11 +93,7 @@ func (l *Live) buildReach(k compute.Key) (c computed) {
 			klog.ErrorS(c.err, "Building a policy reach failed; keeping the previous one", "key", k.String())
 		}
 	}()
-	e, ok := l.engine.(reachEngine)
-	if !ok {
-		return computed{}
-	}
-	obj, ok := reach.Build(k, e.Policies(k), l.reach.Of(k))
+	obj, ok := reach.Build(k, l.engine.Policies(k), l.reach.Of(k))
 	if !ok {
 		return computed{}
 	}

@@ -12,10 +12,10 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
 // The live layer exposes the engine's sensitive-field index to the REST
@@ -44,7 +44,7 @@ func TestSensitiveFieldsIndex(t *testing.T) {
 	if _, ok := l.SensitiveFields().SensitiveKind(schema.GroupKind{Group: "x", Kind: "Y"}); ok {
 		t.Fatal("unknown kind is sensitive")
 	}
-	// An engine without the index: nothing is sensitive.
+	// An engine that declares no sensitive field: nothing is sensitive.
 	l2, err := NewWithEngine(o, newFakeEngine(), client)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestSensitiveFieldsRedactEngineOutput(t *testing.T) {
 		}
 		return authorizer.DecisionNoOpinion, "", nil
 	})
-	red := registry.NewRedactor(authz, l.SensitiveFields(), time.Minute)
+	red := access.NewRedactor(authz, l.SensitiveFields(), time.Minute)
 	spec := func(o *encoded.Object) string {
 		dec, err := o.Decode()
 		if err != nil {

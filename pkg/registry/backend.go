@@ -1,7 +1,13 @@
 // Package registry holds the REST storage of the effectivepolicy.dev API
-// group: read-only (get, list, watch) endpoints backed by a Backend.
+// group, thin wrappers that k8s.io/apiserver serves: get, list and watch
+// of the four computed resources (effectivepolicies,
+// clustereffectivepolicies, policyreaches, clusterpolicyreaches), each
+// backed by a Backend; and create of the two review kinds (requesttraces,
+// effectivepolicyreviews), which validate with pkg/apis/.../validation and
+// answer with pkg/requesttrace and pkg/review. What a caller may see is
+// pkg/access's to decide.
 //
-// The interfaces it serves from (Backend, EpochBackend, SensitiveFields) are
+// The interfaces it serves from (Backend, EpochBackend, TraceSource) are
 // defined here, by their consumer, with methods that use only types of lower
 // packages: the storage that implements them does not import this package
 // (docs/storage.md, "Layering"). Whoever hands a backend to the REST layer

@@ -16,6 +16,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
@@ -40,25 +41,25 @@ type REST struct {
 	newFunc    func() runtime.Object
 	newList    func() runtime.Object
 	// filter adapts each object to the caller: hides sensitive fields
-	// (Redactor) or unreadable targets (ReachFilter).
+	// (access.Redactor) or unreadable targets (access.ReachFilter).
 	filter callerFilter
 	// pages holds the snapshots of paged lists (paging.go).
 	pages *pager
 	tableConvertor
 }
 
-// callerFilter adapts served objects to the caller of a request: forRequest
+// callerFilter adapts served objects to the caller of a request: ForRequest
 // returns the function applied to every object of that request (a watch
 // keeps it for its life). The function returns its argument when nothing
 // is hidden from the caller, else a new Object.
 type callerFilter interface {
-	forRequest(ctx context.Context) func(*encoded.Object) *encoded.Object
+	ForRequest(ctx context.Context) func(*encoded.Object) *encoded.Object
 }
 
 // noFilter serves every object as stored.
 type noFilter struct{}
 
-func (noFilter) forRequest(context.Context) func(*encoded.Object) *encoded.Object {
+func (noFilter) ForRequest(context.Context) func(*encoded.Object) *encoded.Object {
 	return func(o *encoded.Object) *encoded.Object { return o }
 }
 
@@ -66,8 +67,8 @@ func (noFilter) forRequest(context.Context) func(*encoded.Object) *encoded.Objec
 type Option func(*REST)
 
 // WithRedactor makes get, list and watch of effective policies replace the
-// sensitive fields a caller may not see (see Redactor).
-func WithRedactor(r *Redactor) Option {
+// sensitive fields a caller may not see (see access.Redactor).
+func WithRedactor(r *access.Redactor) Option {
 	return func(s *REST) {
 		if r != nil && !s.kind.Reach() {
 			s.filter = r
@@ -76,8 +77,8 @@ func WithRedactor(r *Redactor) Option {
 }
 
 // WithReachFilter makes get, list and watch of policy reaches hide the
-// targets a caller may not see (see ReachFilter).
-func WithReachFilter(f *ReachFilter) Option {
+// targets a caller may not see (see access.ReachFilter).
+func WithReachFilter(f *access.ReachFilter) Option {
 	return func(s *REST) {
 		if f != nil && s.kind.Reach() {
 			s.filter = f
@@ -208,7 +209,7 @@ func (r *REST) Get(ctx context.Context, name string, _ *metav1.GetOptions) (runt
 	// object when it redacts. The same holds for list items and watch events
 	// (watch.go), where a deep copy would cost one copy per event and per
 	// watcher.
-	return r.filter.forRequest(ctx)(served(obj)), nil
+	return r.filter.ForRequest(ctx)(served(obj)), nil
 }
 
 // served is the copy of a stored object that is handed to the API
@@ -260,7 +261,7 @@ func (r *REST) List(ctx context.Context, options *metainternalversion.ListOption
 			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", want, rv))
 		}
 	}
-	redact := r.filter.forRequest(ctx)
+	redact := r.filter.ForRequest(ctx)
 	capacity := len(objs) - start
 	if options.Limit > 0 && int64(capacity) > options.Limit {
 		capacity = int(options.Limit)
@@ -331,7 +332,7 @@ func (r *REST) Watch(ctx context.Context, options *metainternalversion.ListOptio
 		done:      make(chan struct{}),
 		visible:   map[string]bool{},
 		bookmarks: options.AllowWatchBookmarks,
-		redact:    r.filter.forRequest(ctx), // per watcher: the caller's access
+		redact:    r.filter.ForRequest(ctx), // per watcher: the caller's access
 	}
 	var from uint64
 	switch {

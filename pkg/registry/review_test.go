@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
@@ -108,17 +109,17 @@ func TestReviewRESTCreate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, e := traceServer(t, nil)
-			var access *registry.Access
+			var checker *access.Checker
 			if tc.namespaces != nil {
-				access = registry.NewAccess(&epAuthz{namespaces: tc.namespaces}, 0)
+				checker = access.NewChecker(&epAuthz{namespaces: tc.namespaces}, 0)
 			}
-			var redactor *registry.Redactor
+			var redactor *access.Redactor
 			if tc.redact {
-				redactor = registry.NewRedactorWith(access, sensitiveFields{
+				redactor = access.NewRedactorWith(checker, sensitiveFields{
 					{Group: "example.com", Kind: "RetryPolicy"}: {Resource: schema.GroupResource{Group: "example.com", Resource: "retrypolicies"}, Paths: []string{"/retries"}},
 				})
 			}
-			r := registry.NewReviewREST(engineReviews{e: e}, access, redactor)
+			r := registry.NewReviewREST(engineReviews{e: e}, checker, redactor)
 			out, err := r.Create(userCtx("ana"), &v1alpha1.EffectivePolicyReview{Spec: tc.spec}, nil, &metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -13,7 +13,9 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 )
 
@@ -34,17 +36,17 @@ type TraceSource interface {
 type TraceREST struct {
 	createOnly
 	source   TraceSource
-	outputs  Backend // effectivepolicies
-	access   *Access // nil: no authorization, everything visible
-	redactor *Redactor
+	outputs  Backend         // effectivepolicies
+	access   *access.Checker // nil: no authorization, everything visible
+	redactor *access.Redactor
 }
 
 // NewTraceREST returns the REST storage of requesttraces. access and
 // redactor may be nil (no authorizer: nothing is hidden).
-func NewTraceREST(source TraceSource, outputs Backend, access *Access, redactor *Redactor) *TraceREST {
+func NewTraceREST(source TraceSource, outputs Backend, checker *access.Checker, redactor *access.Redactor) *TraceREST {
 	return &TraceREST{
 		createOnly: createOnly{kind: "RequestTrace", singular: "requesttrace", newObj: func() runtime.Object { return &v1alpha1.RequestTrace{} }},
-		source:     source, outputs: outputs, access: access, redactor: redactor,
+		source:     source, outputs: outputs, access: checker, redactor: redactor,
 	}
 }
 
@@ -87,7 +89,7 @@ func (r *TraceREST) Create(ctx context.Context, obj runtime.Object, createValida
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not a RequestTrace: %T", obj))
 	}
-	if errs := ValidateRequestTrace(in); len(errs) > 0 {
+	if errs := validation.ValidateRequestTrace(in); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(requestTraceGK, in.Name, errs)
 	}
 	if createValidation != nil {
@@ -96,16 +98,7 @@ func (r *TraceREST) Create(ctx context.Context, obj runtime.Object, createValida
 		}
 	}
 	u, _ := genericapirequest.UserFrom(ctx)
-	visible := func(ns string) bool {
-		if r.access == nil {
-			return true
-		}
-		gr := effectivePolicies
-		if ns == "" {
-			gr = clusterEffectivePolicies
-		}
-		return r.access.Allowed(ctx, u, gr, ns)
-	}
+	visible := func(ns string) bool { return r.access.EffectivePolicyVisible(ctx, u, ns) }
 	if g := in.Spec.Gateway; g != nil && !visible(g.Namespace) {
 		return nil, apierrors.NewForbidden(v1alpha1.Resource("requesttraces"), in.Name,
 			fmt.Errorf("tracing through Gateways of namespace %q needs get on effectivepolicies there", g.Namespace))
@@ -114,7 +107,7 @@ func (r *TraceREST) Create(ctx context.Context, obj runtime.Object, createValida
 	if err != nil {
 		return nil, apierrors.NewServiceUnavailable(err.Error())
 	}
-	redact := r.redactor.forRequest(ctx)
+	redact := r.redactor.ForRequest(ctx)
 	caller := requesttrace.Caller{
 		Visible: visible,
 		Effective: func(ns, name string) []v1alpha1.Target {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
@@ -71,8 +72,8 @@ func BenchmarkReviewREST(b *testing.B) {
 	objs := Generate(Options{Scale: *scaleFlag, Seed: *seedFlag, GatewayAPICRDs: true})
 	s := startLive(b, fakeClient(b, objs), b.TempDir())
 	defer s.stop()
-	access := registry.NewAccess(allowAll{}, 0)
-	reviews := registry.NewReviewREST(s.l, access, registry.NewRedactorWith(access, s.l.SensitiveFields()))
+	checker := access.NewChecker(allowAll{}, 0)
+	reviews := registry.NewReviewREST(s.l, checker, access.NewRedactorWith(checker, s.l.SensitiveFields()))
 	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "bench", Groups: []string{user.AllAuthenticated}})
 	review := func(p *unstructured.Unstructured) (changes, size int) {
 		editPolicy(p, nextEdit())

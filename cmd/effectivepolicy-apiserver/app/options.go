@@ -141,9 +141,10 @@ func (o *Options) GenericConfig() (*apiserver.Config, error) {
 		return nil, err
 	}
 	generic.ShutdownDelayDuration = o.ShutdownDelay
-	// The only write this server takes is a review (RequestTrace), whose
-	// request is bounded well below this (registry.ValidateRequestTrace);
-	// a larger body is refused with 413 before it is decoded.
+	// The only writes this server takes are the create-only RequestTrace
+	// and EffectivePolicyReview. A trace's request is bounded well below
+	// this (validation.ValidateRequestTrace); a larger body is refused with
+	// 413 before it is decoded.
 	generic.MaxRequestBodyBytes = MaxRequestBodyBytes
 	return &apiserver.Config{GenericConfig: generic}, nil
 }
@@ -216,9 +217,16 @@ func NewCommand(ctx context.Context) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "effectivepolicy-apiserver",
 		Short: "Aggregated API server for the effective Gateway API policies of each object",
-		Long: `effectivepolicy-apiserver serves the read-only effectivepolicy.dev/v1alpha1
-resources EffectivePolicy and ClusterEffectivePolicy: which Gateway API
-policies (GEP-713) reach an object and what they add up to.`,
+		Long: `effectivepolicy-apiserver serves the effectivepolicy.dev/v1alpha1 API: which
+Gateway API policies (GEP-713) reach an object and what they add up to.
+
+Read-only (get, list, watch):
+  effectivepolicies, clustereffectivepolicies   the policies that reach each object
+  policyreaches, clusterpolicyreaches           the objects each policy reaches
+
+Create only (answered in the status, nothing stored):
+  requesttraces            what a Gateway does with a request, and its policies
+  effectivepolicyreviews   what a proposed change would do to the effective policies`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if printVersion {

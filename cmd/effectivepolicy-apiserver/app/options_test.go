@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -105,6 +106,14 @@ func TestHelp(t *testing.T) {
 		"--cache-dir", "--policy-descriptors", "--default-inherited-strategy", "--shutdown-delay-duration", "--version"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
+		}
+	}
+	// Every resource the server serves is named, as a word of its own
+	// (effectivepolicies is also in clustereffectivepolicies).
+	for _, resource := range []string{"effectivepolicies", "clustereffectivepolicies", "policyreaches",
+		"clusterpolicyreaches", "requesttraces", "effectivepolicyreviews"} {
+		if !regexp.MustCompile(`\b` + resource + `\b`).MatchString(out.String()) {
+			t.Errorf("help does not name %s", resource)
 		}
 	}
 }

@@ -355,7 +355,7 @@ func (d *diffOptions) offline(ctx context.Context, args []string) (*v1alpha1.Eff
 	return answerReview(ctx, outcomes(offline.Diff(before, after)), &v1alpha1.EffectivePolicyReview{})
 }
 
-// outcomes are a review's outcomes computed beforehand (registry.ReviewSource).
+// outcomes are a review's outcomes computed beforehand (review.Source).
 type outcomes []compute.Outcome
 
 func (o outcomes) Review(context.Context, compute.Proposal) ([]compute.Outcome, error) {

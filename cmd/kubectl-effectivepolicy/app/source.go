@@ -13,13 +13,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/kinds"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
 // Source answers the commands: the cluster's API (online) or the same
@@ -233,7 +234,7 @@ var requestTraceGK = v1alpha1.SchemeGroupVersion.WithKind("RequestTrace").GroupK
 // Trace validates the trace as the server does (the same function) and
 // answers it.
 func (s *offlineSource) Trace(_ context.Context, rt *v1alpha1.RequestTrace) (*v1alpha1.RequestTrace, error) {
-	if errs := registry.ValidateRequestTrace(rt); len(errs) > 0 {
+	if errs := validation.ValidateRequestTrace(rt); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(requestTraceGK, rt.Name, errs)
 	}
 	status, err := s.cluster.Trace(rt.Spec)
@@ -251,21 +252,17 @@ func (s *offlineSource) Trace(_ context.Context, rt *v1alpha1.RequestTrace) (*v1
 	return out, nil
 }
 
-// Review answers the review as the server does: its REST storage (the
-// same checks, the same changes, sorted the same way) on the manifests'
-// engine, with everything visible.
+// Review answers the review as the server does (pkg/review: the same
+// checks, the same changes, sorted the same way) on the manifests' engine,
+// with everything visible.
 func (s *offlineSource) Review(ctx context.Context, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error) {
 	return answerReview(ctx, s.cluster, rv)
 }
 
-// answerReview answers rv with the server's REST storage of reviews over
-// source, with no authorizer (everything visible, nothing redacted).
-func answerReview(ctx context.Context, source registry.ReviewSource, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error) {
-	obj, err := registry.NewReviewREST(source, nil, nil).Create(ctx, rv, nil, &metav1.CreateOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return obj.(*v1alpha1.EffectivePolicyReview), nil
+// answerReview answers rv over source as the server answers a review,
+// with no authorizer (everything visible, nothing redacted).
+func answerReview(ctx context.Context, source review.Source, rv *v1alpha1.EffectivePolicyReview) (*v1alpha1.EffectivePolicyReview, error) {
+	return review.Answer(ctx, source, rv, review.Options{})
 }
 
 // scopedResource is the resource, its cluster-scoped twin when cluster is set.

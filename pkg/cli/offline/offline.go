@@ -152,7 +152,7 @@ func targets(obj runtime.Object) []v1alpha1.Target {
 }
 
 // Review answers a proposed change as the server's live layer does
-// (registry.ReviewSource): the proposal's objects trimmed as informers trim
+// (review.Source): the proposal's objects trimmed as informers trim
 // them, then the engine's WhatIf — applied, computed and put back, so the
 // cluster answers as before afterwards. A proposed object that exists keeps
 // its creationTimestamp; a new one is stamped now, newer than any the

@@ -1,4 +1,4 @@
-package registry
+package access
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ type SensitiveKind struct {
 	Paths []string
 }
 
-// SensitiveFields tells the REST layer which policy kinds have sensitive
+// SensitiveFields tells the Redactor which policy kinds have sensitive
 // fields (the live layer answers from the engine's descriptors and CRDs).
 type SensitiveFields interface {
 	// SensitiveKind returns the sensitive fields of a policy kind; ok=false
@@ -46,25 +46,26 @@ type SensitiveFields interface {
 // (delegated) authorizer, a SubjectAccessReview per user, groups, resource
 // and namespace, cached for a short TTL.
 type Redactor struct {
-	access *Access
+	access *Checker
 	fields SensitiveFields
 }
 
 // NewRedactor returns a Redactor deciding with authz about the kinds fields
-// knows; ttl <= 0 means DefaultRedactionCacheTTL.
+// knows; ttl <= 0 means DefaultCacheTTL.
 func NewRedactor(authz authorizer.Authorizer, fields SensitiveFields, ttl time.Duration) *Redactor {
-	return NewRedactorWith(NewAccess(authz, ttl), fields)
+	return NewRedactorWith(NewChecker(authz, ttl), fields)
 }
 
 // NewRedactorWith returns a Redactor deciding with access (whose cache it
 // shares with whoever else uses it) about the kinds fields knows.
-func NewRedactorWith(access *Access, fields SensitiveFields) *Redactor {
+func NewRedactorWith(access *Checker, fields SensitiveFields) *Redactor {
 	return &Redactor{access: access, fields: fields}
 }
 
-// forRequest returns the redaction function for the caller of ctx (a
-// watch keeps it for its life; decisions still expire).
-func (r *Redactor) forRequest(ctx context.Context) func(*encoded.Object) *encoded.Object {
+// ForRequest returns the redaction function for the caller of ctx (a
+// watch keeps it for its life; decisions still expire). A nil Redactor
+// redacts nothing.
+func (r *Redactor) ForRequest(ctx context.Context) func(*encoded.Object) *encoded.Object {
 	if r == nil {
 		return func(o *encoded.Object) *encoded.Object { return o }
 	}

@@ -1,4 +1,4 @@
-package registry
+package access
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/klog/v2"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
 
@@ -17,17 +16,14 @@ import (
 // target is then counted in hiddenTargets (and still in summary), a named
 // one (attachedTo) left out. No answer names an object whose effective
 // policy the caller may not read.
-type ReachFilter struct{ access *Access }
+type ReachFilter struct{ access *Checker }
 
 // NewReachFilter returns a ReachFilter deciding with access.
-func NewReachFilter(access *Access) *ReachFilter { return &ReachFilter{access: access} }
+func NewReachFilter(access *Checker) *ReachFilter { return &ReachFilter{access: access} }
 
-var (
-	effectivePolicies        = v1alpha1.Resource("effectivepolicies")
-	clusterEffectivePolicies = v1alpha1.Resource("clustereffectivepolicies")
-)
-
-func (f *ReachFilter) forRequest(ctx context.Context) func(*encoded.Object) *encoded.Object {
+// ForRequest returns the filter of the caller of ctx (a watch keeps it for
+// its life; decisions still expire).
+func (f *ReachFilter) ForRequest(ctx context.Context) func(*encoded.Object) *encoded.Object {
 	u, _ := genericapirequest.UserFrom(ctx)
 	return func(o *encoded.Object) *encoded.Object { return f.Filter(ctx, u, o) }
 }

@@ -1,4 +1,4 @@
-package registry
+package access
 
 import (
 	"context"
@@ -12,21 +12,23 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// DefaultRedactionCacheTTL is how long an access decision is reused.
-const DefaultRedactionCacheTTL = 10 * time.Second
+// DefaultCacheTTL is how long an access decision is reused.
+const DefaultCacheTTL = 10 * time.Second
 
 // maxDecisions bounds the decision cache; when it is full, expired entries
 // are dropped, and if that is not enough, all of them.
 const maxDecisions = 10000
 
-// Access answers "may this user get this resource in this namespace?" for
+// Checker answers "may this user get this resource in this namespace?" for
 // the parts of an answer that depend on the caller (sensitive fields, the
 // targets of a PolicyReach), with the server's (delegated) authorizer: a
 // SubjectAccessReview per user, groups, resource and namespace, cached for
 // a short TTL. It is safe for concurrent use.
-type Access struct {
+type Checker struct {
 	authz authorizer.Authorizer
 	ttl   time.Duration
 	now   func() time.Time
@@ -40,19 +42,19 @@ type decision struct {
 	expires time.Time
 }
 
-// NewAccess returns an Access deciding with authz; ttl <= 0 means
-// DefaultRedactionCacheTTL.
-func NewAccess(authz authorizer.Authorizer, ttl time.Duration) *Access {
+// NewChecker returns a Checker deciding with authz; ttl <= 0 means
+// DefaultCacheTTL.
+func NewChecker(authz authorizer.Authorizer, ttl time.Duration) *Checker {
 	if ttl <= 0 {
-		ttl = DefaultRedactionCacheTTL
+		ttl = DefaultCacheTTL
 	}
-	return &Access{authz: authz, ttl: ttl, now: time.Now, decisions: map[string]decision{}}
+	return &Checker{authz: authz, ttl: ttl, now: time.Now, decisions: map[string]decision{}}
 }
 
 // Allowed reports whether u may get gr in namespace ns ("" = in every
 // namespace, or a cluster-scoped resource). A nil user, and a failed check,
 // are denied.
-func (a *Access) Allowed(ctx context.Context, u user.Info, gr schema.GroupResource, ns string) bool {
+func (a *Checker) Allowed(ctx context.Context, u user.Info, gr schema.GroupResource, ns string) bool {
 	if u == nil {
 		return false
 	}
@@ -92,6 +94,25 @@ func (a *Access) Allowed(ctx context.Context, u user.Info, gr schema.GroupResour
 	a.decisions[key] = decision{allowed: allowed, expires: now.Add(a.ttl)}
 	a.mu.Unlock()
 	return allowed
+}
+
+var (
+	effectivePolicies        = v1alpha1.Resource("effectivepolicies")
+	clusterEffectivePolicies = v1alpha1.Resource("clustereffectivepolicies")
+)
+
+// EffectivePolicyVisible reports whether u may get the EffectivePolicies
+// of namespace ns ("": the ClusterEffectivePolicies), which decides whether
+// an answer may name objects there. A nil Checker (no authorizer) lets
+// everyone see everything.
+func (a *Checker) EffectivePolicyVisible(ctx context.Context, u user.Info, ns string) bool {
+	if a == nil {
+		return true
+	}
+	if ns == "" {
+		return a.Allowed(ctx, u, clusterEffectivePolicies, "")
+	}
+	return a.Allowed(ctx, u, effectivePolicies, ns)
 }
 
 // decisionKey identifies an access decision: the user (name, uid, groups,

@@ -1,4 +1,4 @@
-package registry_test
+package access_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
 )
 
 // epAuthz allows get effectivepolicies in the namespaces listed ("" : in
@@ -95,7 +95,7 @@ func TestReachFilter(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := sampleReach(t)
-			f := registry.NewReachFilter(registry.NewAccess(tc.authz, time.Minute))
+			f := access.NewReachFilter(access.NewChecker(tc.authz, time.Minute))
 			u := &user.DefaultInfo{Name: "chihiro"}
 			got := f.Filter(context.Background(), u, o)
 			if (got == o) != tc.same {
@@ -130,7 +130,7 @@ func TestReachFilter(t *testing.T) {
 	}
 	// Decisions are cached: a second request asks nothing.
 	a := &epAuthz{namespaces: map[string]bool{"infra": true}}
-	f := registry.NewReachFilter(registry.NewAccess(a, time.Minute))
+	f := access.NewReachFilter(access.NewChecker(a, time.Minute))
 	u := &user.DefaultInfo{Name: "chihiro"}
 	f.Filter(context.Background(), u, sampleReach(t))
 	n := a.checks
