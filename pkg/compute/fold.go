@@ -7,6 +7,8 @@ package compute
 import (
 	"encoding/json"
 	"sync/atomic"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 type foldEntry struct {
@@ -79,11 +81,11 @@ func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
 		return r
 	}
 	fv := k.pk.prof.fold(es, flavor)
-	acc := stripNulls(fv.acc)
-	r.spec = mustJSON(toJSON(acc))
+	acc := merge.StripNulls(fv.acc)
+	r.spec = mustJSON(merge.ToJSON(acc))
 	r.fieldSources = map[string]string{}
 	survived := make([]int, len(es))
-	walkLeaves(acc, "", func(ptr string, src int) {
+	merge.WalkLeaves(acc, "", func(ptr string, src int) {
 		r.fieldSources[ptr] = es[src].pol.disp
 		survived[src]++
 	})

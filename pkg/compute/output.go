@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 type srcAgg struct {
@@ -285,14 +286,14 @@ func (s *session) emitDirect(t, n nodeID, section string, k *kindIndex, cands, l
 // merged in order. objectBears says the object t bears policies of the kind too, when n is
 // one of its sections.
 func (s *session) emitDirectWinners(t, n nodeID, section string, winners []*policy, objectBears bool, a *aggs, tp *v1alpha1.TargetPolicy) {
-	var val *pv
+	var val *merge.Value
 	for i, w := range winners {
 		e := &w.entries[0]
-		val = mergePatch(val, build(e.spec, i, e.schema))
+		val = merge.Patch(val, merge.Build(e.spec, i, e.schema))
 	}
-	val = stripNulls(val)
+	val = merge.StripNulls(val)
 	fs := map[string]string{}
-	walkLeaves(val, "", func(ptr string, src int) { fs[ptr] = winners[src].disp })
+	merge.WalkLeaves(val, "", func(ptr string, src int) { fs[ptr] = winners[src].disp })
 	via := []v1alpha1.ObjectReference{n.ref()}
 	if n != t && objectBears {
 		// The object bears policies too: it is on the section's path (SPEC §5.5).
@@ -300,7 +301,7 @@ func (s *session) emitDirectWinners(t, n nodeID, section string, winners []*poli
 	}
 	tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
 		Via: via, SectionName: section,
-		Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
+		Spec: runtime.RawExtension{Raw: mustJSON(merge.ToJSON(val))}, FieldSources: fs,
 	})
 	for _, w := range winners {
 		g := a.get(w, &w.entries[0], n, levelOf(n))

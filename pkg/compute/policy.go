@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 // policyKind is a CRD the engine treats as a policy.
@@ -24,14 +25,14 @@ type policyKind struct {
 	// merge caches the profile's merge schema at a stanza path for a named
 	// strategy; filled while parsing policies, which holds the engine's
 	// write lock.
-	merge map[mergeSchemaKey]*mschema
+	merge map[mergeSchemaKey]*merge.Schema
 }
 
 type mergeSchemaKey struct{ path, named string }
 
 // mergeSchema returns the merge schema of the stanza at a dotted path, for
 // an entry that names strategy named (as written, lower case; "" for none).
-func (pk *policyKind) mergeSchema(path, named string) *mschema {
+func (pk *policyKind) mergeSchema(path, named string) *merge.Schema {
 	key := mergeSchemaKey{path, named}
 	if m, ok := pk.merge[key]; ok {
 		return m
@@ -42,7 +43,7 @@ func (pk *policyKind) mergeSchema(path, named string) *mschema {
 	}
 	m := prof.mergeSchema(pk.gk.Kind, schemaAt(pk.schema, path), named)
 	if pk.merge == nil {
-		pk.merge = map[mergeSchemaKey]*mschema{}
+		pk.merge = map[mergeSchemaKey]*merge.Schema{}
 	}
 	pk.merge[key] = m
 	return m
@@ -66,8 +67,8 @@ type entry struct {
 	strategy v1alpha1.MergeStrategy
 	named    string // the strategy value the policy wrote (lower case), "" for none
 	spec     map[string]interface{}
-	schema   *mschema // list-maps of the stanza's schema
-	leaves   int      // leaves of the spec (fieldSources entries it would set alone)
+	schema   *merge.Schema // list-maps of the stanza's schema
+	leaves   int           // leaves of the spec (fieldSources entries it would set alone)
 }
 
 type namedRef struct {
@@ -135,7 +136,7 @@ func lookup(obj map[string]interface{}, path string) (interface{}, bool) {
 func schemaAt(root *apiextv1.JSONSchemaProps, path string) *apiextv1.JSONSchemaProps {
 	s := root
 	for _, part := range pathParts(path) {
-		s = schemaChild(s, part)
+		s = merge.SchemaChild(s, part)
 		if s == nil {
 			return nil
 		}
@@ -251,7 +252,7 @@ func maxItemsAt(root *apiextv1.JSONSchemaProps, path string) (int64, bool) {
 // kube-apiserver accepts would make the EffectivePolicy (and every list
 // holding it) undecodable for every client. Real policies nest a few dozen
 // levels at most.
-const MaxSpecDepth = 1000
+const MaxSpecDepth = merge.MaxDepth
 
 // tooDeep reports whether v nests more than limit levels of objects and lists
 // (v itself is level 1). It stops descending past limit, so its recursion is

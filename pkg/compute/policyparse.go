@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 // parsePolicy reads one policy object of kind pk: its targets, then its
@@ -405,8 +406,8 @@ func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string
 }
 
 // countLeaves counts the leaves spec has on its own (see walkLeaves).
-func countLeaves(spec map[string]interface{}, sch *mschema) int {
+func countLeaves(spec map[string]interface{}, sch *merge.Schema) int {
 	n := 0
-	walkLeaves(stripNulls(build(spec, 0, sch)), "", func(string, int) { n++ })
+	merge.WalkLeaves(merge.StripNulls(merge.Build(spec, 0, sch)), "", func(string, int) { n++ })
 	return n
 }

@@ -16,6 +16,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 // Semantics names, as descriptors write them.
@@ -33,7 +34,7 @@ type profile interface {
 	// mergeSchema compiles what merging needs of the schema of a stanza of policy kind kind
 	// (s may be nil), for an entry that names strategy named (lower case, "" for none):
 	// which lists merge item by item on which keys, which objects are replaced whole.
-	mergeSchema(kind string, s *apiextv1.JSONSchemaProps, named string) *mschema
+	mergeSchema(kind string, s *apiextv1.JSONSchemaProps, named string) *merge.Schema
 	// reportedStrategy is the mergeStrategy a source entry reports.
 	reportedStrategy(e *entry) v1alpha1.MergeStrategy
 	// flavor tells apart targets whose contexts the profile folds differently although they
@@ -67,7 +68,7 @@ type reachLimiter interface {
 // foldValue is a profile's fold of one context.
 type foldValue struct {
 	// acc is the merged spec; each leaf names the index of the entry that set it.
-	acc *pv
+	acc *merge.Value
 	// totals, when set, is the number of leaves of each entry as the profile built it (an
 	// entry a profile builds with another schema than at parse time has other leaves); nil
 	// means each entry's parsed count.

@@ -28,6 +28,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 type envoyGatewayProfile struct{}
@@ -59,13 +60,13 @@ func (envoyGatewayProfile) name() string { return SemanticsEnvoyGateway }
 // everything else (JSONMerge, and policies without mergeType, which never merge) replaces
 // lists whole, whatever the CRD says. A list merged by key is still one leaf of fieldSources
 // (SPEC §5.6: the CRD does not make it a list-map), named after the policy whose merge made it.
-func (envoyGatewayProfile) mergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named string) *mschema {
+func (envoyGatewayProfile) mergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named string) *merge.Schema {
 	if named != egMergeStrategic {
 		return nil
 	}
-	var m *mschema
+	var m *merge.Schema
 	for path, keys := range egStrategicKeys[kind] {
-		m = withPath(m, pathParts(path), func(n *mschema) { n.mapKeys, n.wholeList = keys, true })
+		m = merge.WithPath(m, pathParts(path), func(n *merge.Schema) { n.MapKeys, n.WholeList = keys, true })
 	}
 	return m
 }
@@ -125,7 +126,7 @@ func (envoyGatewayProfile) fold(es []foldEntry, flavor string) foldValue {
 	}
 	last := live[len(live)-1]
 	child := es[last]
-	fv.acc = build(child.e.spec, last, child.e.schema)
+	fv.acc = merge.Build(child.e.spec, last, child.e.schema)
 	if child.e.named == "" || !isRouteGK(child.node.gk()) {
 		return fv
 	}
@@ -140,34 +141,34 @@ func (envoyGatewayProfile) fold(es []foldEntry, flavor string) foldValue {
 	}
 	// The parent is read with the child's merge rules (its lists keyed as the child's
 	// mergeType says), so its leaves are counted that way too.
-	pb := build(es[parent].e.spec, parent, child.e.schema)
+	pb := merge.Build(es[parent].e.spec, parent, child.e.schema)
 	fv.totals = make([]int, len(es))
 	for i := range es {
 		fv.totals[i] = es[i].e.leaves
 	}
 	fv.totals[parent] = countBuilt(pb)
-	fv.acc = mergePatch(pb, fv.acc)
+	fv.acc = merge.Patch(pb, fv.acc)
 	return fv
 }
 
 // combineTopLevel takes each top-level field from the most specific of the live entries that
 // sets it.
-func combineTopLevel(es []foldEntry, live []int) *pv {
-	acc := &pv{isObj: true, obj: map[string]*pv{}, src: live[len(live)-1]}
+func combineTopLevel(es []foldEntry, live []int) *merge.Value {
+	acc := &merge.Value{IsObj: true, Obj: map[string]*merge.Value{}, Src: live[len(live)-1]}
 	for j := len(live) - 1; j >= 0; j-- {
 		i := live[j]
 		for k, v := range es[i].e.spec {
-			if _, set := acc.obj[k]; !set && v != nil {
-				acc.obj[k] = build(v, i, es[i].e.schema.child(k))
+			if _, set := acc.Obj[k]; !set && v != nil {
+				acc.Obj[k] = merge.Build(v, i, es[i].e.schema.Child(k))
 			}
 		}
 	}
 	return acc
 }
 
-func countBuilt(v *pv) int {
+func countBuilt(v *merge.Value) int {
 	n := 0
-	walkLeaves(stripNulls(v), "", func(string, int) { n++ })
+	merge.WalkLeaves(merge.StripNulls(v), "", func(string, int) { n++ })
 	return n
 }
 

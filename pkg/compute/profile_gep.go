@@ -7,6 +7,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 type gepProfile struct{}
@@ -14,8 +15,8 @@ type gepProfile struct{}
 func (gepProfile) name() string { return SemanticsGEP }
 
 // mergeSchema: lists the CRD marks x-kubernetes-list-type: map merge by their keys.
-func (gepProfile) mergeSchema(_ string, s *apiextv1.JSONSchemaProps, _ string) *mschema {
-	return compileMerge(s, 0)
+func (gepProfile) mergeSchema(_ string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
+	return merge.Compile(s)
 }
 
 func (gepProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy { return e.strategy }
@@ -33,12 +34,12 @@ func (gepProfile) fold(es []foldEntry, _ string) foldValue {
 	return foldValue{acc: gepFold(es)}
 }
 
-func gepFold(es []foldEntry) *pv {
+func gepFold(es []foldEntry) *merge.Value {
 	return gepFoldOf(es, nil)
 }
 
 // gepFoldOf folds the entries of es at the indices idx (in order; nil for all of them).
-func gepFoldOf(es []foldEntry, idx []int) *pv {
+func gepFoldOf(es []foldEntry, idx []int) *merge.Value {
 	n := len(es)
 	if idx != nil {
 		n = len(idx)
@@ -53,20 +54,20 @@ func gepFoldOf(es []foldEntry, idx []int) *pv {
 		return nil
 	}
 	last := at(n - 1)
-	acc := build(es[last].e.spec, last, es[last].e.schema)
+	acc := merge.Build(es[last].e.spec, last, es[last].e.schema)
 	for j := n - 2; j >= 0; j-- {
 		i := at(j)
 		e := es[i].e
 		switch e.strategy {
 		case v1alpha1.MergeAtomicOverrides:
-			acc = build(e.spec, i, e.schema)
+			acc = merge.Build(e.spec, i, e.schema)
 		case v1alpha1.MergePatchDefaults:
-			acc = mergePatch(build(e.spec, i, e.schema), acc)
+			acc = merge.Patch(merge.Build(e.spec, i, e.schema), acc)
 		case v1alpha1.MergePatchOverrides:
-			acc = mergePatch(acc, build(e.spec, i, e.schema))
+			acc = merge.Patch(acc, merge.Build(e.spec, i, e.schema))
 		default: // AtomicDefaults
-			if isEmptyValue(acc) {
-				acc = build(e.spec, i, e.schema)
+			if merge.IsEmpty(acc) {
+				acc = merge.Build(e.spec, i, e.schema)
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 type kuadrantProfile struct{}
@@ -36,10 +37,10 @@ var kuadrantUnits = map[string][]string{
 
 func (kuadrantProfile) name() string { return SemanticsKuadrant }
 
-func (kuadrantProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *mschema {
-	m := compileMerge(s, 0)
+func (kuadrantProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
+	m := merge.Compile(s)
 	for _, path := range kuadrantUnits[kind] {
-		m = withPath(m, pathParts(path), func(n *mschema) { n.atomic = true })
+		m = merge.WithPath(m, pathParts(path), func(n *merge.Schema) { n.Atomic = true })
 	}
 	return m
 }

@@ -24,6 +24,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 )
 
 type nginxProfile struct{}
@@ -38,10 +39,10 @@ var nginxConflictFields = map[string][]string{
 
 func (nginxProfile) name() string { return SemanticsNGINXGatewayFabric }
 
-func (nginxProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *mschema {
-	m := compileMerge(s, 0)
+func (nginxProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
+	m := merge.Compile(s)
 	if kind == "ClientSettingsPolicy" {
-		m = withPath(m, []string{"keepAlive", "timeout"}, func(n *mschema) { n.atomic = true })
+		m = merge.WithPath(m, []string{"keepAlive", "timeout"}, func(n *merge.Schema) { n.Atomic = true })
 	}
 	return m
 }
