@@ -53,6 +53,10 @@ var rooms = []struct {
 	rank   int
 }{
 	{"pkg/compute/merge", 1},
+	{"pkg/compute/topology", 1},
+	{"pkg/compute/semantics", 2},     // the seam: the Profile interface and its inputs
+	{"pkg/compute/semantics/gep", 3}, // the default fold, which other profiles fall back on
+	{"pkg/compute/semantics/", 4},    // one folder per implementation
 	{"pkg/compute", 9},
 }
 

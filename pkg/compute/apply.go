@@ -12,6 +12,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 func isCRD(o *unstructured.Unstructured) bool {
@@ -88,7 +91,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 	if !ok || (a.namespaced && ns == "") {
 		return nil
 	}
-	in := topoInput{id: nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}}
+	in := topoInput{id: topology.NodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}}
 	if !a.namespaced {
 		in.id.Namespace = ""
 	}
@@ -109,7 +112,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 // topoInput is one topology object as an applier sees it: present false
 // means it was deleted.
 type topoInput struct {
-	id      nodeID
+	id      topology.NodeID
 	present bool
 	labels  map[string]string
 	spec    map[string]interface{}
@@ -127,16 +130,16 @@ type topologyApplier struct {
 // Namespaces that decide who may reach whom.
 var topologyAppliers = func() map[schema.GroupKind]topologyApplier {
 	m := map[schema.GroupKind]topologyApplier{
-		{Kind: "Namespace"}:                      {apply: applyNamespaceObject},
-		{Group: gwGroup, Kind: "GatewayClass"}:   {apply: applyGatewayClass},
-		{Group: gwGroup, Kind: "ReferenceGrant"}: {namespaced: true, apply: applyReferenceGrant},
-		{Group: gwGroup, Kind: "Gateway"}:        {namespaced: true, apply: applyGateway},
-		{Group: gwGroup, Kind: "ListenerSet"}:    {namespaced: true, apply: applyListenerSet},
-		{Group: gwxGroup, Kind: "XListenerSet"}:  {namespaced: true, apply: applyListenerSet},
-		{Kind: "Service"}:                        {namespaced: true, apply: applyService},
+		{Kind: "Namespace"}: {apply: applyNamespaceObject},
+		{Group: topology.GatewayGroup, Kind: "GatewayClass"}:      {apply: applyGatewayClass},
+		{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}:    {namespaced: true, apply: applyReferenceGrant},
+		{Group: topology.GatewayGroup, Kind: "Gateway"}:           {namespaced: true, apply: applyGateway},
+		{Group: topology.GatewayGroup, Kind: "ListenerSet"}:       {namespaced: true, apply: applyListenerSet},
+		{Group: topology.ExperimentalGroup, Kind: "XListenerSet"}: {namespaced: true, apply: applyListenerSet},
+		{Kind: "Service"}: {namespaced: true, apply: applyService},
 	}
-	for kind := range routeKinds {
-		for _, group := range []string{gwGroup, gwxGroup} {
+	for kind := range topology.RouteKinds {
+		for _, group := range []string{topology.GatewayGroup, topology.ExperimentalGroup} {
 			m[schema.GroupKind{Group: group, Kind: kind}] = topologyApplier{namespaced: true, apply: applyRoute}
 		}
 	}
@@ -212,7 +215,7 @@ func applyRoute(st *state, in topoInput) []Key {
 		// route re-created with the same spec is younger.
 		r.created = in.created
 	}
-	var touched []nodeID
+	var touched []topology.NodeID
 	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.routes[n]; old != nil {
 			for _, pr := range old.parentRefs {
@@ -258,14 +261,14 @@ func applyService(st *state, in topoInput) []Key {
 	})
 }
 
-func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
+func (st *state) routeBackends(r *routeObj, d int, touched *[]topology.NodeID) {
 	for _, ru := range r.rules {
 		parent := r.id
 		parent.Section = ru.section
 		for _, b := range ru.backends {
 			m := st.backendParents[b]
 			if m == nil {
-				m = map[nodeID]int{}
+				m = map[topology.NodeID]int{}
 				st.backendParents[b] = m
 			}
 			m[parent] += d
@@ -286,7 +289,7 @@ func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 // The object's spec is in st.specs already (apply).
-func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, mutate func(add bool)) []Key {
+func (st *state) applyTopo(n topology.NodeID, add bool, lbls map[string]string, mutate func(add bool)) []Key {
 	var fp fingerprint
 	if add {
 		fp, st.fpBuf = fingerprintOf(st.fpBuf, st.specs[n].enc, lbls)
@@ -309,24 +312,24 @@ func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, mutate fu
 		delete(st.objLabels, n)
 	}
 	st.subtree(n, ks, visited{})
-	st.reresolve(st.policiesNaming([]nodeID{n}, &n), ks)
+	st.reresolve(st.policiesNaming([]topology.NodeID{n}, &n), ks)
 	return ks.sorted()
 }
 
 // policiesNaming returns the policies whose named targets include one of
 // nodes, plus (when sel is set) the selector policies of sel's namespace.
-func (st *state) policiesNaming(nodes []nodeID, sel *nodeID) []*policy {
-	set := map[*policy]bool{}
+func (st *state) policiesNaming(nodes []topology.NodeID, sel *topology.NodeID) []*semantics.Policy {
+	set := map[*semantics.Policy]bool{}
 	for _, n := range nodes {
-		for p := range st.byTarget[n.object()] {
+		for p := range st.byTarget[n.Object()] {
 			set[p] = true
 		}
 	}
 	if sel != nil {
 		for _, ns := range []string{sel.Namespace, anyNamespace} {
 			for p := range st.selPolicies[ns] {
-				for _, s := range p.selectors {
-					if s.gk == sel.gk() {
+				for _, s := range p.Selectors {
+					if s.GK == sel.GK() {
 						set[p] = true
 					}
 				}
@@ -336,26 +339,26 @@ func (st *state) policiesNaming(nodes []nodeID, sel *nodeID) []*policy {
 	return sortedPolicies(set)
 }
 
-func sortedPolicies(set map[*policy]bool) []*policy {
-	out := make([]*policy, 0, len(set))
+func sortedPolicies(set map[*semantics.Policy]bool) []*semantics.Policy {
+	out := make([]*semantics.Policy, 0, len(set))
 	for p := range set {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].id, out[j].id) })
+	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
 	return out
 }
 
-func lessPolicyID(a, b policyID) bool {
-	if a.gk.Group != b.gk.Group {
-		return a.gk.Group < b.gk.Group
+func lessPolicyID(a, b semantics.PolicyID) bool {
+	if a.GK.Group != b.GK.Group {
+		return a.GK.Group < b.GK.Group
 	}
-	if a.gk.Kind != b.gk.Kind {
-		return a.gk.Kind < b.gk.Kind
+	if a.GK.Kind != b.GK.Kind {
+		return a.GK.Kind < b.GK.Kind
 	}
-	if a.namespace != b.namespace {
-		return a.namespace < b.namespace
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
 	}
-	return a.nm < b.nm
+	return a.Name < b.Name
 }
 
 func (st *state) applyNamespace(name string, add bool, lbls map[string]string) []Key {
@@ -371,7 +374,7 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	// Labels decide which routes and ListenerSets listeners admit.
 	affectNS := func() {
 		for c := range st.byNS[name] {
-			if isRouteGK(c.gk()) || isListenerSetGK(c.gk()) {
+			if topology.IsRouteGK(c.GK()) || isListenerSetGK(c.GK()) {
 				st.subtree(c, ks, visited{})
 			}
 		}
@@ -391,8 +394,8 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	}
 	affectNS()
 	// Wide selectors pick namespaces by their labels.
-	set := map[*policy]bool{}
-	for _, p := range st.policiesNaming([]nodeID{n}, nil) {
+	set := map[*semantics.Policy]bool{}
+	for _, p := range st.policiesNaming([]topology.NodeID{n}, nil) {
 		set[p] = true
 	}
 	for p := range st.selPolicies[anyNamespace] {
@@ -419,7 +422,7 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 	}
 	ks := keySet{}
 	st.crossNSBackends(ns, ks)
-	set := map[*policy]bool{}
+	set := map[*semantics.Policy]bool{}
 	for p := range st.crossNS[ns] {
 		set[p] = true
 	}
@@ -431,20 +434,20 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 }
 
 // grantNamespace is where a ReferenceGrant for target t must live.
-func grantNamespace(t nodeID) string {
+func grantNamespace(t topology.NodeID) string {
 	if isNamespaceNode(t) {
 		return t.Name
 	}
 	return t.Namespace
 }
 
-func (st *state) granted(p *policy, t nodeID) bool {
-	return st.grantAllows(p.id.gk.Group, p.id.gk.Kind, p.id.namespace, t)
+func (st *state) granted(p *semantics.Policy, t topology.NodeID) bool {
+	return st.grantAllows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
 }
 
 // grantAllows reports whether a ReferenceGrant in t's namespace lets objects of group/kind in
 // namespace fromNS refer to t.
-func (st *state) grantAllows(group, kind, fromNS string, t nodeID) bool {
+func (st *state) grantAllows(group, kind, fromNS string, t topology.NodeID) bool {
 	for _, g := range st.grants[grantNamespace(t)] {
 		from := false
 		for _, f := range g.from {
@@ -468,7 +471,7 @@ func (st *state) grantAllows(group, kind, fromNS string, t nodeID) bool {
 // backendAllowed reports whether backend b hangs under route rule r: always in the route's
 // namespace, in another only when a ReferenceGrant there lets the route's kind refer to it
 // (Gateway API: backendRefs and RequestMirror backends across namespaces).
-func (st *state) backendAllowed(r, b nodeID) bool {
+func (st *state) backendAllowed(r, b topology.NodeID) bool {
 	return r.Namespace == b.Namespace || st.grantAllows(r.Group, r.Kind, r.Namespace, b)
 }
 

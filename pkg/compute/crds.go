@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
@@ -126,10 +129,10 @@ func (st *state) rebuildKinds() {
 				schema:     c.schemas[version],
 				prof:       profileOf(&d),
 			},
-			at:       map[nodeID][]*policy{},
-			sections: map[nodeID]map[string]int{},
-			invalid:  map[nodeID][]invalidAt{},
-			gen:      map[nodeID]uint64{},
+			at:       map[topology.NodeID][]*semantics.Policy{},
+			sections: map[topology.NodeID]map[string]int{},
+			invalid:  map[topology.NodeID][]invalidAt{},
+			gen:      map[topology.NodeID]uint64{},
 		}
 	}
 	st.kinds = newKinds
@@ -138,18 +141,18 @@ func (st *state) rebuildKinds() {
 	for id := range old {
 		st.policyChanged(id) // its kind may be gone, or parsed anew
 	}
-	st.policies = map[policyID]*policy{}
+	st.policies = map[semantics.PolicyID]*semantics.Policy{}
 	for _, p := range sortedPolicyMap(old) {
-		ki := st.kinds[p.id.gk]
+		ki := st.kinds[p.ID.GK]
 		if ki == nil {
 			continue // the CRD is gone: forget its policies
 		}
-		np := parsePolicy(ki.pk, p.raw, p.id.namespace, p.id.nm, p.ts, st.defaultStrategy, st.clusterScoped)
-		np.labels = p.labels
-		st.policies[np.id] = np
+		np := parsePolicy(ki.pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
+		np.Labels = p.Labels
+		st.policies[np.ID] = np
 	}
 	for _, p := range sortedPolicyMap(st.policies) {
-		p.res = st.resolve(p)
+		p.Resolution = st.resolve(p)
 		st.applyRes(p, 1)
 	}
 }
@@ -184,11 +187,11 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func sortedPolicyMap(m map[policyID]*policy) []*policy {
-	out := make([]*policy, 0, len(m))
+func sortedPolicyMap(m map[semantics.PolicyID]*semantics.Policy) []*semantics.Policy {
+	out := make([]*semantics.Policy, 0, len(m))
 	for _, p := range m {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].id, out[j].id) })
+	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 func (st *state) lsAllowed(g *gatewayObj, ls *listenerSetObj) bool {
@@ -98,9 +100,9 @@ func (why refusalReason) words(l listener, ownerNS string, r *routeObj) string {
 }
 
 // attachesTo reports whether route r attaches to listener section n.
-func (st *state) attachesTo(r *routeObj, n nodeID) bool {
+func (st *state) attachesTo(r *routeObj, n topology.NodeID) bool {
 	found := false
-	st.eachRouteParent(r, func(p nodeID) bool {
+	st.eachRouteParent(r, func(p topology.NodeID) bool {
 		found = p == n
 		return !found
 	})
@@ -110,7 +112,7 @@ func (st *state) attachesTo(r *routeObj, n nodeID) bool {
 // eachRouteParent calls fn with each listener section, mesh Service or
 // Service port a route attaches to (possibly more than once), until fn
 // returns false.
-func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
+func (st *state) eachRouteParent(r *routeObj, fn func(topology.NodeID) bool) {
 	for _, pr := range r.parentRefs {
 		if pr.mesh() {
 			if n, ok := st.meshParent(pr); ok && !fn(n) {
@@ -158,10 +160,10 @@ func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 // section node, so a route selecting it hangs under the Service; a
 // selection that matches no port attaches nowhere, as the route would not
 // be accepted.
-func (st *state) meshParent(pr parentRef) (nodeID, bool) {
+func (st *state) meshParent(pr parentRef) (topology.NodeID, bool) {
 	s := st.services[pr.id]
 	if s == nil {
-		return nodeID{}, false
+		return topology.NodeID{}, false
 	}
 	if pr.section == "" && pr.port == 0 {
 		return pr.id, true
@@ -174,7 +176,7 @@ func (st *state) meshParent(pr parentRef) (nodeID, bool) {
 		n.Section = p.name
 		return n, true
 	}
-	return nodeID{}, false
+	return topology.NodeID{}, false
 }
 
 // hangsUnder reports whether backend b hangs under rule (a route section):
@@ -182,11 +184,11 @@ func (st *state) meshParent(pr parentRef) (nodeID, bool) {
 // not a Service the route hangs under as a mesh route. Such a route's
 // Service is the top of its paths already: a path holds an object once, and
 // the graph stays acyclic.
-func (st *state) hangsUnder(rule, b nodeID) bool {
+func (st *state) hangsUnder(rule, b topology.NodeID) bool {
 	if !st.backendAllowed(rule, b) {
 		return false
 	}
-	if r := st.routes[rule.object()]; r != nil && isServiceNode(b) {
+	if r := st.routes[rule.Object()]; r != nil && isServiceNode(b) {
 		for _, pr := range r.parentRefs {
 			if pr.mesh() && pr.id == b {
 				return false
@@ -200,17 +202,17 @@ func (st *state) hangsUnder(rule, b nodeID) bool {
 // (Namespace nodes are not part of the graph; they are inserted into paths,
 // see session.contexts). Callers pass a small array's slice as dst: most
 // nodes have one parent, and nothing needs to be allocated.
-func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
+func (st *state) appendParents(dst []topology.NodeID, n topology.NodeID) []topology.NodeID {
 	if n.Section != "" {
-		return append(dst, n.object())
+		return append(dst, n.Object())
 	}
-	gk := n.gk()
+	gk := n.GK()
 	switch {
-	case isNamespaceNode(n), gk.Group == gwGroup && gk.Kind == "GatewayClass":
+	case isNamespaceNode(n), gk.Group == topology.GatewayGroup && gk.Kind == "GatewayClass":
 		return dst
-	case gk.Group == gwGroup && gk.Kind == "Gateway":
+	case gk.Group == topology.GatewayGroup && gk.Kind == "Gateway":
 		if g := st.gateways[n]; g != nil && st.classes[g.class] {
-			return append(dst, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class})
+			return append(dst, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.class})
 		}
 		return dst
 	case isListenerSetGK(gk):
@@ -220,9 +222,9 @@ func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 			}
 		}
 		return dst
-	case isRouteGK(gk):
+	case topology.IsRouteGK(gk):
 		if r := st.routes[n]; r != nil {
-			st.eachRouteParent(r, func(p nodeID) bool {
+			st.eachRouteParent(r, func(p topology.NodeID) bool {
 				if !slices.Contains(dst, p) { // a handful of parents: no map
 					dst = append(dst, p)
 				}
@@ -246,12 +248,12 @@ func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 	return dst
 }
 
-// cmpNode orders nodes like lessNode.
-func cmpNode(a, b nodeID) int {
+// cmpNode orders nodes like topology.LessNode.
+func cmpNode(a, b topology.NodeID) int {
 	switch {
-	case lessNode(a, b):
+	case topology.LessNode(a, b):
 		return -1
-	case lessNode(b, a):
+	case topology.LessNode(b, a):
 		return 1
 	}
 	return 0
@@ -260,15 +262,15 @@ func cmpNode(a, b nodeID) int {
 // children is the inverse of parents, plus Namespace -> objects in it,
 // but for mesh routes: a mesh route's parent is its Service (port) only as
 // the top of a path, which descend knows.
-func (st *state) children(n nodeID, fn func(nodeID)) {
-	gk := n.gk()
-	isGateway := gk.Group == gwGroup && gk.Kind == "Gateway"
+func (st *state) children(n topology.NodeID, fn func(topology.NodeID)) {
+	gk := n.GK()
+	isGateway := gk.Group == topology.GatewayGroup && gk.Kind == "Gateway"
 	switch {
 	case isNamespaceNode(n):
 		for c := range st.byNS[n.Name] {
 			fn(c)
 		}
-	case gk.Group == gwGroup && gk.Kind == "GatewayClass":
+	case gk.Group == topology.GatewayGroup && gk.Kind == "GatewayClass":
 		for c := range st.gwByClass[n.Name] {
 			fn(c)
 		}
@@ -280,7 +282,7 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 		}
 	case isGateway || isListenerSetGK(gk):
 		st.attachedRoutes(n, fn)
-	case isRouteGK(gk):
+	case topology.IsRouteGK(gk):
 		st.routeChildren(n, fn)
 	case isServiceNode(n) && n.Section == "":
 		if s := st.services[n]; s != nil {
@@ -296,7 +298,7 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 }
 
 // sectionsOfList calls fn with the listener sections of object n.
-func sectionsOfList(n nodeID, ls []listener, fn func(nodeID)) {
+func sectionsOfList(n topology.NodeID, ls []listener, fn func(topology.NodeID)) {
 	for _, l := range ls {
 		c := n
 		c.Section = l.name
@@ -305,7 +307,7 @@ func sectionsOfList(n nodeID, ls []listener, fn func(nodeID)) {
 }
 
 // gatewayChildren: a Gateway's listeners and the ListenerSets it allows.
-func (st *state) gatewayChildren(n nodeID, fn func(nodeID)) {
+func (st *state) gatewayChildren(n topology.NodeID, fn func(topology.NodeID)) {
 	g := st.gateways[n]
 	if g == nil {
 		return
@@ -320,8 +322,8 @@ func (st *state) gatewayChildren(n nodeID, fn func(nodeID)) {
 
 // attachedRoutes: the routes attached through n, a listener section or (mesh
 // routes) a Service or its port.
-func (st *state) attachedRoutes(n nodeID, fn func(nodeID)) {
-	for rid := range st.routesByParent[n.object()] {
+func (st *state) attachedRoutes(n topology.NodeID, fn func(topology.NodeID)) {
+	for rid := range st.routesByParent[n.Object()] {
 		if r := st.routes[rid]; r != nil && st.attachesTo(r, n) {
 			fn(rid)
 		}
@@ -329,8 +331,8 @@ func (st *state) attachedRoutes(n nodeID, fn func(nodeID)) {
 }
 
 // routeChildren: a route's rules; a rule's backends (those allowed to hang under it).
-func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
-	r := st.routes[n.object()]
+func (st *state) routeChildren(n topology.NodeID, fn func(topology.NodeID)) {
+	r := st.routes[n.Object()]
 	if r == nil {
 		return
 	}
@@ -353,19 +355,19 @@ func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
 }
 
 // subtree adds the keys of n's owner and of every node below n.
-func (st *state) subtree(n nodeID, ks keySet, seen visited) {
+func (st *state) subtree(n topology.NodeID, ks keySet, seen visited) {
 	if st.bulk {
 		return
 	}
 	st.walk(n, ks, seen)
 }
 
-func (st *state) walk(n nodeID, ks keySet, seen visited) {
-	st.descend(n, true, seen, func(c nodeID) { ks[c.key()] = true })
+func (st *state) walk(n topology.NodeID, ks keySet, seen visited) {
+	st.descend(n, true, seen, func(c topology.NodeID) { ks[keyOf(c)] = true })
 }
 
 // visited records the nodes a descent has been to.
-type visited map[nodeID]uint8
+type visited map[topology.NodeID]uint8
 
 const (
 	visitedNode       uint8 = 1 << iota // the node and what children lists
@@ -376,23 +378,23 @@ const (
 // that the descent did not come to n as a rule's backend: only then are the
 // mesh routes of a Service or port below it, as their paths start at the
 // Service (meshFrontContexts), not at what routes to it.
-func (st *state) descend(n nodeID, front bool, seen visited, visit func(nodeID)) {
+func (st *state) descend(n topology.NodeID, front bool, seen visited, visit func(topology.NodeID)) {
 	if seen[n]&visitedNode == 0 {
 		seen[n] |= visitedNode
 		visit(n)
 		childFront := true
 		switch {
-		case isRouteGK(n.gk()) && n.Section != "":
+		case topology.IsRouteGK(n.GK()) && n.Section != "":
 			childFront = false // a rule's children are its backends
 		case isServiceNode(n):
 			childFront = front // the ports of a Service
 		}
-		st.children(n, func(c nodeID) { st.descend(c, childFront, seen, visit) })
+		st.children(n, func(c topology.NodeID) { st.descend(c, childFront, seen, visit) })
 	}
 	if front && isServiceNode(n) && seen[n]&visitedMeshRoutes == 0 {
 		seen[n] |= visitedMeshRoutes
 		// The ports, when an earlier descent came to them as backends.
-		st.children(n, func(c nodeID) { st.descend(c, true, seen, visit) })
-		st.attachedRoutes(n, func(c nodeID) { st.descend(c, true, seen, visit) })
+		st.children(n, func(c topology.NodeID) { st.descend(c, true, seen, visit) })
+		st.attachedRoutes(n, func(c topology.NodeID) { st.descend(c, true, seen, visit) })
 	}
 }

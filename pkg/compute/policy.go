@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // policyKind is a CRD the engine treats as a policy.
@@ -21,7 +22,7 @@ type policyKind struct {
 	desc       Descriptor
 	namespaced bool
 	schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
-	prof       profile                   // the descriptor's semantics
+	prof       semantics.Profile         // the descriptor's semantics
 	// merge caches the profile's merge schema at a stanza path for a named
 	// strategy; filled while parsing policies, which holds the engine's
 	// write lock.
@@ -39,9 +40,9 @@ func (pk *policyKind) mergeSchema(path, named string) *merge.Schema {
 	}
 	prof := pk.prof
 	if prof == nil {
-		prof = gepProfile{}
+		prof = gep.Profile{}
 	}
-	m := prof.mergeSchema(pk.gk.Kind, schemaAt(pk.schema, path), named)
+	m := prof.MergeSchema(pk.gk.Kind, schemaAt(pk.schema, path), named)
 	if pk.merge == nil {
 		pk.merge = map[mergeSchemaKey]*merge.Schema{}
 	}
@@ -49,93 +50,9 @@ func (pk *policyKind) mergeSchema(path, named string) *merge.Schema {
 	return m
 }
 
-type policyID struct {
-	gk            schema.GroupKind
-	namespace, nm string
-}
-
-func (p policyID) display() string {
-	if p.namespace == "" {
-		return p.nm
-	}
-	return p.namespace + "/" + p.nm
-}
-
-// entry is one stanza of a policy (SPEC §5.1).
-type entry struct {
-	stanza   v1alpha1.Stanza
-	strategy v1alpha1.MergeStrategy
-	named    string // the strategy value the policy wrote (lower case), "" for none
-	spec     map[string]interface{}
-	schema   *merge.Schema // list-maps of the stanza's schema
-	leaves   int           // leaves of the spec (fieldSources entries it would set alone)
-}
-
-type namedRef struct {
-	target  nodeID // Section carries sectionName; Namespace "" for cluster-scoped kinds
-	explNS  bool   // targetRef.namespace was given
-	invalid string // malformed reference
-}
-
-type selectorRef struct {
-	gk  schema.GroupKind
-	sel labels.Selector
-	// wide is set when the selector looks beyond the policy's namespace (Envoy Gateway's
-	// targetSelectors namespaces.from All or Selector); nsSel then picks the namespaces by
-	// their labels (nil: all), and a target outside the policy's namespace needs a
-	// ReferenceGrant there.
-	wide  bool
-	nsSel labels.Selector
-}
-
-type policy struct {
-	id        policyID
-	disp      string // id.display(), kept: outputs name policies often
-	ts        time.Time
-	raw       map[string]interface{}
-	labels    map[string]string // copied onto the policy's PolicyReach
-	refs      []namedRef
-	selectors []selectorRef
-	entries   []entry
-	invalid   string // whole policy is malformed
-	class     v1alpha1.PolicyClass
-	res       resolution // current attachments (maintained by state)
-	// rejectedBy is the policy that beat this one whole under a profile's whole-policy
-	// same-target rule, nil when none did (maintained by state, rejections.go).
-	rejectedBy *policy
-}
-
-// wideSelectors reports whether a selector of p looks beyond its namespace.
-func (p *policy) wideSelectors() bool {
-	for _, s := range p.selectors {
-		if s.wide {
-			return true
-		}
-	}
-	return false
-}
-
-func pathParts(p string) []string { return strings.Split(p, ".") }
-
-// lookup walks a dotted path from the object root.
-func lookup(obj map[string]interface{}, path string) (interface{}, bool) {
-	var cur interface{} = obj
-	for _, part := range pathParts(path) {
-		m, ok := cur.(map[string]interface{})
-		if !ok {
-			return nil, false
-		}
-		cur, ok = m[part]
-		if !ok {
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
 func schemaAt(root *apiextv1.JSONSchemaProps, path string) *apiextv1.JSONSchemaProps {
 	s := root
-	for _, part := range pathParts(path) {
+	for _, part := range semantics.PathParts(path) {
 		s = merge.SchemaChild(s, part)
 		if s == nil {
 			return nil
@@ -152,7 +69,7 @@ func without(m map[string]interface{}, base string, paths []string) map[string]i
 		if !strings.HasPrefix(p, base+".") {
 			continue
 		}
-		parts := pathParts(strings.TrimPrefix(p, base+"."))
+		parts := semantics.PathParts(strings.TrimPrefix(p, base+"."))
 		cur := out
 		for i, part := range parts {
 			if i == len(parts)-1 {
@@ -191,46 +108,46 @@ func deepCopyValue(v interface{}) interface{} {
 	return v
 }
 
-func parseRef(m map[string]interface{}, policyNS string, clusterScoped func(schema.GroupKind) bool) namedRef {
-	var r namedRef
+func parseRef(m map[string]interface{}, policyNS string, clusterScoped func(schema.GroupKind) bool) semantics.NamedRef {
+	var r semantics.NamedRef
 	g, gok := m["group"]
 	k, kok := m["kind"].(string)
 	n, nok := m["name"].(string)
 	gs, gsok := g.(string)
 	if (gok && !gsok && g != nil) || !kok || !nok || k == "" || n == "" {
-		r.invalid = "a target reference needs string fields kind and name (and group)"
+		r.Invalid = "a target reference needs string fields kind and name (and group)"
 		return r
 	}
 	if gs == "core" {
 		gs = ""
 	}
-	r.target = nodeID{Group: gs, Kind: k, Name: n, Namespace: policyNS}
+	r.Target = topology.NodeID{Group: gs, Kind: k, Name: n, Namespace: policyNS}
 	if v, ok := m["namespace"]; ok && v != nil {
 		s, ok := v.(string)
 		if !ok {
-			r.invalid = "targetRef namespace must be a string"
+			r.Invalid = "targetRef namespace must be a string"
 			return r
 		}
 		if s != "" {
-			r.target.Namespace = s
-			r.explNS = s != policyNS
+			r.Target.Namespace = s
+			r.ExplicitNS = s != policyNS
 		}
 	}
 	if v, ok := m["sectionName"]; ok && v != nil {
 		s, ok := v.(string)
 		if !ok {
-			r.invalid = "targetRef sectionName must be a string"
+			r.Invalid = "targetRef sectionName must be a string"
 			return r
 		}
-		r.target.Section = s
+		r.Target.Section = s
 	}
-	if clusterScoped(r.target.gk()) {
-		r.target.Namespace = ""
-		r.explNS = false
+	if clusterScoped(r.Target.GK()) {
+		r.Target.Namespace = ""
+		r.ExplicitNS = false
 		// A namespaced policy may target its own Namespace; another one is
 		// a cross-namespace reference (it would reach everything there).
-		if isNamespaceNode(r.target) && policyNS != "" && r.target.Name != policyNS {
-			r.explNS = true
+		if isNamespaceNode(r.Target) && policyNS != "" && r.Target.Name != policyNS {
+			r.ExplicitNS = true
 		}
 	}
 	return r
@@ -286,32 +203,32 @@ func tooDeep(v interface{}, limit int) bool {
 // selector lists). A value that is not a list is recorded as an invalid
 // reference; a list longer than the CRD's maxItems makes the whole policy
 // invalid (its entries are still read, so it can be listed at its targets).
-func (p *policy) targetList(obj map[string]interface{}, pk *policyKind, path string) []interface{} {
-	v, found := lookup(obj, path)
+func targetList(p *semantics.Policy, obj map[string]interface{}, pk *policyKind, path string) []interface{} {
+	v, found := semantics.Lookup(obj, path)
 	if !found || v == nil {
 		return nil
 	}
 	l, isList := v.([]interface{})
 	if !isList {
-		p.refs = append(p.refs, namedRef{invalid: path + " must be a list"})
+		p.Refs = append(p.Refs, semantics.NamedRef{Invalid: path + " must be a list"})
 		return nil
 	}
 	if limit, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > limit {
-		p.invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), limit)
+		p.Invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), limit)
 	}
 	return l
 }
 
-func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (selectorRef, error) {
+func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (semantics.SelectorRef, error) {
 	k, ok := m["kind"].(string)
 	if !ok || k == "" {
-		return selectorRef{}, fmt.Errorf("kind is required")
+		return semantics.SelectorRef{}, fmt.Errorf("kind is required")
 	}
 	g := ""
 	if v, ok := m["group"]; ok && v != nil {
 		s, isStr := v.(string)
 		if !isStr {
-			return selectorRef{}, fmt.Errorf("group must be a string")
+			return semantics.SelectorRef{}, fmt.Errorf("group must be a string")
 		}
 		g = s
 	}
@@ -320,13 +237,13 @@ func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (selectorRef
 	}
 	sm, ok := selRaw.(map[string]interface{})
 	if !ok {
-		return selectorRef{}, fmt.Errorf("selector must be an object")
+		return semantics.SelectorRef{}, fmt.Errorf("selector must be an object")
 	}
 	sel, err := parseSelector(sm)
 	if err != nil {
-		return selectorRef{}, err
+		return semantics.SelectorRef{}, err
 	}
-	return selectorRef{gk: schema.GroupKind{Group: g, Kind: k}, sel: sel}, nil
+	return semantics.SelectorRef{GK: schema.GroupKind{Group: g, Kind: k}, Selector: sel}, nil
 }
 
 func jsonType(v interface{}) string {

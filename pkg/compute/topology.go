@@ -10,76 +10,24 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-const (
-	gwGroup  = "gateway.networking.k8s.io"
-	gwxGroup = "gateway.networking.x-k8s.io"
-)
+func namespaceNode(ns string) topology.NodeID { return topology.NodeID{Kind: "Namespace", Name: ns} }
 
-// nodeID names a node of the hierarchy: an object, or a section of one.
-type nodeID struct {
-	Group, Kind, Namespace, Name, Section string
-}
-
-func (n nodeID) object() nodeID { n.Section = ""; return n }
-func (n nodeID) key() Key       { return Key{Namespace: n.Namespace, Name: n.Name} }
-func (n nodeID) gk() schema.GroupKind {
-	return schema.GroupKind{Group: n.Group, Kind: n.Kind}
-}
-func (n nodeID) ref() v1alpha1.ObjectReference {
-	return v1alpha1.ObjectReference{Group: n.Group, Kind: n.Kind, Name: n.Name, Namespace: n.Namespace, SectionName: n.Section}
-}
-func (n nodeID) String() string {
-	s := n.Kind + " "
-	if n.Namespace != "" {
-		s += n.Namespace + "/"
-	}
-	s += n.Name
-	if n.Section != "" {
-		s += "#" + n.Section
-	}
-	return s
-}
-
-func lessNode(a, b nodeID) bool {
-	if a.Group != b.Group {
-		return a.Group < b.Group
-	}
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	if a.Name != b.Name {
-		return a.Name < b.Name
-	}
-	return a.Section < b.Section
-}
-
-func namespaceNode(ns string) nodeID { return nodeID{Kind: "Namespace", Name: ns} }
-
-func isNamespaceNode(n nodeID) bool { return n.Group == "" && n.Kind == "Namespace" }
-
-var routeKinds = map[string]bool{"HTTPRoute": true, "GRPCRoute": true, "TLSRoute": true, "TCPRoute": true, "UDPRoute": true}
-
-func isRouteGK(gk schema.GroupKind) bool {
-	return (gk.Group == gwGroup || gk.Group == gwxGroup) && routeKinds[gk.Kind]
-}
+func isNamespaceNode(n topology.NodeID) bool { return n.Group == "" && n.Kind == "Namespace" }
 
 func isListenerSetGK(gk schema.GroupKind) bool {
-	return (gk.Group == gwGroup && gk.Kind == "ListenerSet") || (gk.Group == gwxGroup && gk.Kind == "XListenerSet")
+	return (gk.Group == topology.GatewayGroup && gk.Kind == "ListenerSet") || (gk.Group == topology.ExperimentalGroup && gk.Kind == "XListenerSet")
 }
 
 // topologyGK reports the group/kinds whose objects are hierarchy nodes the
 // engine models itself; they are never backends (that would make cycles).
 func topologyGK(gk schema.GroupKind) bool {
 	switch {
-	case gk.Group == gwGroup && (gk.Kind == "GatewayClass" || gk.Kind == "Gateway" || gk.Kind == "ReferenceGrant"):
+	case gk.Group == topology.GatewayGroup && (gk.Kind == "GatewayClass" || gk.Kind == "Gateway" || gk.Kind == "ReferenceGrant"):
 		return true
-	case isRouteGK(gk), isListenerSetGK(gk):
+	case topology.IsRouteGK(gk), isListenerSetGK(gk):
 		return true
 	case gk.Group == "" && gk.Kind == "Namespace":
 		return true
@@ -101,21 +49,21 @@ const (
 	levelPort         = 86
 )
 
-func levelOf(n nodeID) int {
+func levelOf(n topology.NodeID) int {
 	switch {
-	case n.Group == gwGroup && n.Kind == "GatewayClass":
+	case n.Group == topology.GatewayGroup && n.Kind == "GatewayClass":
 		return levelGatewayClass
-	case n.Group == gwGroup && n.Kind == "Gateway":
+	case n.Group == topology.GatewayGroup && n.Kind == "Gateway":
 		if n.Section != "" {
 			return levelListener
 		}
 		return levelGateway
-	case isListenerSetGK(n.gk()):
+	case isListenerSetGK(n.GK()):
 		if n.Section != "" {
 			return levelListener
 		}
 		return levelListenerSet
-	case isRouteGK(n.gk()):
+	case topology.IsRouteGK(n.GK()):
 		if n.Section != "" {
 			return levelRule
 		}
@@ -140,7 +88,7 @@ type listener struct {
 }
 
 type gatewayObj struct {
-	id        nodeID
+	id        topology.NodeID
 	class     string
 	listeners []listener
 	lsFrom    string // allowedListeners.namespaces.from (None by default)
@@ -148,13 +96,13 @@ type gatewayObj struct {
 }
 
 type listenerSetObj struct {
-	id        nodeID
-	parent    nodeID // the Gateway
+	id        topology.NodeID
+	parent    topology.NodeID // the Gateway
 	listeners []listener
 }
 
 type parentRef struct {
-	id      nodeID // Gateway, ListenerSet or (mesh) Service object
+	id      topology.NodeID // Gateway, ListenerSet or (mesh) Service object
 	section string
 	port    int64
 }
@@ -164,7 +112,7 @@ type parentRef struct {
 func (pr parentRef) mesh() bool { return isServiceNode(pr.id) }
 
 // isServiceNode reports whether n is a core Service or one of its ports.
-func isServiceNode(n nodeID) bool { return n.Group == "" && n.Kind == "Service" }
+func isServiceNode(n topology.NodeID) bool { return n.Group == "" && n.Kind == "Service" }
 
 // meshRouteKinds are the route kinds GAMMA lets a Service parent.
 func meshRouteKinds(kind string) bool { return kind == "HTTPRoute" || kind == "GRPCRoute" }
@@ -175,11 +123,11 @@ type ruleObj struct {
 	// (Kuadrant) may target; for every other kind it is not a section.
 	section  string
 	unnamed  bool
-	backends []nodeID
+	backends []topology.NodeID
 }
 
 type routeObj struct {
-	id         nodeID
+	id         topology.NodeID
 	parentRefs []parentRef
 	rules      []ruleObj
 	hostnames  []string  // spec.hostnames (HTTPRoute, GRPCRoute, TLSRoute); none matches every listener
@@ -187,7 +135,7 @@ type routeObj struct {
 }
 
 type serviceObj struct {
-	id    nodeID
+	id    topology.NodeID
 	ports []servicePort
 }
 
@@ -198,6 +146,7 @@ type servicePort struct {
 }
 
 type grantFrom struct{ group, kind, ns string }
+
 type grantTo struct{ group, kind, name string }
 
 type refGrant struct {
@@ -284,7 +233,7 @@ func parseListeners(spec map[string]interface{}) []listener {
 			for _, k := range maps(ks) {
 				g, has := k["group"].(string)
 				if !has {
-					g = gwGroup
+					g = topology.GatewayGroup
 				}
 				li.kinds = append(li.kinds, schema.GroupKind{Group: g, Kind: sget(k, "kind")})
 			}
@@ -316,17 +265,17 @@ func parseFromNamespaces(ns map[string]interface{}, def string) (string, labels.
 	return from, sel
 }
 
-func parseGateway(id nodeID, spec map[string]interface{}) *gatewayObj {
+func parseGateway(id topology.NodeID, spec map[string]interface{}) *gatewayObj {
 	g := &gatewayObj{id: id, class: sget(spec, "gatewayClassName"), listeners: parseListeners(spec), lsFrom: "None"}
 	g.lsFrom, g.lsSel = parseFromNamespaces(mget(mget(spec, "allowedListeners"), "namespaces"), g.lsFrom)
 	return g
 }
 
-func parseListenerSet(id nodeID, spec map[string]interface{}) *listenerSetObj {
+func parseListenerSet(id topology.NodeID, spec map[string]interface{}) *listenerSetObj {
 	ls := &listenerSetObj{id: id, listeners: parseListeners(spec)}
 	pr := mget(spec, "parentRef")
 	if pr != nil && sget(pr, "name") != "" {
-		g := gwGroup
+		g := topology.GatewayGroup
 		if v, ok := pr["group"].(string); ok && v != "" {
 			g = v
 		}
@@ -338,17 +287,17 @@ func parseListenerSet(id nodeID, spec map[string]interface{}) *listenerSetObj {
 		if ns == "" {
 			ns = id.Namespace
 		}
-		if g == gwGroup && k == "Gateway" {
-			ls.parent = nodeID{Group: gwGroup, Kind: "Gateway", Namespace: ns, Name: sget(pr, "name")}
+		if g == topology.GatewayGroup && k == "Gateway" {
+			ls.parent = topology.NodeID{Group: topology.GatewayGroup, Kind: "Gateway", Namespace: ns, Name: sget(pr, "name")}
 		}
 	}
 	return ls
 }
 
-func backendNode(ref map[string]interface{}, ns string) (nodeID, bool) {
+func backendNode(ref map[string]interface{}, ns string) (topology.NodeID, bool) {
 	name := sget(ref, "name")
 	if name == "" {
-		return nodeID{}, false
+		return topology.NodeID{}, false
 	}
 	g := sget(ref, "group")
 	if g == "core" {
@@ -363,12 +312,12 @@ func backendNode(ref map[string]interface{}, ns string) (nodeID, bool) {
 	}
 	gk := schema.GroupKind{Group: g, Kind: k}
 	if topologyGK(gk) {
-		return nodeID{}, false
+		return topology.NodeID{}, false
 	}
-	return nodeID{Group: g, Kind: k, Namespace: ns, Name: name}, true
+	return topology.NodeID{Group: g, Kind: k, Namespace: ns, Name: name}, true
 }
 
-func mirrorBackends(filters []interface{}, ns string, add func(nodeID)) {
+func mirrorBackends(filters []interface{}, ns string, add func(topology.NodeID)) {
 	for _, f := range maps(filters) {
 		if sget(f, "type") != "RequestMirror" {
 			continue
@@ -379,7 +328,7 @@ func mirrorBackends(filters []interface{}, ns string, add func(nodeID)) {
 	}
 }
 
-func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
+func parseRoute(id topology.NodeID, spec map[string]interface{}) *routeObj {
 	r := &routeObj{id: id}
 	for _, h := range lget(spec, "hostnames") {
 		if hs, ok := h.(string); ok && hs != "" {
@@ -391,7 +340,7 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 		if name == "" {
 			continue
 		}
-		g := gwGroup
+		g := topology.GatewayGroup
 		if v, ok := p["group"].(string); ok {
 			g = v
 		}
@@ -404,11 +353,11 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 			ns = id.Namespace
 		}
 		gk := schema.GroupKind{Group: g, Kind: k}
-		mesh := isServiceNode(nodeID{Group: g, Kind: k}) && meshRouteKinds(id.Kind)
-		if (gk.Group != gwGroup || gk.Kind != "Gateway") && !isListenerSetGK(gk) && !mesh {
+		mesh := isServiceNode(topology.NodeID{Group: g, Kind: k}) && meshRouteKinds(id.Kind)
+		if (gk.Group != topology.GatewayGroup || gk.Kind != "Gateway") && !isListenerSetGK(gk) && !mesh {
 			continue // other parents are not part of the hierarchy
 		}
-		pr := parentRef{id: nodeID{Group: g, Kind: k, Namespace: ns, Name: name}, section: sget(p, "sectionName")}
+		pr := parentRef{id: topology.NodeID{Group: g, Kind: k, Namespace: ns, Name: name}, section: sget(p, "sectionName")}
 		if port, ok := iget(p, "port"); ok {
 			pr.port = port
 		}
@@ -419,8 +368,8 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 		if rule.section == "" {
 			rule.section, rule.unnamed = "rule-"+strconv.Itoa(i+1), true
 		}
-		seen := map[nodeID]bool{}
-		add := func(b nodeID) {
+		seen := map[topology.NodeID]bool{}
+		add := func(b topology.NodeID) {
 			if !seen[b] {
 				seen[b] = true
 				rule.backends = append(rule.backends, b)
@@ -438,7 +387,7 @@ func parseRoute(id nodeID, spec map[string]interface{}) *routeObj {
 	return r
 }
 
-func parseService(id nodeID, spec map[string]interface{}) *serviceObj {
+func parseService(id topology.NodeID, spec map[string]interface{}) *serviceObj {
 	s := &serviceObj{id: id}
 	for _, p := range maps(lget(spec, "ports")) {
 		port, _ := iget(p, "port")
@@ -472,3 +421,6 @@ func defaultRouteKinds(protocol string) []string {
 	}
 	return nil // unknown protocol: any route kind
 }
+
+// keyOf is the output key of n's object.
+func keyOf(n topology.NodeID) Key { return Key{Namespace: n.Namespace, Name: n.Name} }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // View is a consistent view of the engine's inputs. It is valid only during
@@ -42,7 +44,7 @@ type ViewGateway struct {
 	// Listeners are the Gateway's own listeners, in spec order, then those
 	// of the ListenerSets it allows, by ListenerSet namespace and name.
 	Listeners []ViewListener
-	id        nodeID
+	id        topology.NodeID
 }
 
 // ViewRefused is a route a Gateway does not admit, and why.
@@ -66,7 +68,7 @@ type ViewListener struct {
 	// Path is the hierarchy from its root down to the listener's section
 	// node, least specific first (Namespace nodes are inserted by Vias).
 	Path []v1alpha1.ObjectReference
-	node nodeID
+	node topology.NodeID
 }
 
 // ViewRoute is a route attached to a listener.
@@ -87,9 +89,9 @@ func (r ViewRoute) Spec() (map[string]interface{}, error) { return r.spec.decode
 // Gateways returns the Gateway namespace/name, or every Gateway when name
 // is "", sorted by namespace and name.
 func (v View) Gateways(namespace, name string) []ViewGateway {
-	var ids []nodeID
+	var ids []topology.NodeID
 	if name != "" {
-		id := nodeID{Group: gwGroup, Kind: "Gateway", Namespace: namespace, Name: name}
+		id := topology.NodeID{Group: topology.GatewayGroup, Kind: "Gateway", Namespace: namespace, Name: name}
 		if v.st.gateways[id] != nil {
 			ids = append(ids, id)
 		}
@@ -97,7 +99,7 @@ func (v View) Gateways(namespace, name string) []ViewGateway {
 		for id := range v.st.gateways {
 			ids = append(ids, id)
 		}
-		sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+		sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	}
 	out := make([]ViewGateway, 0, len(ids))
 	for _, id := range ids {
@@ -112,27 +114,27 @@ func (v View) gateway(g *gatewayObj) ViewGateway {
 	var top []v1alpha1.ObjectReference
 	if st.classes[g.class] {
 		vg.ControllerName = st.classControllers[g.class]
-		top = append(top, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class}.ref())
+		top = append(top, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.class}.Ref())
 	}
-	top = append(top, g.id.ref())
+	top = append(top, g.id.Ref())
 	v.addListeners(&vg, g.id, nil, g.listeners, top)
 	sets := v.allowedSets(g)
 	for _, c := range sets {
-		ref := c.ref()
+		ref := c.Ref()
 		v.addListeners(&vg, c, &ref, st.listenerSets[c].listeners, append(top[:len(top):len(top)], ref))
 	}
 	return vg
 }
 
 // allowedSets lists the ListenerSets g allows, sorted.
-func (v View) allowedSets(g *gatewayObj) []nodeID {
-	var sets []nodeID
+func (v View) allowedSets(g *gatewayObj) []topology.NodeID {
+	var sets []topology.NodeID
 	for c := range v.st.lsByGateway[g.id] {
 		if ls := v.st.listenerSets[c]; ls != nil && v.st.lsAllowed(g, ls) {
 			sets = append(sets, c)
 		}
 	}
-	sort.Slice(sets, func(i, j int) bool { return lessNode(sets[i], sets[j]) })
+	sort.Slice(sets, func(i, j int) bool { return topology.LessNode(sets[i], sets[j]) })
 	return sets
 }
 
@@ -149,19 +151,19 @@ func (v View) Refused(gw ViewGateway, keep func(hostnames []string) bool) []View
 
 // refused lists the routes that name g or one of its allowed ListenerSets
 // (sets) in a parentRef but attach through none of their listeners.
-func (v View) refused(g *gatewayObj, sets []nodeID, keep func(hostnames []string) bool) []ViewRefused {
+func (v View) refused(g *gatewayObj, sets []topology.NodeID, keep func(hostnames []string) bool) []ViewRefused {
 	st := v.st
-	owners := map[nodeID][]listener{g.id: g.listeners}
+	owners := map[topology.NodeID][]listener{g.id: g.listeners}
 	for _, c := range sets {
 		owners[c] = st.listenerSets[c].listeners
 	}
-	var ids []nodeID
+	var ids []topology.NodeID
 	for o := range owners {
 		for rid := range st.routesByParent[o] {
 			ids = append(ids, rid)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	var out []ViewRefused
 	for i, rid := range ids {
 		r := st.routes[rid]
@@ -169,21 +171,21 @@ func (v View) refused(g *gatewayObj, sets []nodeID, keep func(hostnames []string
 			continue
 		}
 		attached := false
-		st.eachRouteParent(r, func(p nodeID) bool {
-			_, ours := owners[p.object()]
+		st.eachRouteParent(r, func(p topology.NodeID) bool {
+			_, ours := owners[p.Object()]
 			attached = ours
 			return !attached
 		})
 		if attached {
 			continue
 		}
-		out = append(out, ViewRefused{Ref: rid.ref(), Hostnames: r.hostnames, Why: v.why(r, owners)})
+		out = append(out, ViewRefused{Ref: rid.Ref(), Hostnames: r.hostnames, Why: v.why(r, owners)})
 	}
 	return out
 }
 
 // why says why route r attaches through no listener of owners.
-func (v View) why(r *routeObj, owners map[nodeID][]listener) string {
+func (v View) why(r *routeObj, owners map[topology.NodeID][]listener) string {
 	for _, pr := range r.parentRefs {
 		ls, ok := owners[pr.id]
 		if !ok {
@@ -207,14 +209,14 @@ func (v View) why(r *routeObj, owners map[nodeID][]listener) string {
 	return "no listener admits it"
 }
 
-func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectReference, ls []listener, top []v1alpha1.ObjectReference) {
+func (v View) addListeners(vg *ViewGateway, owner topology.NodeID, set *v1alpha1.ObjectReference, ls []listener, top []v1alpha1.ObjectReference) {
 	for _, l := range ls {
 		n := owner
 		n.Section = l.name
 		vg.Listeners = append(vg.Listeners, ViewListener{
 			Name: l.name, Port: int32(l.port), Protocol: l.protocol, Hostname: l.hostname,
 			ListenerSet: set,
-			Path:        append(top[:len(top):len(top)], n.ref()),
+			Path:        append(top[:len(top):len(top)], n.Ref()),
 			node:        n,
 		})
 	}
@@ -226,11 +228,11 @@ func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectRe
 // are some). A trace keeps the routes that serve its host: on a Gateway with
 // hundreds of routes, one or two.
 func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes []ViewRoute, attached int) {
-	var ids []nodeID
+	var ids []topology.NodeID
 	// Hostnames first: they are cheap to check, attachment is not (every
 	// parentRef against every listener), and a trace keeps one or two
 	// routes of hundreds.
-	for rid := range v.st.routesByParent[l.node.object()] {
+	for rid := range v.st.routesByParent[l.node.Object()] {
 		r := v.st.routes[rid]
 		if r == nil || keep != nil && !keep(r.hostnames) {
 			continue
@@ -243,18 +245,18 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	if attached == 0 && keep != nil {
 		// Whether any route is attached at all (no route for the host, or
 		// none on the listener): the first one answers.
-		for rid := range v.st.routesByParent[l.node.object()] {
+		for rid := range v.st.routesByParent[l.node.Object()] {
 			if r := v.st.routes[rid]; r != nil && v.st.attachesTo(r, l.node) {
 				attached = 1
 				break
 			}
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	out := make([]ViewRoute, len(ids))
 	for i, rid := range ids {
 		r := v.st.routes[rid]
-		vr := ViewRoute{Ref: rid.ref(), Hostnames: r.hostnames, Created: r.created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
+		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.hostnames, Created: r.created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
 		for j, ru := range r.rules {
 			vr.RuleSections[j] = ru.section
 		}
@@ -275,9 +277,9 @@ type KindVia struct {
 // attachment points its effective entry merges (SPEC §5.5), sorted by group
 // and kind.
 func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
-	nodes := make([]nodeID, len(path))
+	nodes := make([]topology.NodeID, len(path))
 	for i, r := range path {
-		nodes[i] = nodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
+		nodes[i] = topology.NodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
 	}
 	var out []KindVia
 	for gk, k := range v.st.kinds {
@@ -301,8 +303,8 @@ func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
 // BackendAllowed reports whether route may send to backend: same namespace,
 // or a ReferenceGrant in the backend's namespace allows it.
 func (v View) BackendAllowed(route, backend v1alpha1.ObjectReference) bool {
-	r := nodeID{Group: route.Group, Kind: route.Kind, Namespace: route.Namespace, Name: route.Name}
-	b := nodeID{Group: backend.Group, Kind: backend.Kind, Namespace: backend.Namespace, Name: backend.Name}
+	r := topology.NodeID{Group: route.Group, Kind: route.Kind, Namespace: route.Namespace, Name: route.Name}
+	b := topology.NodeID{Group: backend.Group, Kind: backend.Kind, Namespace: backend.Namespace, Name: backend.Name}
 	return v.st.backendAllowed(r, b)
 }
 
@@ -310,7 +312,7 @@ func (v View) BackendAllowed(route, backend v1alpha1.ObjectReference) bool {
 // the name of its port numbered port: the section node a backendRef to
 // that port reaches ("" when no named port has that number).
 func (v View) ServicePort(namespace, name string, port int32) (section string, exists bool) {
-	s := v.st.services[nodeID{Kind: "Service", Namespace: namespace, Name: name}]
+	s := v.st.services[topology.NodeID{Kind: "Service", Namespace: namespace, Name: name}]
 	if s == nil {
 		return "", false
 	}

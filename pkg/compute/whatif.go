@@ -17,6 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // ObjectKey names an input object.
@@ -242,16 +245,16 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 		if !ki.pk.namespaced {
 			ns = ""
 		}
-		p := st.policies[policyID{gk: gk, namespace: ns, nm: name}]
+		p := st.policies[semantics.PolicyID{GK: gk, Namespace: ns, Name: name}]
 		if p == nil {
 			return nil, nil
 		}
 		u.SetNamespace(ns)
-		if spec, ok := p.raw["spec"]; ok {
+		if spec, ok := p.Raw["spec"]; ok {
 			u.Object["spec"] = spec
 		}
-		u.SetLabels(p.labels)
-		u.SetCreationTimestamp(metav1.NewTime(p.ts))
+		u.SetLabels(p.Labels)
+		u.SetCreationTimestamp(metav1.NewTime(p.Created))
 		return u, nil
 	}
 	a, ok := topologyAppliers[gk]
@@ -261,7 +264,7 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	if !a.namespaced {
 		ns = ""
 	}
-	n := nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
+	n := topology.NodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
 	stored, present := st.specs[n]
 	if !present {
 		return nil, nil

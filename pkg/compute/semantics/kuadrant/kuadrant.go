@@ -1,4 +1,4 @@
-package compute
+package kuadrant
 
 // The Kuadrant profile (v1.5: RateLimitPolicy, AuthPolicy), from
 // github.com/kuadrant/kuadrant-operator v1.5.2:
@@ -19,9 +19,14 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-type kuadrantProfile struct{}
+// Profile is the Kuadrant profile.
+type Profile struct{}
 
 // kuadrantUnits are the paths (in the spec proper) of the rules a Kuadrant merge keeps or
 // replaces whole, per policy kind; "*" is any name. `when` is a list, replaced whole anyway.
@@ -35,37 +40,37 @@ var kuadrantUnits = map[string][]string{
 	},
 }
 
-func (kuadrantProfile) name() string { return SemanticsKuadrant }
+func (Profile) Name() string { return semantics.Kuadrant }
 
-func (kuadrantProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
+func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
 	m := merge.Compile(s)
 	for _, path := range kuadrantUnits[kind] {
-		m = merge.WithPath(m, pathParts(path), func(n *merge.Schema) { n.Atomic = true })
+		m = merge.WithPath(m, semantics.PathParts(path), func(n *merge.Schema) { n.Atomic = true })
 	}
 	return m
 }
 
-func (kuadrantProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy { return e.strategy }
+func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
 
-func (kuadrantProfile) flavor(string, nodeID) string { return "" }
+func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
-func (kuadrantProfile) rule(kind string) string {
+func (Profile) Rule(kind string) string {
 	if _, ok := kuadrantUnits[kind]; !ok {
 		return ""
 	}
 	return "Kuadrant: a merge keeps or replaces whole named rules (limits, auth rules), never fields inside them"
 }
 
-func (kuadrantProfile) direct(cands []*policy) []*policy { return cands[:1] }
+func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
-// fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
-func (kuadrantProfile) fold(es []foldEntry, _ string) foldValue {
-	return foldValue{acc: gepFold(es)}
+// Fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
+func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
+	return semantics.FoldValue{Acc: gep.Fold(es)}
 }
 
-func (kuadrantProfile) reaches(string, nodeID) bool { return true }
+func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
-// unnamedRuleSections: policy-machinery, which kuadrant-operator builds its topology with,
+// UnnamedRuleSections: policy-machinery, which kuadrant-operator builds its topology with,
 // names HTTPRoute rules rule-<index+1> (github.com/kuadrant/policy-machinery v0.8.0,
 // machinery/gateway_api_topology.go httpRouteRulesFromHTTPRouteFunc).
-func (kuadrantProfile) unnamedRuleSections() bool { return true }
+func (Profile) UnnamedRuleSections() bool { return true }
