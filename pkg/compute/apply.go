@@ -97,7 +97,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 	}
 	if u != nil {
 		in.present = true
-		in.spec = mget(u.Object, "spec")
+		in.spec = topology.MapField(u.Object, "spec")
 		in.labels = u.GetLabels()
 		in.created = u.GetCreationTimestamp().Time
 		// The spec is kept, encoded: request traces read routes' rules from
@@ -162,7 +162,7 @@ func applyGatewayClass(st *state, in topoInput) []Key {
 				st.bump(st.objects, n, 1)
 			}
 			st.classes[name] = true
-			st.classControllers[name] = sget(in.spec, "controllerName")
+			st.classControllers[name] = topology.StringField(in.spec, "controllerName")
 		} else if st.classes[name] {
 			delete(st.classes, name)
 			delete(st.classControllers, name)
@@ -175,14 +175,14 @@ func applyGateway(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.gateways[n]; old != nil {
-			delSet(st.gwByClass, old.class, n)
+			delSet(st.gwByClass, old.Class, n)
 			delete(st.gateways, n)
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			g := parseGateway(n, in.spec)
+			g := topology.ParseGateway(n, in.spec)
 			st.gateways[n] = g
-			addSet(st.gwByClass, g.class, n)
+			addSet(st.gwByClass, g.Class, n)
 			st.bump(st.objects, n, 1)
 		}
 	})
@@ -192,14 +192,14 @@ func applyListenerSet(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.listenerSets[n]; old != nil {
-			delSet(st.lsByGateway, old.parent, n)
+			delSet(st.lsByGateway, old.Parent, n)
 			delete(st.listenerSets, n)
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			ls := parseListenerSet(n, in.spec)
+			ls := topology.ParseListenerSet(n, in.spec)
 			st.listenerSets[n] = ls
-			addSet(st.lsByGateway, ls.parent, n)
+			addSet(st.lsByGateway, ls.Parent, n)
 			st.bump(st.objects, n, 1)
 		}
 	})
@@ -213,24 +213,24 @@ func applyRoute(st *state, in topoInput) []Key {
 	if r := st.routes[n]; r != nil && in.present {
 		// Kept up to date even when nothing the outputs read changed: a
 		// route re-created with the same spec is younger.
-		r.created = in.created
+		r.Created = in.created
 	}
 	var touched []topology.NodeID
 	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.routes[n]; old != nil {
-			for _, pr := range old.parentRefs {
-				delSet(st.routesByParent, pr.id, n)
+			for _, pr := range old.ParentRefs {
+				delSet(st.routesByParent, pr.ID, n)
 			}
 			st.routeBackends(old, -1, &touched)
 			delete(st.routes, n)
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			r := parseRoute(n, in.spec)
-			r.created = in.created // request traces break ties by age
+			r := topology.ParseRoute(n, in.spec)
+			r.Created = in.created // request traces break ties by age
 			st.routes[n] = r
-			for _, pr := range r.parentRefs {
-				addSet(st.routesByParent, pr.id, n)
+			for _, pr := range r.ParentRefs {
+				addSet(st.routesByParent, pr.ID, n)
 			}
 			st.routeBackends(r, 1, &touched)
 			st.bump(st.objects, n, 1)
@@ -255,17 +255,17 @@ func applyService(st *state, in topoInput) []Key {
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			st.services[n] = parseService(n, in.spec)
+			st.services[n] = topology.ParseService(n, in.spec)
 			st.bump(st.objects, n, 1)
 		}
 	})
 }
 
-func (st *state) routeBackends(r *routeObj, d int, touched *[]topology.NodeID) {
-	for _, ru := range r.rules {
-		parent := r.id
-		parent.Section = ru.section
-		for _, b := range ru.backends {
+func (st *state) routeBackends(r *topology.Route, d int, touched *[]topology.NodeID) {
+	for _, ru := range r.Rules {
+		parent := r.ID
+		parent.Section = ru.Section
+		for _, b := range ru.Backends {
 			m := st.backendParents[b]
 			if m == nil {
 				m = map[topology.NodeID]int{}
@@ -362,7 +362,7 @@ func lessPolicyID(a, b semantics.PolicyID) bool {
 }
 
 func (st *state) applyNamespace(name string, add bool, lbls map[string]string) []Key {
-	n := namespaceNode(name)
+	n := topology.NamespaceNode(name)
 	old, had := st.nsLabels[name]
 	if add && had && reflect.DeepEqual(old, lbls) {
 		return nil
@@ -374,7 +374,7 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	// Labels decide which routes and ListenerSets listeners admit.
 	affectNS := func() {
 		for c := range st.byNS[name] {
-			if topology.IsRouteGK(c.GK()) || isListenerSetGK(c.GK()) {
+			if topology.IsRouteGK(c.GK()) || topology.IsListenerSetGK(c.GK()) {
 				st.subtree(c, ks, visited{})
 			}
 		}
@@ -408,9 +408,9 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
 	if add {
 		if st.grants[ns] == nil {
-			st.grants[ns] = map[string]*refGrant{}
+			st.grants[ns] = map[string]*topology.ReferenceGrant{}
 		}
-		st.grants[ns][name] = parseGrant(spec)
+		st.grants[ns][name] = topology.ParseGrant(spec)
 	} else {
 		if st.grants[ns] == nil || st.grants[ns][name] == nil {
 			return nil
@@ -435,7 +435,7 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 
 // grantNamespace is where a ReferenceGrant for target t must live.
 func grantNamespace(t topology.NodeID) string {
-	if isNamespaceNode(t) {
+	if topology.IsNamespaceNode(t) {
 		return t.Name
 	}
 	return t.Namespace
@@ -450,8 +450,8 @@ func (st *state) granted(p *semantics.Policy, t topology.NodeID) bool {
 func (st *state) grantAllows(group, kind, fromNS string, t topology.NodeID) bool {
 	for _, g := range st.grants[grantNamespace(t)] {
 		from := false
-		for _, f := range g.from {
-			if f.group == group && f.kind == kind && f.ns == fromNS {
+		for _, f := range g.From {
+			if f.Group == group && f.Kind == kind && f.Namespace == fromNS {
 				from = true
 				break
 			}
@@ -459,8 +459,8 @@ func (st *state) grantAllows(group, kind, fromNS string, t topology.NodeID) bool
 		if !from {
 			continue
 		}
-		for _, to := range g.to {
-			if to.group == t.Group && to.kind == t.Kind && (to.name == "" || to.name == t.Name) {
+		for _, to := range g.To {
+			if to.Group == t.Group && to.Kind == t.Kind && (to.Name == "" || to.Name == t.Name) {
 				return true
 			}
 		}

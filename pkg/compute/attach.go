@@ -151,7 +151,7 @@ func (st *state) resolve(p *semantics.Policy) semantics.Resolution {
 		}
 	}
 	if len(r.Attachments) == 0 && p.Invalid != "" && p.ID.Namespace != "" {
-		add(semantics.Attachment{Node: namespaceNode(p.ID.Namespace), Invalid: p.Invalid})
+		add(semantics.Attachment{Node: topology.NamespaceNode(p.ID.Namespace), Invalid: p.Invalid})
 	}
 	return r
 }
@@ -232,8 +232,8 @@ func (st *state) unnamedRuleFor(p *semantics.Policy, t topology.NodeID) bool {
 		return false
 	}
 	if r := st.routes[t.Object()]; r != nil && st.objects[t.Object()] > 0 {
-		for _, ru := range r.rules {
-			if ru.unnamed && ru.section == t.Section {
+		for _, ru := range r.Rules {
+			if ru.Unnamed && ru.Section == t.Section {
 				return true
 			}
 		}

@@ -94,7 +94,7 @@ func hasNode(elems []viaElem, n topology.NodeID) bool {
 // is the first object of that namespace on the path and the Namespace bears
 // a policy) and n itself (when it bears a policy).
 func (s *session) extend(base []viaElem, n topology.NodeID, k *kindIndex) []viaElem {
-	return s.extendAt(base, n, k, levelOf(n))
+	return s.extendAt(base, n, k, topology.LevelOf(n))
 }
 
 // extendAt is extend with n at the given level.
@@ -109,7 +109,7 @@ func (s *session) extendAt(base []viaElem, n topology.NodeID, k *kindIndex, leve
 		out = append(out, e)
 	}
 	if n.Section == "" && n.Namespace != "" {
-		nsn := namespaceNode(n.Namespace)
+		nsn := topology.NamespaceNode(n.Namespace)
 		if s.bears(nsn, k) && !hasNode(base, nsn) {
 			push(viaElem{node: nsn, level: level - 2})
 		}
@@ -132,7 +132,7 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 	s.busy[mk] = true
 	defer delete(s.busy, mk)
 	var vs viaSet
-	if isNamespaceNode(n) {
+	if topology.IsNamespaceNode(n) {
 		vs.add(s.extend(nil, n, k), "", nil)
 	} else {
 		var buf [4]topology.NodeID
@@ -142,7 +142,7 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 		}
 		for _, p := range ps {
 			var pvs []via
-			if isServiceNode(p) && topology.IsRouteGK(n.GK()) {
+			if topology.IsServiceNode(p) && topology.IsRouteGK(n.GK()) {
 				pvs = s.meshFrontContexts(p, k)
 			} else {
 				pvs = s.contexts(p, k)
@@ -177,9 +177,9 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 // Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
 // listener.
 func (s *session) meshFrontContexts(p topology.NodeID, k *kindIndex) []via {
-	elems := s.extendAt(nil, p.Object(), k, levelGateway)
+	elems := s.extendAt(nil, p.Object(), k, topology.LevelGateway)
 	if p.Section != "" {
-		elems = s.extendAt(elems, p, k, levelListener)
+		elems = s.extendAt(elems, p, k, topology.LevelListener)
 	}
 	if len(elems) == 0 {
 		return noContext

@@ -11,19 +11,19 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-func (st *state) lsAllowed(g *gatewayObj, ls *listenerSetObj) bool {
-	switch g.lsFrom {
+func (st *state) lsAllowed(g *topology.Gateway, ls *topology.ListenerSet) bool {
+	switch g.ListenerSetsFrom {
 	case "Same":
-		return ls.id.Namespace == g.id.Namespace
+		return ls.ID.Namespace == g.ID.Namespace
 	case "All":
 		return true
 	case "Selector":
-		return g.lsSel != nil && g.lsSel.Matches(labels.Set(st.nsLabels[ls.id.Namespace]))
+		return g.ListenerSetSelector != nil && g.ListenerSetSelector.Matches(labels.Set(st.nsLabels[ls.ID.Namespace]))
 	}
 	return false
 }
 
-func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
+func (st *state) admits(l topology.Listener, ownerNS string, r *topology.Route) bool {
 	return st.refusal(l, ownerNS, r) == admitted
 }
 
@@ -44,34 +44,34 @@ const (
 // refusal says why listener l (of an object in ownerNS) does not admit
 // route r (Gateway API: allowedRoutes.namespaces, the route's hostnames,
 // allowedRoutes.kinds or the protocol's route kinds).
-func (st *state) refusal(l listener, ownerNS string, r *routeObj) refusalReason {
-	switch l.from {
+func (st *state) refusal(l topology.Listener, ownerNS string, r *topology.Route) refusalReason {
+	switch l.From {
 	case "All":
 	case "Selector":
-		if l.selector == nil || !l.selector.Matches(labels.Set(st.nsLabels[r.id.Namespace])) {
+		if l.Selector == nil || !l.Selector.Matches(labels.Set(st.nsLabels[r.ID.Namespace])) {
 			return refusedNamespaceSelector
 		}
 	case "Same":
-		if r.id.Namespace != ownerNS {
+		if r.ID.Namespace != ownerNS {
 			return refusedNamespaceSame
 		}
 	default:
 		return refusedNamespaceFrom
 	}
-	if !hostnamesIntersect(l, r.hostnames) {
+	if !topology.HostnamesIntersect(l, r.Hostnames) {
 		return refusedHostnames
 	}
-	if l.kinds != nil {
-		for _, k := range l.kinds {
-			if k.Group == r.id.Group && k.Kind == r.id.Kind {
+	if l.Kinds != nil {
+		for _, k := range l.Kinds {
+			if k.Group == r.ID.Group && k.Kind == r.ID.Kind {
 				return admitted
 			}
 		}
 		return refusedKinds
 	}
-	if dk := defaultRouteKinds(l.protocol); dk != nil {
+	if dk := topology.DefaultRouteKinds(l.Protocol); dk != nil {
 		for _, k := range dk {
-			if k == r.id.Kind {
+			if k == r.ID.Kind {
 				return admitted
 			}
 		}
@@ -81,26 +81,26 @@ func (st *state) refusal(l listener, ownerNS string, r *routeObj) refusalReason 
 }
 
 // words puts a refusal in words.
-func (why refusalReason) words(l listener, ownerNS string, r *routeObj) string {
+func (why refusalReason) words(l topology.Listener, ownerNS string, r *topology.Route) string {
 	switch why {
 	case refusedNamespaceSelector:
-		return "listener " + l.name + "'s allowedRoutes.namespaces.selector does not select namespace " + r.id.Namespace
+		return "listener " + l.Name + "'s allowedRoutes.namespaces.selector does not select namespace " + r.ID.Namespace
 	case refusedNamespaceSame:
-		return "listener " + l.name + " admits routes of namespace " + ownerNS + " only"
+		return "listener " + l.Name + " admits routes of namespace " + ownerNS + " only"
 	case refusedNamespaceFrom:
-		return "listener " + l.name + "'s allowedRoutes.namespaces.from is " + l.from
+		return "listener " + l.Name + "'s allowedRoutes.namespaces.from is " + l.From
 	case refusedHostnames:
-		return "its hostnames do not intersect listener " + l.name + "'s hostname " + l.hostname
+		return "its hostnames do not intersect listener " + l.Name + "'s hostname " + l.Hostname
 	case refusedKinds:
-		return "listener " + l.name + "'s allowedRoutes.kinds does not list " + r.id.Kind
+		return "listener " + l.Name + "'s allowedRoutes.kinds does not list " + r.ID.Kind
 	case refusedProtocol:
-		return "listener " + l.name + " (" + l.protocol + ") does not take a " + r.id.Kind
+		return "listener " + l.Name + " (" + l.Protocol + ") does not take a " + r.ID.Kind
 	}
 	return ""
 }
 
 // attachesTo reports whether route r attaches to listener section n.
-func (st *state) attachesTo(r *routeObj, n topology.NodeID) bool {
+func (st *state) attachesTo(r *topology.Route, n topology.NodeID) bool {
 	found := false
 	st.eachRouteParent(r, func(p topology.NodeID) bool {
 		found = p == n
@@ -112,41 +112,41 @@ func (st *state) attachesTo(r *routeObj, n topology.NodeID) bool {
 // eachRouteParent calls fn with each listener section, mesh Service or
 // Service port a route attaches to (possibly more than once), until fn
 // returns false.
-func (st *state) eachRouteParent(r *routeObj, fn func(topology.NodeID) bool) {
-	for _, pr := range r.parentRefs {
-		if pr.mesh() {
+func (st *state) eachRouteParent(r *topology.Route, fn func(topology.NodeID) bool) {
+	for _, pr := range r.ParentRefs {
+		if pr.Mesh() {
 			if n, ok := st.meshParent(pr); ok && !fn(n) {
 				return
 			}
 			continue
 		}
-		var ls []listener
-		switch pr.id.Kind {
+		var ls []topology.Listener
+		switch pr.ID.Kind {
 		case "Gateway":
-			g := st.gateways[pr.id]
+			g := st.gateways[pr.ID]
 			if g == nil {
 				continue
 			}
-			ls = g.listeners
+			ls = g.Listeners
 		default:
-			l := st.listenerSets[pr.id]
+			l := st.listenerSets[pr.ID]
 			if l == nil {
 				continue
 			}
-			ls = l.listeners
+			ls = l.Listeners
 		}
 		for _, l := range ls {
-			if pr.section != "" && pr.section != l.name {
+			if pr.Section != "" && pr.Section != l.Name {
 				continue
 			}
-			if pr.port != 0 && pr.port != l.port {
+			if pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if !st.admits(l, pr.id.Namespace, r) {
+			if !st.admits(l, pr.ID.Namespace, r) {
 				continue
 			}
-			n := pr.id
-			n.Section = l.name
+			n := pr.ID
+			n.Section = l.Name
 			if !fn(n) {
 				return
 			}
@@ -160,20 +160,20 @@ func (st *state) eachRouteParent(r *routeObj, fn func(topology.NodeID) bool) {
 // section node, so a route selecting it hangs under the Service; a
 // selection that matches no port attaches nowhere, as the route would not
 // be accepted.
-func (st *state) meshParent(pr parentRef) (topology.NodeID, bool) {
-	s := st.services[pr.id]
+func (st *state) meshParent(pr topology.ParentRef) (topology.NodeID, bool) {
+	s := st.services[pr.ID]
 	if s == nil {
 		return topology.NodeID{}, false
 	}
-	if pr.section == "" && pr.port == 0 {
-		return pr.id, true
+	if pr.Section == "" && pr.Port == 0 {
+		return pr.ID, true
 	}
-	for _, p := range s.ports {
-		if pr.section != "" && pr.section != p.name || pr.port != 0 && pr.port != p.port {
+	for _, p := range s.Ports {
+		if pr.Section != "" && pr.Section != p.Name || pr.Port != 0 && pr.Port != p.Port {
 			continue
 		}
-		n := pr.id
-		n.Section = p.name
+		n := pr.ID
+		n.Section = p.Name
 		return n, true
 	}
 	return topology.NodeID{}, false
@@ -188,9 +188,9 @@ func (st *state) hangsUnder(rule, b topology.NodeID) bool {
 	if !st.backendAllowed(rule, b) {
 		return false
 	}
-	if r := st.routes[rule.Object()]; r != nil && isServiceNode(b) {
-		for _, pr := range r.parentRefs {
-			if pr.mesh() && pr.id == b {
+	if r := st.routes[rule.Object()]; r != nil && topology.IsServiceNode(b) {
+		for _, pr := range r.ParentRefs {
+			if pr.Mesh() && pr.ID == b {
 				return false
 			}
 		}
@@ -208,17 +208,17 @@ func (st *state) appendParents(dst []topology.NodeID, n topology.NodeID) []topol
 	}
 	gk := n.GK()
 	switch {
-	case isNamespaceNode(n), gk.Group == topology.GatewayGroup && gk.Kind == "GatewayClass":
+	case topology.IsNamespaceNode(n), gk.Group == topology.GatewayGroup && gk.Kind == "GatewayClass":
 		return dst
 	case gk.Group == topology.GatewayGroup && gk.Kind == "Gateway":
-		if g := st.gateways[n]; g != nil && st.classes[g.class] {
-			return append(dst, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.class})
+		if g := st.gateways[n]; g != nil && st.classes[g.Class] {
+			return append(dst, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.Class})
 		}
 		return dst
-	case isListenerSetGK(gk):
+	case topology.IsListenerSetGK(gk):
 		if ls := st.listenerSets[n]; ls != nil {
-			if g := st.gateways[ls.parent]; g != nil && st.lsAllowed(g, ls) {
-				return append(dst, g.id)
+			if g := st.gateways[ls.Parent]; g != nil && st.lsAllowed(g, ls) {
+				return append(dst, g.ID)
 			}
 		}
 		return dst
@@ -266,7 +266,7 @@ func (st *state) children(n topology.NodeID, fn func(topology.NodeID)) {
 	gk := n.GK()
 	isGateway := gk.Group == topology.GatewayGroup && gk.Kind == "Gateway"
 	switch {
-	case isNamespaceNode(n):
+	case topology.IsNamespaceNode(n):
 		for c := range st.byNS[n.Name] {
 			fn(c)
 		}
@@ -276,20 +276,20 @@ func (st *state) children(n topology.NodeID, fn func(topology.NodeID)) {
 		}
 	case isGateway && n.Section == "":
 		st.gatewayChildren(n, fn)
-	case isListenerSetGK(gk) && n.Section == "":
+	case topology.IsListenerSetGK(gk) && n.Section == "":
 		if ls := st.listenerSets[n]; ls != nil {
-			sectionsOfList(n, ls.listeners, fn)
+			sectionsOfList(n, ls.Listeners, fn)
 		}
-	case isGateway || isListenerSetGK(gk):
+	case isGateway || topology.IsListenerSetGK(gk):
 		st.attachedRoutes(n, fn)
 	case topology.IsRouteGK(gk):
 		st.routeChildren(n, fn)
-	case isServiceNode(n) && n.Section == "":
+	case topology.IsServiceNode(n) && n.Section == "":
 		if s := st.services[n]; s != nil {
-			for _, p := range s.ports {
-				if p.name != "" {
+			for _, p := range s.Ports {
+				if p.Name != "" {
 					c := n
-					c.Section = p.name
+					c.Section = p.Name
 					fn(c)
 				}
 			}
@@ -298,10 +298,10 @@ func (st *state) children(n topology.NodeID, fn func(topology.NodeID)) {
 }
 
 // sectionsOfList calls fn with the listener sections of object n.
-func sectionsOfList(n topology.NodeID, ls []listener, fn func(topology.NodeID)) {
+func sectionsOfList(n topology.NodeID, ls []topology.Listener, fn func(topology.NodeID)) {
 	for _, l := range ls {
 		c := n
-		c.Section = l.name
+		c.Section = l.Name
 		fn(c)
 	}
 }
@@ -312,7 +312,7 @@ func (st *state) gatewayChildren(n topology.NodeID, fn func(topology.NodeID)) {
 	if g == nil {
 		return
 	}
-	sectionsOfList(n, g.listeners, fn)
+	sectionsOfList(n, g.Listeners, fn)
 	for c := range st.lsByGateway[n] {
 		if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
 			fn(c)
@@ -336,17 +336,17 @@ func (st *state) routeChildren(n topology.NodeID, fn func(topology.NodeID)) {
 	if r == nil {
 		return
 	}
-	for _, ru := range r.rules {
+	for _, ru := range r.Rules {
 		if n.Section == "" {
 			c := n
-			c.Section = ru.section
+			c.Section = ru.Section
 			fn(c)
 			continue
 		}
-		if ru.section != n.Section {
+		if ru.Section != n.Section {
 			continue
 		}
-		for _, b := range ru.backends {
+		for _, b := range ru.Backends {
 			if st.objects[b] > 0 && st.hangsUnder(n, b) {
 				fn(b)
 			}
@@ -386,12 +386,12 @@ func (st *state) descend(n topology.NodeID, front bool, seen visited, visit func
 		switch {
 		case topology.IsRouteGK(n.GK()) && n.Section != "":
 			childFront = false // a rule's children are its backends
-		case isServiceNode(n):
+		case topology.IsServiceNode(n):
 			childFront = front // the ports of a Service
 		}
 		st.children(n, func(c topology.NodeID) { st.descend(c, childFront, seen, visit) })
 	}
-	if front && isServiceNode(n) && seen[n]&visitedMeshRoutes == 0 {
+	if front && topology.IsServiceNode(n) && seen[n]&visitedMeshRoutes == 0 {
 		seen[n] |= visitedMeshRoutes
 		// The ports, when an earlier descent came to them as backends.
 		st.children(n, func(c topology.NodeID) { st.descend(c, true, seen, visit) })

@@ -104,7 +104,7 @@ func (s *session) targetPolicy(t topology.NodeID, k *kindIndex) (v1alpha1.Target
 	for _, inv := range k.invalid[t] {
 		es := invalidEntries(inv.pol)
 		for i := range es {
-			g := a.get(inv.pol, &es[i], inv.node, levelOf(inv.node))
+			g := a.get(inv.pol, &es[i], inv.node, topology.LevelOf(inv.node))
 			g.invalid = inv.msg
 		}
 	}
@@ -279,7 +279,7 @@ func (s *session) emitDirect(t, n topology.NodeID, section string, k *kindIndex,
 		if !contains(sectionsOf(l, k, t), section) {
 			ln = t
 		}
-		lg := a.get(l, &l.Entries[0], ln, levelOf(ln))
+		lg := a.get(l, &l.Entries[0], ln, topology.LevelOf(ln))
 		lg.contexts++
 		lg.beat(by.DisplayName)
 	}
@@ -307,7 +307,7 @@ func (s *session) emitDirectWinners(t, n topology.NodeID, section string, winner
 		Spec: runtime.RawExtension{Raw: mustJSON(merge.ToJSON(val))}, FieldSources: fs,
 	})
 	for _, w := range winners {
-		g := a.get(w, &w.Entries[0], n, levelOf(n))
+		g := a.get(w, &w.Entries[0], n, topology.LevelOf(n))
 		g.contexts++
 		g.wins++
 	}

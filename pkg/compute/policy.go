@@ -146,7 +146,7 @@ func parseRef(m map[string]interface{}, policyNS string, clusterScoped func(sche
 		r.ExplicitNS = false
 		// A namespaced policy may target its own Namespace; another one is
 		// a cross-namespace reference (it would reach everything there).
-		if isNamespaceNode(r.Target) && policyNS != "" && r.Target.Name != policyNS {
+		if topology.IsNamespaceNode(r.Target) && policyNS != "" && r.Target.Name != policyNS {
 			r.ExplicitNS = true
 		}
 	}
@@ -239,7 +239,7 @@ func parseSelectorRef(m map[string]interface{}, selRaw interface{}) (semantics.S
 	if !ok {
 		return semantics.SelectorRef{}, fmt.Errorf("selector must be an object")
 	}
-	sel, err := parseSelector(sm)
+	sel, err := topology.ParseSelector(sm)
 	if err != nil {
 		return semantics.SelectorRef{}, err
 	}

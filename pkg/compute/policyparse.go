@@ -15,6 +15,8 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // parsePolicy reads one policy object of kind pk: its targets, then its
@@ -176,7 +178,7 @@ func readSelectorNamespaces(sr *semantics.SelectorRef, v interface{}) error {
 		if !ok {
 			return fmt.Errorf("namespaces.selector is required when namespaces.from is Selector")
 		}
-		sel, err := parseSelector(sm)
+		sel, err := topology.ParseSelector(sm)
 		if err != nil {
 			return fmt.Errorf("namespaces.selector: %v", err)
 		}

@@ -81,15 +81,15 @@ type state struct {
 	// how its Gateways match requests (RequestTrace).
 	classControllers map[string]string
 	nsLabels         map[string]map[string]string
-	gateways         map[topology.NodeID]*gatewayObj
+	gateways         map[topology.NodeID]*topology.Gateway
 	gwByClass        map[string]map[topology.NodeID]bool
-	listenerSets     map[topology.NodeID]*listenerSetObj
+	listenerSets     map[topology.NodeID]*topology.ListenerSet
 	lsByGateway      map[topology.NodeID]map[topology.NodeID]bool
-	routes           map[topology.NodeID]*routeObj
+	routes           map[topology.NodeID]*topology.Route
 	routesByParent   map[topology.NodeID]map[topology.NodeID]bool
-	services         map[topology.NodeID]*serviceObj
+	services         map[topology.NodeID]*topology.Service
 	backendParents   map[topology.NodeID]map[topology.NodeID]int
-	grants           map[string]map[string]*refGrant
+	grants           map[string]map[string]*topology.ReferenceGrant
 	objLabels        map[topology.NodeID]map[string]string
 	// specs holds the spec of every present topology object, encoded.
 	specs        map[topology.NodeID]storedSpec
@@ -123,15 +123,15 @@ func newState(opts Options) (*state, error) {
 		classes:          map[string]bool{},
 		classControllers: map[string]string{},
 		nsLabels:         map[string]map[string]string{},
-		gateways:         map[topology.NodeID]*gatewayObj{},
+		gateways:         map[topology.NodeID]*topology.Gateway{},
 		gwByClass:        map[string]map[topology.NodeID]bool{},
-		listenerSets:     map[topology.NodeID]*listenerSetObj{},
+		listenerSets:     map[topology.NodeID]*topology.ListenerSet{},
 		lsByGateway:      map[topology.NodeID]map[topology.NodeID]bool{},
-		routes:           map[topology.NodeID]*routeObj{},
+		routes:           map[topology.NodeID]*topology.Route{},
 		routesByParent:   map[topology.NodeID]map[topology.NodeID]bool{},
-		services:         map[topology.NodeID]*serviceObj{},
+		services:         map[topology.NodeID]*topology.Service{},
 		backendParents:   map[topology.NodeID]map[topology.NodeID]int{},
-		grants:           map[string]map[string]*refGrant{},
+		grants:           map[string]map[string]*topology.ReferenceGrant{},
 		objLabels:        map[topology.NodeID]map[string]string{},
 		specs:            map[topology.NodeID]storedSpec{},
 		fingerprints:     map[topology.NodeID]fingerprint{},
@@ -211,7 +211,7 @@ func (st *state) clusterScoped(gk schema.GroupKind) bool {
 // scheme, a kind served by a CRD fed to the engine, or a Gateway API kind
 // the engine models (the server watches those).
 func (st *state) served(gk schema.GroupKind) bool {
-	if builtinKinds()[gk] || st.crdServed[gk] || topologyGK(gk) {
+	if builtinKinds()[gk] || st.crdServed[gk] || topology.IsTopologyGK(gk) {
 		return true
 	}
 	return false
@@ -235,17 +235,17 @@ func (st *state) hasSection(n topology.NodeID) bool {
 	switch {
 	case o.Group == topology.GatewayGroup && o.Kind == "Gateway":
 		if g := st.gateways[o]; g != nil {
-			for _, l := range g.listeners {
-				if l.name == n.Section {
+			for _, l := range g.Listeners {
+				if l.Name == n.Section {
 					return true
 				}
 			}
 		}
 		return false
-	case isListenerSetGK(o.GK()):
+	case topology.IsListenerSetGK(o.GK()):
 		if ls := st.listenerSets[o]; ls != nil {
-			for _, l := range ls.listeners {
-				if l.name == n.Section {
+			for _, l := range ls.Listeners {
+				if l.Name == n.Section {
 					return true
 				}
 			}
@@ -253,8 +253,8 @@ func (st *state) hasSection(n topology.NodeID) bool {
 		return false
 	case topology.IsRouteGK(o.GK()):
 		if r := st.routes[o]; r != nil {
-			for _, ru := range r.rules {
-				if ru.section == n.Section && !ru.unnamed {
+			for _, ru := range r.Rules {
+				if ru.Section == n.Section && !ru.Unnamed {
 					return true
 				}
 			}
@@ -262,8 +262,8 @@ func (st *state) hasSection(n topology.NodeID) bool {
 		return false
 	case o.Group == "" && o.Kind == "Service":
 		if s := st.services[o]; s != nil {
-			for _, p := range s.ports {
-				if p.name != "" && p.name == n.Section {
+			for _, p := range s.Ports {
+				if p.Name != "" && p.Name == n.Section {
 					return true
 				}
 			}
@@ -442,3 +442,6 @@ func (st *state) keys() []Key {
 	}
 	return ks.sorted()
 }
+
+// keyOf is the output key of n's object.
+func keyOf(n topology.NodeID) Key { return Key{Namespace: n.Namespace, Name: n.Name} }

@@ -108,28 +108,28 @@ func (v View) Gateways(namespace, name string) []ViewGateway {
 	return out
 }
 
-func (v View) gateway(g *gatewayObj) ViewGateway {
+func (v View) gateway(g *topology.Gateway) ViewGateway {
 	st := v.st
-	vg := ViewGateway{Namespace: g.id.Namespace, Name: g.id.Name, id: g.id}
+	vg := ViewGateway{Namespace: g.ID.Namespace, Name: g.ID.Name, id: g.ID}
 	var top []v1alpha1.ObjectReference
-	if st.classes[g.class] {
-		vg.ControllerName = st.classControllers[g.class]
-		top = append(top, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.class}.Ref())
+	if st.classes[g.Class] {
+		vg.ControllerName = st.classControllers[g.Class]
+		top = append(top, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.Class}.Ref())
 	}
-	top = append(top, g.id.Ref())
-	v.addListeners(&vg, g.id, nil, g.listeners, top)
+	top = append(top, g.ID.Ref())
+	v.addListeners(&vg, g.ID, nil, g.Listeners, top)
 	sets := v.allowedSets(g)
 	for _, c := range sets {
 		ref := c.Ref()
-		v.addListeners(&vg, c, &ref, st.listenerSets[c].listeners, append(top[:len(top):len(top)], ref))
+		v.addListeners(&vg, c, &ref, st.listenerSets[c].Listeners, append(top[:len(top):len(top)], ref))
 	}
 	return vg
 }
 
 // allowedSets lists the ListenerSets g allows, sorted.
-func (v View) allowedSets(g *gatewayObj) []topology.NodeID {
+func (v View) allowedSets(g *topology.Gateway) []topology.NodeID {
 	var sets []topology.NodeID
-	for c := range v.st.lsByGateway[g.id] {
+	for c := range v.st.lsByGateway[g.ID] {
 		if ls := v.st.listenerSets[c]; ls != nil && v.st.lsAllowed(g, ls) {
 			sets = append(sets, c)
 		}
@@ -151,11 +151,11 @@ func (v View) Refused(gw ViewGateway, keep func(hostnames []string) bool) []View
 
 // refused lists the routes that name g or one of its allowed ListenerSets
 // (sets) in a parentRef but attach through none of their listeners.
-func (v View) refused(g *gatewayObj, sets []topology.NodeID, keep func(hostnames []string) bool) []ViewRefused {
+func (v View) refused(g *topology.Gateway, sets []topology.NodeID, keep func(hostnames []string) bool) []ViewRefused {
 	st := v.st
-	owners := map[topology.NodeID][]listener{g.id: g.listeners}
+	owners := map[topology.NodeID][]topology.Listener{g.ID: g.Listeners}
 	for _, c := range sets {
-		owners[c] = st.listenerSets[c].listeners
+		owners[c] = st.listenerSets[c].Listeners
 	}
 	var ids []topology.NodeID
 	for o := range owners {
@@ -167,7 +167,7 @@ func (v View) refused(g *gatewayObj, sets []topology.NodeID, keep func(hostnames
 	var out []ViewRefused
 	for i, rid := range ids {
 		r := st.routes[rid]
-		if r == nil || i > 0 && ids[i-1] == rid || keep != nil && !keep(r.hostnames) {
+		if r == nil || i > 0 && ids[i-1] == rid || keep != nil && !keep(r.Hostnames) {
 			continue
 		}
 		attached := false
@@ -179,42 +179,42 @@ func (v View) refused(g *gatewayObj, sets []topology.NodeID, keep func(hostnames
 		if attached {
 			continue
 		}
-		out = append(out, ViewRefused{Ref: rid.Ref(), Hostnames: r.hostnames, Why: v.why(r, owners)})
+		out = append(out, ViewRefused{Ref: rid.Ref(), Hostnames: r.Hostnames, Why: v.why(r, owners)})
 	}
 	return out
 }
 
 // why says why route r attaches through no listener of owners.
-func (v View) why(r *routeObj, owners map[topology.NodeID][]listener) string {
-	for _, pr := range r.parentRefs {
-		ls, ok := owners[pr.id]
+func (v View) why(r *topology.Route, owners map[topology.NodeID][]topology.Listener) string {
+	for _, pr := range r.ParentRefs {
+		ls, ok := owners[pr.ID]
 		if !ok {
 			continue
 		}
 		for _, l := range ls {
-			if pr.section != "" && pr.section != l.name || pr.port != 0 && pr.port != l.port {
+			if pr.Section != "" && pr.Section != l.Name || pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if why := v.st.refusal(l, pr.id.Namespace, r); why != admitted {
-				return why.words(l, pr.id.Namespace, r)
+			if why := v.st.refusal(l, pr.ID.Namespace, r); why != admitted {
+				return why.words(l, pr.ID.Namespace, r)
 			}
 		}
 		switch {
-		case pr.section != "":
-			return "its parentRef names no listener " + pr.section + " of " + pr.id.Kind + " " + pr.id.Namespace + "/" + pr.id.Name
-		case pr.port != 0:
-			return "its parentRef names port " + strconv.FormatInt(pr.port, 10) + ", where " + pr.id.Kind + " " + pr.id.Namespace + "/" + pr.id.Name + " has no listener"
+		case pr.Section != "":
+			return "its parentRef names no listener " + pr.Section + " of " + pr.ID.Kind + " " + pr.ID.Namespace + "/" + pr.ID.Name
+		case pr.Port != 0:
+			return "its parentRef names port " + strconv.FormatInt(pr.Port, 10) + ", where " + pr.ID.Kind + " " + pr.ID.Namespace + "/" + pr.ID.Name + " has no listener"
 		}
 	}
 	return "no listener admits it"
 }
 
-func (v View) addListeners(vg *ViewGateway, owner topology.NodeID, set *v1alpha1.ObjectReference, ls []listener, top []v1alpha1.ObjectReference) {
+func (v View) addListeners(vg *ViewGateway, owner topology.NodeID, set *v1alpha1.ObjectReference, ls []topology.Listener, top []v1alpha1.ObjectReference) {
 	for _, l := range ls {
 		n := owner
-		n.Section = l.name
+		n.Section = l.Name
 		vg.Listeners = append(vg.Listeners, ViewListener{
-			Name: l.name, Port: int32(l.port), Protocol: l.protocol, Hostname: l.hostname,
+			Name: l.Name, Port: int32(l.Port), Protocol: l.Protocol, Hostname: l.Hostname,
 			ListenerSet: set,
 			Path:        append(top[:len(top):len(top)], n.Ref()),
 			node:        n,
@@ -234,7 +234,7 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	// routes of hundreds.
 	for rid := range v.st.routesByParent[l.node.Object()] {
 		r := v.st.routes[rid]
-		if r == nil || keep != nil && !keep(r.hostnames) {
+		if r == nil || keep != nil && !keep(r.Hostnames) {
 			continue
 		}
 		if v.st.attachesTo(r, l.node) {
@@ -256,9 +256,9 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	out := make([]ViewRoute, len(ids))
 	for i, rid := range ids {
 		r := v.st.routes[rid]
-		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.hostnames, Created: r.created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
-		for j, ru := range r.rules {
-			vr.RuleSections[j] = ru.section
+		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.Hostnames, Created: r.Created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.Rules))}
+		for j, ru := range r.Rules {
+			vr.RuleSections[j] = ru.Section
 		}
 		out[i] = vr
 	}
@@ -316,9 +316,9 @@ func (v View) ServicePort(namespace, name string, port int32) (section string, e
 	if s == nil {
 		return "", false
 	}
-	for _, p := range s.ports {
-		if p.port == int64(port) {
-			return p.name, true
+	for _, p := range s.Ports {
+		if p.Port == int64(port) {
+			return p.Name, true
 		}
 	}
 	return "", true

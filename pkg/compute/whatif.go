@@ -277,13 +277,13 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	if spec != nil {
 		u.Object["spec"] = spec
 	}
-	if isNamespaceNode(n) {
+	if topology.IsNamespaceNode(n) {
 		u.SetLabels(st.nsLabels[name])
 	} else {
 		u.SetLabels(st.objLabels[n])
 	}
 	if r := st.routes[n]; r != nil {
-		u.SetCreationTimestamp(metav1.NewTime(r.created))
+		u.SetCreationTimestamp(metav1.NewTime(r.Created))
 	}
 	return u, nil
 }

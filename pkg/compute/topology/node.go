@@ -30,6 +30,7 @@ func (n NodeID) Ref() v1alpha1.ObjectReference {
 	return v1alpha1.ObjectReference{Group: n.Group, Kind: n.Kind, Name: n.Name, Namespace: n.Namespace, SectionName: n.Section}
 }
 
+// String is "Kind namespace/name#section".
 func (n NodeID) String() string {
 	s := n.Kind + " "
 	if n.Namespace != "" {
