@@ -57,6 +57,7 @@ var rooms = []struct {
 	{"pkg/compute/semantics", 2},     // the seam: the Profile interface and its inputs
 	{"pkg/compute/semantics/gep", 3}, // the default fold, which other profiles fall back on
 	{"pkg/compute/semantics/", 4},    // one folder per implementation
+	{"pkg/compute/policies", 5},      // descriptors, the table of profiles, parsing
 	{"pkg/compute", 9},
 }
 

@@ -19,11 +19,13 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
 
 func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructured.Unstructured) []Key {
 	ki := st.kinds[gk]
-	if !ki.pk.namespaced {
+	if !ki.pk.Namespaced {
 		ns = ""
 	} else if ns == "" {
 		return nil
@@ -53,7 +55,7 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		// Keep a private copy of the spec (descriptor paths all start at
 		// spec; the rest of the object is not needed): callers may reuse
 		// their object.
-		p := parsePolicy(ki.pk, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
+		p := policies.Parse(ki.pk, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
 		p.Labels = u.GetLabels()
 		st.policies[id] = p
 		p.Resolution = st.resolve(p)
@@ -81,14 +83,14 @@ func sameLabels(a, b map[string]string) bool {
 	return true
 }
 
-// specOnlyCopy copies what parsePolicy reads of a policy object: its spec
+// specOnlyCopy copies what policies.Parse reads of a policy object: its spec
 // (or its absence).
 func specOnlyCopy(obj map[string]interface{}) map[string]interface{} {
 	spec, ok := obj["spec"]
 	if !ok {
 		return map[string]interface{}{}
 	}
-	return map[string]interface{}{"spec": deepCopyValue(spec)}
+	return map[string]interface{}{"spec": policies.DeepCopyValue(spec)}
 }
 
 // reresolve recomputes the attachments of ps, adding old and new reach to ks.
@@ -228,7 +230,7 @@ func (st *state) selectorNamespaces(p *semantics.Policy, s semantics.SelectorRef
 // rule-<index+1> by a policy whose profile addresses unnamed rules so.
 func (st *state) unnamedRuleFor(p *semantics.Policy, t topology.NodeID) bool {
 	ki := st.kinds[p.ID.GK]
-	if ki == nil || !ki.pk.prof.UnnamedRuleSections() || t.Section == "" || !topology.IsRouteGK(t.GK()) {
+	if ki == nil || !ki.pk.Profile.UnnamedRuleSections() || t.Section == "" || !topology.IsRouteGK(t.GK()) {
 		return false
 	}
 	if r := st.routes[t.Object()]; r != nil && st.objects[t.Object()] > 0 {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
 
 func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
@@ -64,7 +66,7 @@ func parseCRD(name string, u *unstructured.Unstructured) *crdInfo {
 		namespaced: crd.Spec.Scope != apiextv1.ClusterScoped,
 		plural:     crd.Spec.Names.Plural,
 		schemas:    map[string]*apiextv1.JSONSchemaProps{},
-		fp:         []interface{}{deepCopyValue(u.Object["spec"]), crd.Labels},
+		fp:         []interface{}{policies.DeepCopyValue(u.Object["spec"]), crd.Labels},
 	}
 	if info.gk.Kind == "" {
 		return nil
@@ -121,13 +123,13 @@ func (st *state) rebuildKinds() {
 			continue
 		}
 		newKinds[c.gk] = &kindIndex{
-			pk: &policyKind{
-				gk:         c.gk,
-				gvr:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
-				desc:       d,
-				namespaced: c.namespaced,
-				schema:     c.schemas[version],
-				prof:       profileOf(&d),
+			pk: &policies.Kind{
+				GK:         c.gk,
+				GVR:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
+				Descriptor: d,
+				Namespaced: c.namespaced,
+				Schema:     c.schemas[version],
+				Profile:    policies.ProfileOf(&d),
 			},
 			at:       map[topology.NodeID][]*semantics.Policy{},
 			sections: map[topology.NodeID]map[string]int{},
@@ -147,7 +149,7 @@ func (st *state) rebuildKinds() {
 		if ki == nil {
 			continue // the CRD is gone: forget its policies
 		}
-		np := parsePolicy(ki.pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
+		np := policies.Parse(ki.pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
 		np.Labels = p.Labels
 		st.policies[np.ID] = np
 	}
@@ -159,9 +161,9 @@ func (st *state) rebuildKinds() {
 
 // crdDescriptor recognizes a CRD without a descriptor as a policy kind: by the GEP-713 label
 // when it has one (any other value than direct, true or inherited says it is not a policy),
-// else by its schema (schemaClass).
+// else by its schema (policies.SchemaClass).
 func crdDescriptor(c *crdInfo, s *apiextv1.JSONSchemaProps) (Descriptor, bool) {
-	class, ok := schemaClass(s)
+	class, ok := policies.SchemaClass(s)
 	if v, labeled := c.labels["gateway.networking.k8s.io/policy"]; labeled {
 		switch strings.ToLower(v) {
 		case "direct", "true":
@@ -175,7 +177,7 @@ func crdDescriptor(c *crdInfo, s *apiextv1.JSONSchemaProps) (Descriptor, bool) {
 	if !ok {
 		return Descriptor{}, false
 	}
-	return conventionDescriptor(c.gk.Group, c.gk.Kind, class), true
+	return policies.ConventionDescriptor(c.gk.Group, c.gk.Kind, class), true
 }
 
 func contains(l []string, s string) bool {

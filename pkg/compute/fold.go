@@ -75,7 +75,7 @@ func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
 	if len(es) == 0 {
 		return r
 	}
-	fv := k.pk.prof.Fold(es, flavor)
+	fv := k.pk.Profile.Fold(es, flavor)
 	acc := merge.StripNulls(fv.Acc)
 	r.spec = mustJSON(merge.ToJSON(acc))
 	r.fieldSources = map[string]string{}

@@ -83,19 +83,19 @@ func (a *aggs) get(p *semantics.Policy, e *semantics.Entry, n topology.NodeID, l
 }
 
 func (s *session) targetPolicy(t topology.NodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
-	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
+	tp := v1alpha1.TargetPolicy{Group: k.pk.GK.Group, Kind: k.pk.GK.Kind, Class: k.pk.Descriptor.Class}
 	a := &s.aggs
 	a.reset()
-	a.prof = k.pk.prof
+	a.prof = k.pk.Profile
 	// Where the kind cannot take effect there is no effective entry, but a policy listed
 	// Invalid here is still shown.
-	if a.prof.Reaches(k.pk.gk.Kind, t) {
+	if a.prof.Reaches(k.pk.GK.Kind, t) {
 		var sections []string
 		for sec := range k.sections[t] {
 			sections = append(sections, sec)
 		}
 		sort.Strings(sections)
-		if k.pk.desc.Class == v1alpha1.ClassDirect {
+		if k.pk.Descriptor.Class == v1alpha1.ClassDirect {
 			s.direct(t, k, sections, a, &tp)
 		} else {
 			s.inherited(t, k, sections, a, &tp)
@@ -152,7 +152,7 @@ func (s *session) inherited(t topology.NodeID, k *kindIndex, sections []string, 
 // the section it stands for, "" for the whole target) and counts how the
 // sources fared in it.
 func (s *session) emitInherited(n topology.NodeID, section string, k *kindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
-	flavor := k.pk.prof.Flavor(k.pk.gk.Kind, n)
+	flavor := k.pk.Profile.Flavor(k.pk.GK.Kind, n)
 	for _, v := range s.contexts(n, k) {
 		if len(v.elems) == 0 {
 			continue
@@ -259,7 +259,7 @@ func (s *session) emitDirect(t, n topology.NodeID, section string, k *kindIndex,
 	if len(cands) == 0 {
 		return
 	}
-	winners := k.pk.prof.Direct(cands)
+	winners := k.pk.Profile.Direct(cands)
 	if len(winners) > 0 {
 		s.emitDirectWinners(t, n, section, winners, len(losers) > 0, a, tp)
 	}
@@ -449,7 +449,7 @@ func (st *state) sortedKinds() []*kindIndex {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].pk.gk, out[j].pk.gk
+		a, b := out[i].pk.GK, out[j].pk.GK
 		if a.Group != b.Group {
 			return a.Group < b.Group
 		}

@@ -1,19 +1,12 @@
 package compute
 
-// The profiles the engine knows, by the semantics name a descriptor gives (SPEC §4.1). The
-// Profile interface is in pkg/compute/semantics; each profile lives in a folder of its own
-// below it: gep (SPEC §5 as written, the default), envoygateway, kuadrant, nginx.
+// The semantics names a descriptor gives (SPEC §4.1), as the engine's API has always named
+// them. The Profile interface is in pkg/compute/semantics, each profile in a folder of its
+// own below it (gep, the default, envoygateway, kuadrant, nginx), and the table of profiles
+// by name in pkg/compute/policies.
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/envoygateway"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kuadrant"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/nginx"
 )
 
 // Semantics names, as descriptors write them.
@@ -23,33 +16,3 @@ const (
 	SemanticsKuadrant           = semantics.Kuadrant
 	SemanticsNGINXGatewayFabric = semantics.NGINXGatewayFabric
 )
-
-var profiles = map[string]semantics.Profile{
-	SemanticsGEP:                gep.Profile{},
-	SemanticsEnvoyGateway:       envoygateway.Profile{},
-	SemanticsKuadrant:           kuadrant.Profile{},
-	SemanticsNGINXGatewayFabric: nginx.Profile{},
-}
-
-// profileOf returns the profile a descriptor names (GEP when it names none).
-func profileOf(d *Descriptor) semantics.Profile {
-	if p, ok := profiles[d.Semantics]; ok {
-		return p
-	}
-	return gep.Profile{}
-}
-
-func validSemantics(s string) error {
-	if s == "" {
-		return nil
-	}
-	if _, ok := profiles[s]; ok {
-		return nil
-	}
-	names := make([]string, 0, len(profiles))
-	for n := range profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return fmt.Errorf("semantics must be one of %s, not %q", strings.Join(names, ", "), s)
-}

@@ -36,7 +36,7 @@ func (e *Engine) Policies(key Key) []PolicyInfo {
 	st := e.st
 	var out []PolicyInfo
 	for gk, ki := range st.kinds {
-		if ki.pk.namespaced == (key.Namespace == "") {
+		if ki.pk.Namespaced == (key.Namespace == "") {
 			continue
 		}
 		p := st.policies[semantics.PolicyID{GK: gk, Namespace: key.Namespace, Name: key.Name}]

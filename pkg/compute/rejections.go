@@ -28,11 +28,11 @@ func (st *state) settleRejections(keys []Key) []Key {
 			continue
 		}
 		ki.rejectDirty = false
-		r, ok := ki.pk.prof.(semantics.WholePolicyRejecter)
+		r, ok := ki.pk.Profile.(semantics.WholePolicyRejecter)
 		if !ok {
 			continue
 		}
-		now := r.Rejections(ki.pk.gk.Kind, ki.at)
+		now := r.Rejections(ki.pk.GK.Kind, ki.at)
 		for _, p := range attachedPolicies(ki) {
 			by := now[p]
 			same := (by == nil) == (p.RejectedBy == nil) && (by == nil || by.ID == p.RejectedBy.ID)

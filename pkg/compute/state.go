@@ -16,6 +16,8 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
 
 type invalidAt struct {
@@ -26,7 +28,7 @@ type invalidAt struct {
 
 // kindIndex holds the attachments of one policy kind.
 type kindIndex struct {
-	pk       *policyKind
+	pk       *policies.Kind
 	at       map[topology.NodeID][]*semantics.Policy // valid attachments by node
 	sections map[topology.NodeID]map[string]int      // object -> sections with attachments
 	invalid  map[topology.NodeID][]invalidAt         // owner object -> Invalid listings
@@ -158,7 +160,7 @@ func newState(opts Options) (*state, error) {
 		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	for i, d := range opts.Descriptors {
-		if err := d.validate(); err != nil {
+		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("descriptor %d: %w", i, err)
 		}
 		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
@@ -386,7 +388,7 @@ func SortKeys(ks []Key) {
 func (st *state) policyResources() []schema.GroupVersionResource {
 	out := make([]schema.GroupVersionResource, 0, len(st.kinds))
 	for _, ki := range st.kinds {
-		out = append(out, ki.pk.gvr)
+		out = append(out, ki.pk.GVR)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -405,13 +407,13 @@ func (st *state) policyResources() []schema.GroupVersionResource {
 // the nodes below its attachments that the kind reaches.
 func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
 	visit := func(n topology.NodeID) {
-		if ki.pk.prof.Reaches(ki.pk.gk.Kind, n) {
+		if ki.pk.Profile.Reaches(ki.pk.GK.Kind, n) {
 			ks[keyOf(n)] = true
 		}
 	}
 	seen := visited{}
 	for n := range ki.at {
-		if ki.pk.desc.Class == v1alpha1.ClassInherited {
+		if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
 			st.descend(n, true, seen, visit)
 		} else {
 			visit(n)
@@ -426,13 +428,13 @@ func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
 	seen := make(visited, len(st.objects))
 	for _, ki := range st.kinds {
-		if l, ok := ki.pk.prof.(semantics.ReachLimiter); ok && l.LimitsReach(ki.pk.gk.Kind) {
+		if l, ok := ki.pk.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.pk.GK.Kind) {
 			st.limitedKeys(ki, ks)
 			continue
 		}
 		for n := range ki.at {
 			ks[keyOf(n)] = true
-			if ki.pk.desc.Class == v1alpha1.ClassInherited {
+			if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
 				st.walk(n, ks, seen)
 			}
 		}

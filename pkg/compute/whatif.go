@@ -162,7 +162,7 @@ func (st *state) checkProposal(p Proposal) error {
 // objects are namespaced.
 func (st *state) scope(gk schema.GroupKind) (namespaced, known bool) {
 	if ki, ok := st.kinds[gk]; ok {
-		return ki.pk.namespaced, true
+		return ki.pk.Namespaced, true
 	}
 	if a, ok := topologyAppliers[gk]; ok {
 		return a.namespaced, true
@@ -242,7 +242,7 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	u.SetKind(gk.Kind)
 	u.SetName(name)
 	if ki, ok := st.kinds[gk]; ok {
-		if !ki.pk.namespaced {
+		if !ki.pk.Namespaced {
 			ns = ""
 		}
 		p := st.policies[semantics.PolicyID{GK: gk, Namespace: ns, Name: name}]

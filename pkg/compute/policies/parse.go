@@ -1,4 +1,4 @@
-package compute
+package policies
 
 // Parsing a policy object: its targets, then one entry per stanza with its
 // merge strategy (SPEC §4, §5 "Default strategies", §6 for what is invalid).
@@ -19,16 +19,16 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-// parsePolicy reads one policy object of kind pk: its targets, then its
+// Parse reads one policy object of kind pk: its targets, then its
 // entries (one per stanza, with the merge strategy of each). A malformed
 // policy comes back with invalid set and no entries, its targets still read
 // so that it can be listed at them (SPEC §6).
-func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *semantics.Policy {
-	id := semantics.PolicyID{GK: pk.gk, Namespace: ns, Name: name}
+func Parse(pk *Kind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *semantics.Policy {
+	id := semantics.PolicyID{GK: pk.GK, Namespace: ns, Name: name}
 	pp := &policyParser{
-		pk: pk, d: &pk.desc, obj: obj, ns: ns,
+		pk: pk, d: &pk.Descriptor, obj: obj, ns: ns,
 		defaultStrategy: defaultStrategy, clusterScoped: clusterScoped,
-		p: &semantics.Policy{ID: id, DisplayName: id.Display(), Created: ts, Raw: obj, Class: pk.desc.Class},
+		p: &semantics.Policy{ID: id, DisplayName: id.Display(), Created: ts, Raw: obj, Class: pk.Descriptor.Class},
 	}
 	if err := pp.parse(); err != nil {
 		pp.p.Invalid = err.Error()
@@ -41,7 +41,7 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 // the object, and the server's default strategy for inherited policies that
 // name none.
 type policyParser struct {
-	pk              *policyKind
+	pk              *Kind
 	d               *Descriptor
 	obj             map[string]interface{}
 	ns              string
@@ -218,7 +218,7 @@ func (pp *policyParser) parseDirect(spec map[string]interface{}) error {
 			proper[k] = val
 		}
 	}
-	pp.p.Entries = []semantics.Entry{{Stanza: v1alpha1.StanzaNone, Strategy: v1alpha1.MergeNone, Spec: proper, Schema: pp.pk.mergeSchema("spec", "")}}
+	pp.p.Entries = []semantics.Entry{{Stanza: v1alpha1.StanzaNone, Strategy: v1alpha1.MergeNone, Spec: proper, Schema: pp.pk.MergeSchema("spec", "")}}
 	return nil
 }
 
@@ -405,7 +405,7 @@ func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string
 		m = map[string]interface{}{}
 	}
 	value := stanzaNamed.or(specStrategy).value
-	sch := pp.pk.mergeSchema(schemaPath, value)
+	sch := pp.pk.MergeSchema(schemaPath, value)
 	return semantics.Entry{Stanza: st, Strategy: mergeStrategyOf(st, strategy), Named: value, Spec: m, Schema: sch, Leaves: countLeaves(m, sch)}, nil
 }
 

@@ -1,4 +1,4 @@
-package compute
+package policies
 
 import (
 	"fmt"
@@ -15,14 +15,14 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-// policyKind is a CRD the engine treats as a policy.
-type policyKind struct {
-	gk         schema.GroupKind
-	gvr        schema.GroupVersionResource
-	desc       Descriptor
-	namespaced bool
-	schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
-	prof       semantics.Profile         // the descriptor's semantics
+// Kind is a CRD the engine treats as a policy.
+type Kind struct {
+	GK         schema.GroupKind
+	GVR        schema.GroupVersionResource
+	Descriptor Descriptor
+	Namespaced bool
+	Schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
+	Profile    semantics.Profile         // the descriptor's semantics
 	// merge caches the profile's merge schema at a stanza path for a named
 	// strategy; filled while parsing policies, which holds the engine's
 	// write lock.
@@ -31,18 +31,18 @@ type policyKind struct {
 
 type mergeSchemaKey struct{ path, named string }
 
-// mergeSchema returns the merge schema of the stanza at a dotted path, for
+// MergeSchema returns the merge schema of the stanza at a dotted path, for
 // an entry that names strategy named (as written, lower case; "" for none).
-func (pk *policyKind) mergeSchema(path, named string) *merge.Schema {
+func (pk *Kind) MergeSchema(path, named string) *merge.Schema {
 	key := mergeSchemaKey{path, named}
 	if m, ok := pk.merge[key]; ok {
 		return m
 	}
-	prof := pk.prof
+	prof := pk.Profile
 	if prof == nil {
 		prof = gep.Profile{}
 	}
-	m := prof.MergeSchema(pk.gk.Kind, schemaAt(pk.schema, path), named)
+	m := prof.MergeSchema(pk.GK.Kind, schemaAt(pk.Schema, path), named)
 	if pk.merge == nil {
 		pk.merge = map[mergeSchemaKey]*merge.Schema{}
 	}
@@ -89,19 +89,19 @@ func without(m map[string]interface{}, base string, paths []string) map[string]i
 func deepCopyMap(m map[string]interface{}) map[string]interface{} {
 	out := make(map[string]interface{}, len(m))
 	for k, v := range m {
-		out[k] = deepCopyValue(v)
+		out[k] = DeepCopyValue(v)
 	}
 	return out
 }
 
-func deepCopyValue(v interface{}) interface{} {
+func DeepCopyValue(v interface{}) interface{} {
 	switch t := v.(type) {
 	case map[string]interface{}:
 		return deepCopyMap(t)
 	case []interface{}:
 		l := make([]interface{}, len(t))
 		for i, it := range t {
-			l[i] = deepCopyValue(it)
+			l[i] = DeepCopyValue(it)
 		}
 		return l
 	}
@@ -203,7 +203,7 @@ func tooDeep(v interface{}, limit int) bool {
 // selector lists). A value that is not a list is recorded as an invalid
 // reference; a list longer than the CRD's maxItems makes the whole policy
 // invalid (its entries are still read, so it can be listed at its targets).
-func targetList(p *semantics.Policy, obj map[string]interface{}, pk *policyKind, path string) []interface{} {
+func targetList(p *semantics.Policy, obj map[string]interface{}, pk *Kind, path string) []interface{} {
 	v, found := semantics.Lookup(obj, path)
 	if !found || v == nil {
 		return nil
@@ -213,7 +213,7 @@ func targetList(p *semantics.Policy, obj map[string]interface{}, pk *policyKind,
 		p.Refs = append(p.Refs, semantics.NamedRef{Invalid: path + " must be a list"})
 		return nil
 	}
-	if limit, ok := maxItemsAt(pk.schema, path); ok && int64(len(l)) > limit {
+	if limit, ok := maxItemsAt(pk.Schema, path); ok && int64(len(l)) > limit {
 		p.Invalid = fmt.Sprintf("%s has %d items, more than the %d the CRD allows", path, len(l), limit)
 	}
 	return l
