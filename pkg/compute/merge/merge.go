@@ -17,7 +17,7 @@ import (
 // The exported fields are those a profile reads or sets when it builds a
 // value of its own.
 type Value struct {
-	Obj     map[string]*Value // object (isObj)
+	Obj     map[string]*Value // object (IsObj)
 	items   []*Value          // list-map items (isMap)
 	leaf    interface{}       // scalar, nil (null) or []interface{}
 	Src     int               // entry index of a leaf or an empty object

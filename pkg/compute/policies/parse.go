@@ -409,7 +409,7 @@ func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string
 	return semantics.Entry{Stanza: st, Strategy: mergeStrategyOf(st, strategy), Named: value, Spec: m, Schema: sch, Leaves: countLeaves(m, sch)}, nil
 }
 
-// countLeaves counts the leaves spec has on its own (see walkLeaves).
+// countLeaves counts the leaves spec has on its own (see merge.WalkLeaves).
 func countLeaves(spec map[string]interface{}, sch *merge.Schema) int {
 	n := 0
 	merge.WalkLeaves(merge.StripNulls(merge.Build(spec, 0, sch)), "", func(string, int) { n++ })

@@ -70,7 +70,7 @@ type Policy struct {
 	Entries     []Entry
 	Invalid     string // whole policy is malformed
 	Class       v1alpha1.PolicyClass
-	Resolution  Resolution // current attachments (maintained by state)
+	Resolution  Resolution // current attachments (maintained by the engine)
 	// RejectedBy is the policy that beat this one whole under a profile's whole-policy
 	// same-target rule, nil when none did (maintained by the engine).
 	RejectedBy *Policy
