@@ -156,6 +156,7 @@ func LoadDescriptors(data []byte) ([]Descriptor, error) {
 	return ds, nil
 }
 
+// Validate reports what is wrong with d (nil when nothing is).
 func (d *Descriptor) Validate() error {
 	if d.Kind == "" {
 		return fmt.Errorf("kind is required")

@@ -94,6 +94,7 @@ func deepCopyMap(m map[string]interface{}) map[string]interface{} {
 	return out
 }
 
+// DeepCopyValue copies a JSON value, its objects and lists too.
 func DeepCopyValue(v interface{}) interface{} {
 	switch t := v.(type) {
 	case map[string]interface{}:

@@ -58,9 +58,10 @@ const (
 	egMergeStrategic = "strategicmerge"
 )
 
+// Name implements semantics.Profile.
 func (Profile) Name() string { return semantics.EnvoyGateway }
 
-// MergeSchema: with StrategicMerge the lists Envoy Gateway's types tag merge item by item;
+// MergeSchema (semantics.Profile): with StrategicMerge the lists Envoy Gateway's types tag merge item by item;
 // everything else (JSONMerge, and policies without mergeType, which never merge) replaces
 // lists whole, whatever the CRD says. A list merged by key is still one leaf of fieldSources
 // (SPEC §5.6: the CRD does not make it a list-map), named after the policy whose merge made it.
@@ -75,7 +76,7 @@ func (Profile) MergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named strin
 	return m
 }
 
-// ReportedStrategy: a route policy with mergeType is merged by a rule of Envoy Gateway's own
+// ReportedStrategy (semantics.Profile): a route policy with mergeType is merged by a rule of Envoy Gateway's own
 // (the child decides, onto the closest parent only): Custom. Without it a policy applies whole
 // where it is the most specific: AtomicDefaults.
 func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy {
@@ -88,6 +89,7 @@ func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy {
 	return v1alpha1.MergeAtomicDefaults
 }
 
+// Flavor implements semantics.Profile.
 func (Profile) Flavor(kind string, target topology.NodeID) string {
 	if kind != "BackendTrafficPolicy" || target.Group != topology.GatewayGroup {
 		return ""
@@ -99,6 +101,7 @@ func (Profile) Flavor(kind string, target topology.NodeID) string {
 	return ""
 }
 
+// Rule implements semantics.Profile.
 func (Profile) Rule(kind string) string {
 	if kind == "ClientTrafficPolicy" {
 		return "Envoy Gateway: a listener policy beats the Gateway policy for its listener; of two on one target the oldest applies"
@@ -106,9 +109,10 @@ func (Profile) Rule(kind string) string {
 	return "Envoy Gateway: only the most specific policy applies (route rule, route, listener, Gateway; on TCP and UDP routes field by field), a route policy with mergeType merged onto the closest listener or Gateway policy; of two on one target the oldest applies"
 }
 
-// Direct: ClientTrafficPolicy; the oldest policy on a target applies whole.
+// Direct (semantics.Profile): ClientTrafficPolicy; the oldest policy on a target applies whole.
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
+// Fold implements semantics.Profile.
 func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue {
 	conflicts := semantics.SameTargetWinners(es)
 	var live []int // entries Envoy Gateway applies: on Gateways and routes, not beaten on their target
@@ -176,6 +180,8 @@ func countBuilt(v *merge.Value) int {
 	return n
 }
 
+// Reaches implements semantics.Profile.
 func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
+// UnnamedRuleSections implements semantics.Profile.
 func (Profile) UnnamedRuleSections() bool { return false }

@@ -16,20 +16,24 @@ import (
 // Profile is the GEP profile.
 type Profile struct{}
 
+// Name implements semantics.Profile.
 func (Profile) Name() string { return semantics.GEP }
 
-// MergeSchema: lists the CRD marks x-kubernetes-list-type: map merge by their keys.
+// MergeSchema (semantics.Profile): lists the CRD marks x-kubernetes-list-type: map merge by their keys.
 func (Profile) MergeSchema(_ string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
 	return merge.Compile(s)
 }
 
+// ReportedStrategy implements semantics.Profile.
 func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
 
+// Flavor implements semantics.Profile.
 func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
+// Rule implements semantics.Profile.
 func (Profile) Rule(string) string { return "" }
 
-// Direct: the established policy wins whole (SPEC §5.3).
+// Direct (semantics.Profile): the established policy wins whole (SPEC §5.3).
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
 // Fold is SPEC §5.4: from the most specific entry upwards, each established entry applies its
@@ -79,6 +83,8 @@ func FoldOf(es []semantics.FoldEntry, idx []int) *merge.Value {
 	return acc
 }
 
+// Reaches implements semantics.Profile.
 func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
+// UnnamedRuleSections implements semantics.Profile.
 func (Profile) UnnamedRuleSections() bool { return false }

@@ -40,8 +40,10 @@ var kuadrantUnits = map[string][]string{
 	},
 }
 
+// Name implements semantics.Profile.
 func (Profile) Name() string { return semantics.Kuadrant }
 
+// MergeSchema implements semantics.Profile.
 func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
 	m := merge.Compile(s)
 	for _, path := range kuadrantUnits[kind] {
@@ -50,10 +52,13 @@ func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *
 	return m
 }
 
+// ReportedStrategy implements semantics.Profile.
 func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
 
+// Flavor implements semantics.Profile.
 func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
+// Rule implements semantics.Profile.
 func (Profile) Rule(kind string) string {
 	if _, ok := kuadrantUnits[kind]; !ok {
 		return ""
@@ -61,6 +66,7 @@ func (Profile) Rule(kind string) string {
 	return "Kuadrant: a merge keeps or replaces whole named rules (limits, auth rules), never fields inside them"
 }
 
+// Direct implements semantics.Profile.
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
 // Fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
@@ -68,9 +74,10 @@ func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	return semantics.FoldValue{Acc: gep.Fold(es)}
 }
 
+// Reaches implements semantics.Profile.
 func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
-// UnnamedRuleSections: policy-machinery, which kuadrant-operator builds its topology with,
+// UnnamedRuleSections (semantics.Profile): policy-machinery, which kuadrant-operator builds its topology with,
 // names HTTPRoute rules rule-<index+1> (github.com/kuadrant/policy-machinery v0.8.0,
 // machinery/gateway_api_topology.go httpRouteRulesFromHTTPRouteFunc).
 func (Profile) UnnamedRuleSections() bool { return true }

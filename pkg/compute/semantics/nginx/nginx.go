@@ -42,8 +42,10 @@ var nginxConflictFields = map[string][]string{
 	"ObservabilityPolicy":    {"tracing"},
 }
 
+// Name implements semantics.Profile.
 func (Profile) Name() string { return semantics.NGINXGatewayFabric }
 
+// MergeSchema implements semantics.Profile.
 func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
 	m := merge.Compile(s)
 	if kind == "ClientSettingsPolicy" {
@@ -52,11 +54,13 @@ func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *
 	return m
 }
 
+// ReportedStrategy implements semantics.Profile.
 func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
 
+// Flavor implements semantics.Profile.
 func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
-// Reaches: a ClientSettingsPolicy configures the NGINX server (Gateway) and locations
+// Reaches (semantics.Profile): a ClientSettingsPolicy configures the NGINX server (Gateway) and locations
 // (routes), never an upstream.
 func (Profile) Reaches(kind string, target topology.NodeID) bool {
 	if kind != "ClientSettingsPolicy" {
@@ -65,8 +69,10 @@ func (Profile) Reaches(kind string, target topology.NodeID) bool {
 	return target.Group == topology.GatewayGroup && (target.Kind == "Gateway" || topology.IsRouteGK(target.GK()))
 }
 
+// LimitsReach implements semantics.ReachLimiter.
 func (Profile) LimitsReach(kind string) bool { return kind == "ClientSettingsPolicy" }
 
+// Rule implements semantics.Profile.
 func (Profile) Rule(kind string) string {
 	if kind == "ClientSettingsPolicy" {
 		return "NGINX Gateway Fabric: route settings beat Gateway settings, never applied to backends; policies on one target add up unless a newer one overlaps an older one (Conflicted)"
@@ -74,7 +80,7 @@ func (Profile) Rule(kind string) string {
 	return "NGINX Gateway Fabric: policies on one target add up unless a newer one overlaps an older one (Conflicted)"
 }
 
-// Direct: every policy on the target applies but those rejected (rejections).
+// Direct (semantics.Profile): every policy on the target applies but those rejected (rejections).
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy {
 	var out []*semantics.Policy
 	for _, c := range cands {
@@ -85,7 +91,7 @@ func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy {
 	return out
 }
 
-// Fold: on each node the policies not rejected add up; then SPEC §5.4 over those (a
+// Fold (semantics.Profile): on each node the policies not rejected add up; then SPEC §5.4 over those (a
 // ClientSettingsPolicy names no strategy: PatchDefaults, route fields over Gateway fields).
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	var live []int
@@ -155,4 +161,5 @@ func isSet(spec map[string]interface{}, path string) bool {
 	return ok && v != nil
 }
 
+// UnnamedRuleSections implements semantics.Profile.
 func (Profile) UnnamedRuleSections() bool { return false }
