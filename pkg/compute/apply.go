@@ -12,6 +12,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 func isCRD(o *unstructured.Unstructured) bool {
@@ -88,13 +91,13 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 	if !ok || (a.namespaced && ns == "") {
 		return nil
 	}
-	in := topoInput{id: nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}}
+	in := topoInput{id: topology.NodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}}
 	if !a.namespaced {
 		in.id.Namespace = ""
 	}
 	if u != nil {
 		in.present = true
-		in.spec = mget(u.Object, "spec")
+		in.spec = topology.MapField(u.Object, "spec")
 		in.labels = u.GetLabels()
 		in.created = u.GetCreationTimestamp().Time
 		// The spec is kept, encoded: request traces read routes' rules from
@@ -109,7 +112,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 // topoInput is one topology object as an applier sees it: present false
 // means it was deleted.
 type topoInput struct {
-	id      nodeID
+	id      topology.NodeID
 	present bool
 	labels  map[string]string
 	spec    map[string]interface{}
@@ -127,16 +130,16 @@ type topologyApplier struct {
 // Namespaces that decide who may reach whom.
 var topologyAppliers = func() map[schema.GroupKind]topologyApplier {
 	m := map[schema.GroupKind]topologyApplier{
-		{Kind: "Namespace"}:                      {apply: applyNamespaceObject},
-		{Group: gwGroup, Kind: "GatewayClass"}:   {apply: applyGatewayClass},
-		{Group: gwGroup, Kind: "ReferenceGrant"}: {namespaced: true, apply: applyReferenceGrant},
-		{Group: gwGroup, Kind: "Gateway"}:        {namespaced: true, apply: applyGateway},
-		{Group: gwGroup, Kind: "ListenerSet"}:    {namespaced: true, apply: applyListenerSet},
-		{Group: gwxGroup, Kind: "XListenerSet"}:  {namespaced: true, apply: applyListenerSet},
-		{Kind: "Service"}:                        {namespaced: true, apply: applyService},
+		{Kind: "Namespace"}: {apply: applyNamespaceObject},
+		{Group: topology.GatewayGroup, Kind: "GatewayClass"}:      {apply: applyGatewayClass},
+		{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}:    {namespaced: true, apply: applyReferenceGrant},
+		{Group: topology.GatewayGroup, Kind: "Gateway"}:           {namespaced: true, apply: applyGateway},
+		{Group: topology.GatewayGroup, Kind: "ListenerSet"}:       {namespaced: true, apply: applyListenerSet},
+		{Group: topology.ExperimentalGroup, Kind: "XListenerSet"}: {namespaced: true, apply: applyListenerSet},
+		{Kind: "Service"}: {namespaced: true, apply: applyService},
 	}
-	for kind := range routeKinds {
-		for _, group := range []string{gwGroup, gwxGroup} {
+	for kind := range topology.RouteKinds {
+		for _, group := range []string{topology.GatewayGroup, topology.ExperimentalGroup} {
 			m[schema.GroupKind{Group: group, Kind: kind}] = topologyApplier{namespaced: true, apply: applyRoute}
 		}
 	}
@@ -159,7 +162,7 @@ func applyGatewayClass(st *state, in topoInput) []Key {
 				st.bump(st.objects, n, 1)
 			}
 			st.classes[name] = true
-			st.classControllers[name] = sget(in.spec, "controllerName")
+			st.classControllers[name] = topology.StringField(in.spec, "controllerName")
 		} else if st.classes[name] {
 			delete(st.classes, name)
 			delete(st.classControllers, name)
@@ -172,14 +175,14 @@ func applyGateway(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.gateways[n]; old != nil {
-			delSet(st.gwByClass, old.class, n)
+			delSet(st.gwByClass, old.Class, n)
 			delete(st.gateways, n)
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			g := parseGateway(n, in.spec)
+			g := topology.ParseGateway(n, in.spec)
 			st.gateways[n] = g
-			addSet(st.gwByClass, g.class, n)
+			addSet(st.gwByClass, g.Class, n)
 			st.bump(st.objects, n, 1)
 		}
 	})
@@ -189,14 +192,14 @@ func applyListenerSet(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.listenerSets[n]; old != nil {
-			delSet(st.lsByGateway, old.parent, n)
+			delSet(st.lsByGateway, old.Parent, n)
 			delete(st.listenerSets, n)
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			ls := parseListenerSet(n, in.spec)
+			ls := topology.ParseListenerSet(n, in.spec)
 			st.listenerSets[n] = ls
-			addSet(st.lsByGateway, ls.parent, n)
+			addSet(st.lsByGateway, ls.Parent, n)
 			st.bump(st.objects, n, 1)
 		}
 	})
@@ -210,24 +213,24 @@ func applyRoute(st *state, in topoInput) []Key {
 	if r := st.routes[n]; r != nil && in.present {
 		// Kept up to date even when nothing the outputs read changed: a
 		// route re-created with the same spec is younger.
-		r.created = in.created
+		r.Created = in.created
 	}
-	var touched []nodeID
+	var touched []topology.NodeID
 	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if old := st.routes[n]; old != nil {
-			for _, pr := range old.parentRefs {
-				delSet(st.routesByParent, pr.id, n)
+			for _, pr := range old.ParentRefs {
+				delSet(st.routesByParent, pr.ID, n)
 			}
 			st.routeBackends(old, -1, &touched)
 			delete(st.routes, n)
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			r := parseRoute(n, in.spec)
-			r.created = in.created // request traces break ties by age
+			r := topology.ParseRoute(n, in.spec)
+			r.Created = in.created // request traces break ties by age
 			st.routes[n] = r
-			for _, pr := range r.parentRefs {
-				addSet(st.routesByParent, pr.id, n)
+			for _, pr := range r.ParentRefs {
+				addSet(st.routesByParent, pr.ID, n)
 			}
 			st.routeBackends(r, 1, &touched)
 			st.bump(st.objects, n, 1)
@@ -252,20 +255,20 @@ func applyService(st *state, in topoInput) []Key {
 			st.bump(st.objects, n, -1)
 		}
 		if add {
-			st.services[n] = parseService(n, in.spec)
+			st.services[n] = topology.ParseService(n, in.spec)
 			st.bump(st.objects, n, 1)
 		}
 	})
 }
 
-func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
-	for _, ru := range r.rules {
-		parent := r.id
-		parent.Section = ru.section
-		for _, b := range ru.backends {
+func (st *state) routeBackends(r *topology.Route, d int, touched *[]topology.NodeID) {
+	for _, ru := range r.Rules {
+		parent := r.ID
+		parent.Section = ru.Section
+		for _, b := range ru.Backends {
 			m := st.backendParents[b]
 			if m == nil {
-				m = map[nodeID]int{}
+				m = map[topology.NodeID]int{}
 				st.backendParents[b] = m
 			}
 			m[parent] += d
@@ -286,7 +289,7 @@ func (st *state) routeBackends(r *routeObj, d int, touched *[]nodeID) {
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 // The object's spec is in st.specs already (apply).
-func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, mutate func(add bool)) []Key {
+func (st *state) applyTopo(n topology.NodeID, add bool, lbls map[string]string, mutate func(add bool)) []Key {
 	var fp fingerprint
 	if add {
 		fp, st.fpBuf = fingerprintOf(st.fpBuf, st.specs[n].enc, lbls)
@@ -309,24 +312,24 @@ func (st *state) applyTopo(n nodeID, add bool, lbls map[string]string, mutate fu
 		delete(st.objLabels, n)
 	}
 	st.subtree(n, ks, visited{})
-	st.reresolve(st.policiesNaming([]nodeID{n}, &n), ks)
+	st.reresolve(st.policiesNaming([]topology.NodeID{n}, &n), ks)
 	return ks.sorted()
 }
 
 // policiesNaming returns the policies whose named targets include one of
 // nodes, plus (when sel is set) the selector policies of sel's namespace.
-func (st *state) policiesNaming(nodes []nodeID, sel *nodeID) []*policy {
-	set := map[*policy]bool{}
+func (st *state) policiesNaming(nodes []topology.NodeID, sel *topology.NodeID) []*semantics.Policy {
+	set := map[*semantics.Policy]bool{}
 	for _, n := range nodes {
-		for p := range st.byTarget[n.object()] {
+		for p := range st.byTarget[n.Object()] {
 			set[p] = true
 		}
 	}
 	if sel != nil {
 		for _, ns := range []string{sel.Namespace, anyNamespace} {
 			for p := range st.selPolicies[ns] {
-				for _, s := range p.selectors {
-					if s.gk == sel.gk() {
+				for _, s := range p.Selectors {
+					if s.GK == sel.GK() {
 						set[p] = true
 					}
 				}
@@ -336,30 +339,30 @@ func (st *state) policiesNaming(nodes []nodeID, sel *nodeID) []*policy {
 	return sortedPolicies(set)
 }
 
-func sortedPolicies(set map[*policy]bool) []*policy {
-	out := make([]*policy, 0, len(set))
+func sortedPolicies(set map[*semantics.Policy]bool) []*semantics.Policy {
+	out := make([]*semantics.Policy, 0, len(set))
 	for p := range set {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].id, out[j].id) })
+	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
 	return out
 }
 
-func lessPolicyID(a, b policyID) bool {
-	if a.gk.Group != b.gk.Group {
-		return a.gk.Group < b.gk.Group
+func lessPolicyID(a, b semantics.PolicyID) bool {
+	if a.GK.Group != b.GK.Group {
+		return a.GK.Group < b.GK.Group
 	}
-	if a.gk.Kind != b.gk.Kind {
-		return a.gk.Kind < b.gk.Kind
+	if a.GK.Kind != b.GK.Kind {
+		return a.GK.Kind < b.GK.Kind
 	}
-	if a.namespace != b.namespace {
-		return a.namespace < b.namespace
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
 	}
-	return a.nm < b.nm
+	return a.Name < b.Name
 }
 
 func (st *state) applyNamespace(name string, add bool, lbls map[string]string) []Key {
-	n := namespaceNode(name)
+	n := topology.NamespaceNode(name)
 	old, had := st.nsLabels[name]
 	if add && had && reflect.DeepEqual(old, lbls) {
 		return nil
@@ -371,7 +374,7 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	// Labels decide which routes and ListenerSets listeners admit.
 	affectNS := func() {
 		for c := range st.byNS[name] {
-			if isRouteGK(c.gk()) || isListenerSetGK(c.gk()) {
+			if topology.IsRouteGK(c.GK()) || topology.IsListenerSetGK(c.GK()) {
 				st.subtree(c, ks, visited{})
 			}
 		}
@@ -391,8 +394,8 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	}
 	affectNS()
 	// Wide selectors pick namespaces by their labels.
-	set := map[*policy]bool{}
-	for _, p := range st.policiesNaming([]nodeID{n}, nil) {
+	set := map[*semantics.Policy]bool{}
+	for _, p := range st.policiesNaming([]topology.NodeID{n}, nil) {
 		set[p] = true
 	}
 	for p := range st.selPolicies[anyNamespace] {
@@ -405,9 +408,9 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
 	if add {
 		if st.grants[ns] == nil {
-			st.grants[ns] = map[string]*refGrant{}
+			st.grants[ns] = map[string]*topology.ReferenceGrant{}
 		}
-		st.grants[ns][name] = parseGrant(spec)
+		st.grants[ns][name] = topology.ParseGrant(spec)
 	} else {
 		if st.grants[ns] == nil || st.grants[ns][name] == nil {
 			return nil
@@ -419,7 +422,7 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 	}
 	ks := keySet{}
 	st.crossNSBackends(ns, ks)
-	set := map[*policy]bool{}
+	set := map[*semantics.Policy]bool{}
 	for p := range st.crossNS[ns] {
 		set[p] = true
 	}
@@ -431,24 +434,24 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 }
 
 // grantNamespace is where a ReferenceGrant for target t must live.
-func grantNamespace(t nodeID) string {
-	if isNamespaceNode(t) {
+func grantNamespace(t topology.NodeID) string {
+	if topology.IsNamespaceNode(t) {
 		return t.Name
 	}
 	return t.Namespace
 }
 
-func (st *state) granted(p *policy, t nodeID) bool {
-	return st.grantAllows(p.id.gk.Group, p.id.gk.Kind, p.id.namespace, t)
+func (st *state) granted(p *semantics.Policy, t topology.NodeID) bool {
+	return st.grantAllows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
 }
 
 // grantAllows reports whether a ReferenceGrant in t's namespace lets objects of group/kind in
 // namespace fromNS refer to t.
-func (st *state) grantAllows(group, kind, fromNS string, t nodeID) bool {
+func (st *state) grantAllows(group, kind, fromNS string, t topology.NodeID) bool {
 	for _, g := range st.grants[grantNamespace(t)] {
 		from := false
-		for _, f := range g.from {
-			if f.group == group && f.kind == kind && f.ns == fromNS {
+		for _, f := range g.From {
+			if f.Group == group && f.Kind == kind && f.Namespace == fromNS {
 				from = true
 				break
 			}
@@ -456,8 +459,8 @@ func (st *state) grantAllows(group, kind, fromNS string, t nodeID) bool {
 		if !from {
 			continue
 		}
-		for _, to := range g.to {
-			if to.group == t.Group && to.kind == t.Kind && (to.name == "" || to.name == t.Name) {
+		for _, to := range g.To {
+			if to.Group == t.Group && to.Kind == t.Kind && (to.Name == "" || to.Name == t.Name) {
 				return true
 			}
 		}
@@ -468,7 +471,7 @@ func (st *state) grantAllows(group, kind, fromNS string, t nodeID) bool {
 // backendAllowed reports whether backend b hangs under route rule r: always in the route's
 // namespace, in another only when a ReferenceGrant there lets the route's kind refer to it
 // (Gateway API: backendRefs and RequestMirror backends across namespaces).
-func (st *state) backendAllowed(r, b nodeID) bool {
+func (st *state) backendAllowed(r, b topology.NodeID) bool {
 	return r.Namespace == b.Namespace || st.grantAllows(r.Group, r.Kind, r.Namespace, b)
 }
 

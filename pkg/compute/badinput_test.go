@@ -232,7 +232,7 @@ spec:
 		t.Error("invalid descriptor accepted by NewEngine")
 	}
 	for _, d := range BuiltinDescriptors() {
-		if err := d.validate(); err != nil {
+		if err := d.Validate(); err != nil {
 			t.Errorf("builtin %s: %v", d.Kind, err)
 		}
 	}

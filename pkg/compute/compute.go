@@ -5,11 +5,14 @@ import (
 	"strings"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // viaElem is one attachment point on a context path.
 type viaElem struct {
-	node  nodeID
+	node  topology.NodeID
 	level int
 }
 
@@ -26,7 +29,7 @@ type foldKey struct {
 }
 
 type memoKey struct {
-	n nodeID
+	n topology.NodeID
 	k *kindIndex
 }
 
@@ -44,27 +47,20 @@ func newSession(st *state, m *memo) *session {
 	return &session{st: st, m: m, busy: map[memoKey]bool{}}
 }
 
-func (s *session) bears(n nodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
+func (s *session) bears(n topology.NodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
 
 // attached returns the valid policies of kind k attached to n, established
 // first (older first, then namespace/name).
-func (s *session) attached(n nodeID, k *kindIndex) []*policy {
+func (s *session) attached(n topology.NodeID, k *kindIndex) []*semantics.Policy {
 	mk := memoKey{n, k}
 	gen := k.gen[n]
 	if l, ok := s.m.sortedAt.get(mk); ok && l.gen == gen {
 		return l.l
 	}
-	l := append([]*policy(nil), k.at[n]...)
-	sort.Slice(l, func(i, j int) bool { return establishedBefore(l[i], l[j]) })
+	l := append([]*semantics.Policy(nil), k.at[n]...)
+	sort.Slice(l, func(i, j int) bool { return semantics.EstablishedBefore(l[i], l[j]) })
 	v, _ := s.m.sortedAt.put(mk, orderedAt{gen: gen, l: l}, func(old orderedAt) bool { return old.gen == gen })
 	return v.l
-}
-
-func establishedBefore(a, b *policy) bool {
-	if !a.ts.Equal(b.ts) {
-		return a.ts.Before(b.ts)
-	}
-	return a.disp < b.disp
 }
 
 func viaKeyOf(elems []viaElem) string {
@@ -85,7 +81,7 @@ func viaKeyOf(elems []viaElem) string {
 	return b.String()
 }
 
-func hasNode(elems []viaElem, n nodeID) bool {
+func hasNode(elems []viaElem, n topology.NodeID) bool {
 	for _, e := range elems {
 		if e.node == n {
 			return true
@@ -97,12 +93,12 @@ func hasNode(elems []viaElem, n nodeID) bool {
 // extend appends to a parent context what node n adds: its Namespace (when n
 // is the first object of that namespace on the path and the Namespace bears
 // a policy) and n itself (when it bears a policy).
-func (s *session) extend(base []viaElem, n nodeID, k *kindIndex) []viaElem {
-	return s.extendAt(base, n, k, levelOf(n))
+func (s *session) extend(base []viaElem, n topology.NodeID, k *kindIndex) []viaElem {
+	return s.extendAt(base, n, k, topology.LevelOf(n))
 }
 
 // extendAt is extend with n at the given level.
-func (s *session) extendAt(base []viaElem, n nodeID, k *kindIndex, level int) []viaElem {
+func (s *session) extendAt(base []viaElem, n topology.NodeID, k *kindIndex, level int) []viaElem {
 	out := base
 	copied := false
 	push := func(e viaElem) {
@@ -113,7 +109,7 @@ func (s *session) extendAt(base []viaElem, n nodeID, k *kindIndex, level int) []
 		out = append(out, e)
 	}
 	if n.Section == "" && n.Namespace != "" {
-		nsn := namespaceNode(n.Namespace)
+		nsn := topology.NamespaceNode(n.Namespace)
 		if s.bears(nsn, k) && !hasNode(base, nsn) {
 			push(viaElem{node: nsn, level: level - 2})
 		}
@@ -125,7 +121,7 @@ func (s *session) extendAt(base []viaElem, n nodeID, k *kindIndex, level int) []
 }
 
 // contexts returns the distinct vias of the paths from a root to n.
-func (s *session) contexts(n nodeID, k *kindIndex) []via {
+func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 	mk := memoKey{n, k}
 	if v, ok := s.m.vias.get(mk); ok {
 		return v
@@ -136,17 +132,17 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 	s.busy[mk] = true
 	defer delete(s.busy, mk)
 	var vs viaSet
-	if isNamespaceNode(n) {
+	if topology.IsNamespaceNode(n) {
 		vs.add(s.extend(nil, n, k), "", nil)
 	} else {
-		var buf [4]nodeID
+		var buf [4]topology.NodeID
 		ps := s.st.appendParents(buf[:0], n)
 		if len(ps) == 0 {
 			vs.add(s.extend(nil, n, k), "", nil)
 		}
 		for _, p := range ps {
 			var pvs []via
-			if isServiceNode(p) && isRouteGK(n.gk()) {
+			if topology.IsServiceNode(p) && topology.IsRouteGK(n.GK()) {
 				pvs = s.meshFrontContexts(p, k)
 			} else {
 				pvs = s.contexts(p, k)
@@ -180,10 +176,10 @@ func (s *session) contexts(n nodeID, k *kindIndex) []via {
 // parent of a mesh route: the top of the path whatever references the
 // Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
 // listener.
-func (s *session) meshFrontContexts(p nodeID, k *kindIndex) []via {
-	elems := s.extendAt(nil, p.object(), k, levelGateway)
+func (s *session) meshFrontContexts(p topology.NodeID, k *kindIndex) []via {
+	elems := s.extendAt(nil, p.Object(), k, topology.LevelGateway)
 	if p.Section != "" {
-		elems = s.extendAt(elems, p, k, levelListener)
+		elems = s.extendAt(elems, p, k, topology.LevelListener)
 	}
 	if len(elems) == 0 {
 		return noContext
@@ -266,7 +262,7 @@ func refsOf(elems []viaElem) []v1alpha1.ObjectReference {
 	}
 	out := make([]v1alpha1.ObjectReference, len(elems))
 	for i, el := range elems {
-		out[i] = el.node.ref()
+		out[i] = el.node.Ref()
 	}
 	return out
 }

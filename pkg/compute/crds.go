@@ -14,6 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
 
 func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
@@ -61,7 +66,7 @@ func parseCRD(name string, u *unstructured.Unstructured) *crdInfo {
 		namespaced: crd.Spec.Scope != apiextv1.ClusterScoped,
 		plural:     crd.Spec.Names.Plural,
 		schemas:    map[string]*apiextv1.JSONSchemaProps{},
-		fp:         []interface{}{deepCopyValue(u.Object["spec"]), crd.Labels},
+		fp:         []interface{}{policies.DeepCopyValue(u.Object["spec"]), crd.Labels},
 	}
 	if info.gk.Kind == "" {
 		return nil
@@ -118,18 +123,18 @@ func (st *state) rebuildKinds() {
 			continue
 		}
 		newKinds[c.gk] = &kindIndex{
-			pk: &policyKind{
-				gk:         c.gk,
-				gvr:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
-				desc:       d,
-				namespaced: c.namespaced,
-				schema:     c.schemas[version],
-				prof:       profileOf(&d),
+			pk: &policies.Kind{
+				GK:         c.gk,
+				GVR:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
+				Descriptor: d,
+				Namespaced: c.namespaced,
+				Schema:     c.schemas[version],
+				Profile:    policies.ProfileOf(&d),
 			},
-			at:       map[nodeID][]*policy{},
-			sections: map[nodeID]map[string]int{},
-			invalid:  map[nodeID][]invalidAt{},
-			gen:      map[nodeID]uint64{},
+			at:       map[topology.NodeID][]*semantics.Policy{},
+			sections: map[topology.NodeID]map[string]int{},
+			invalid:  map[topology.NodeID][]invalidAt{},
+			gen:      map[topology.NodeID]uint64{},
 		}
 	}
 	st.kinds = newKinds
@@ -138,27 +143,27 @@ func (st *state) rebuildKinds() {
 	for id := range old {
 		st.policyChanged(id) // its kind may be gone, or parsed anew
 	}
-	st.policies = map[policyID]*policy{}
+	st.policies = map[semantics.PolicyID]*semantics.Policy{}
 	for _, p := range sortedPolicyMap(old) {
-		ki := st.kinds[p.id.gk]
+		ki := st.kinds[p.ID.GK]
 		if ki == nil {
 			continue // the CRD is gone: forget its policies
 		}
-		np := parsePolicy(ki.pk, p.raw, p.id.namespace, p.id.nm, p.ts, st.defaultStrategy, st.clusterScoped)
-		np.labels = p.labels
-		st.policies[np.id] = np
+		np := policies.Parse(ki.pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
+		np.Labels = p.Labels
+		st.policies[np.ID] = np
 	}
 	for _, p := range sortedPolicyMap(st.policies) {
-		p.res = st.resolve(p)
+		p.Resolution = st.resolve(p)
 		st.applyRes(p, 1)
 	}
 }
 
 // crdDescriptor recognizes a CRD without a descriptor as a policy kind: by the GEP-713 label
 // when it has one (any other value than direct, true or inherited says it is not a policy),
-// else by its schema (schemaClass).
+// else by its schema (policies.SchemaClass).
 func crdDescriptor(c *crdInfo, s *apiextv1.JSONSchemaProps) (Descriptor, bool) {
-	class, ok := schemaClass(s)
+	class, ok := policies.SchemaClass(s)
 	if v, labeled := c.labels["gateway.networking.k8s.io/policy"]; labeled {
 		switch strings.ToLower(v) {
 		case "direct", "true":
@@ -172,7 +177,7 @@ func crdDescriptor(c *crdInfo, s *apiextv1.JSONSchemaProps) (Descriptor, bool) {
 	if !ok {
 		return Descriptor{}, false
 	}
-	return conventionDescriptor(c.gk.Group, c.gk.Kind, class), true
+	return policies.ConventionDescriptor(c.gk.Group, c.gk.Kind, class), true
 }
 
 func contains(l []string, s string) bool {
@@ -184,11 +189,11 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func sortedPolicyMap(m map[policyID]*policy) []*policy {
-	out := make([]*policy, 0, len(m))
+func sortedPolicyMap(m map[semantics.PolicyID]*semantics.Policy) []*semantics.Policy {
+	out := make([]*semantics.Policy, 0, len(m))
 	for _, p := range m {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].id, out[j].id) })
+	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
 	return out
 }

@@ -12,7 +12,7 @@
 // is a policy kind when a Descriptor names its group/kind (built-ins, see
 // BuiltinDescriptors, plus Options.Descriptors, which win) or, failing that,
 // when it carries the gateway.networking.k8s.io/policy label, or, without the
-// label, when its schema has GEP-713 targetRef(s) (schemaClass; SPEC §4).
+// label, when its schema has GEP-713 targetRef(s) (policies.SchemaClass; SPEC §4).
 //
 // # The hierarchy
 //

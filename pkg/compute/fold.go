@@ -1,20 +1,17 @@
 package compute
 
 // The fold of one context (SPEC §5.4): the context's entries, merged by the
-// kind's profile (profile.go), memoised per via and flavor; then which leaf
+// kind's profile (pkg/compute/semantics), memoised per via and flavor; then which leaf
 // each entry set and how each entry fared.
 
 import (
 	"encoding/json"
 	"sync/atomic"
-)
 
-type foldEntry struct {
-	pol   *policy
-	e     *entry
-	node  nodeID
-	level int
-}
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+)
 
 type entryOutcome struct {
 	total, survived int
@@ -27,7 +24,7 @@ type foldResult struct {
 	checked      atomic.Uint64 // kindIndex.changed when last found valid
 	spec         []byte
 	fieldSources map[string]string
-	entries      []foldEntry
+	entries      []semantics.FoldEntry
 	outcomes     []entryOutcome
 }
 
@@ -66,11 +63,11 @@ func (s *session) fold(v via, k *kindIndex, flavor string) *foldResult {
 }
 
 func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
-	var es []foldEntry
+	var es []semantics.FoldEntry
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
-			for i := range p.entries {
-				es = append(es, foldEntry{pol: p, e: &p.entries[i], node: el.node, level: el.level})
+			for i := range p.Entries {
+				es = append(es, semantics.FoldEntry{Policy: p, Entry: &p.Entries[i], Node: el.node, Level: el.level})
 			}
 		}
 	}
@@ -78,13 +75,13 @@ func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
 	if len(es) == 0 {
 		return r
 	}
-	fv := k.pk.prof.fold(es, flavor)
-	acc := stripNulls(fv.acc)
-	r.spec = mustJSON(toJSON(acc))
+	fv := k.pk.Profile.Fold(es, flavor)
+	acc := merge.StripNulls(fv.Acc)
+	r.spec = mustJSON(merge.ToJSON(acc))
 	r.fieldSources = map[string]string{}
 	survived := make([]int, len(es))
-	walkLeaves(acc, "", func(ptr string, src int) {
-		r.fieldSources[ptr] = es[src].pol.disp
+	merge.WalkLeaves(acc, "", func(ptr string, src int) {
+		r.fieldSources[ptr] = es[src].Policy.DisplayName
 		survived[src]++
 	})
 	if len(r.fieldSources) == 0 {
@@ -96,23 +93,23 @@ func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
 
 // outcomesOf says how each entry of a fold fared: how many of its leaves survived, and who beat
 // it (the policies holding a leaf of the result, or the one that beat it on its target).
-func outcomesOf(es []foldEntry, fv foldValue, survived []int) []entryOutcome {
+func outcomesOf(es []semantics.FoldEntry, fv semantics.FoldValue, survived []int) []entryOutcome {
 	holders := map[string]bool{}
 	for i, n := range survived {
 		if n > 0 {
-			holders[es[i].pol.disp] = true
+			holders[es[i].Policy.DisplayName] = true
 		}
 	}
 	out := make([]entryOutcome, len(es))
 	for i := range es {
-		o := entryOutcome{total: es[i].e.leaves, survived: survived[i]}
-		if fv.totals != nil {
-			o.total = fv.totals[i]
+		o := entryOutcome{total: es[i].Entry.Leaves, survived: survived[i]}
+		if fv.Totals != nil {
+			o.total = fv.Totals[i]
 		}
-		self := es[i].pol.disp
+		self := es[i].Policy.DisplayName
 		switch {
-		case fv.conflictedBy != nil && fv.conflictedBy[i] != nil:
-			o.conflictedBy = fv.conflictedBy[i].disp
+		case fv.ConflictedBy != nil && fv.ConflictedBy[i] != nil:
+			o.conflictedBy = fv.ConflictedBy[i].DisplayName
 			o.beaters = []string{o.conflictedBy}
 		case o.survived < o.total || o.total == 0 && o.survived == 0 && len(es) > 1:
 			for h := range holders {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 func u(apiVersion, kind, ns, name string, spec map[string]interface{}) *unstructured.Unstructured {
@@ -51,7 +53,7 @@ func genTopology(g genSpec) (topo, pols []*unstructured.Unstructured) {
 	// namespace but the last.
 	var from []interface{}
 	for n := 0; n+1 < g.namespaces; n++ {
-		from = append(from, map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "namespace": fmt.Sprintf("ns-%d", n)})
+		from = append(from, map[string]interface{}{"group": topology.GatewayGroup, "kind": "HTTPRoute", "namespace": fmt.Sprintf("ns-%d", n)})
 	}
 	topo = append(topo, u("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "shared", "routes", map[string]interface{}{
 		"from": from, "to": []interface{}{map[string]interface{}{"group": "", "kind": "Service"}},

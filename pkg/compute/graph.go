@@ -7,21 +7,23 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-func (st *state) lsAllowed(g *gatewayObj, ls *listenerSetObj) bool {
-	switch g.lsFrom {
+func (st *state) lsAllowed(g *topology.Gateway, ls *topology.ListenerSet) bool {
+	switch g.ListenerSetsFrom {
 	case "Same":
-		return ls.id.Namespace == g.id.Namespace
+		return ls.ID.Namespace == g.ID.Namespace
 	case "All":
 		return true
 	case "Selector":
-		return g.lsSel != nil && g.lsSel.Matches(labels.Set(st.nsLabels[ls.id.Namespace]))
+		return g.ListenerSetSelector != nil && g.ListenerSetSelector.Matches(labels.Set(st.nsLabels[ls.ID.Namespace]))
 	}
 	return false
 }
 
-func (st *state) admits(l listener, ownerNS string, r *routeObj) bool {
+func (st *state) admits(l topology.Listener, ownerNS string, r *topology.Route) bool {
 	return st.refusal(l, ownerNS, r) == admitted
 }
 
@@ -42,34 +44,34 @@ const (
 // refusal says why listener l (of an object in ownerNS) does not admit
 // route r (Gateway API: allowedRoutes.namespaces, the route's hostnames,
 // allowedRoutes.kinds or the protocol's route kinds).
-func (st *state) refusal(l listener, ownerNS string, r *routeObj) refusalReason {
-	switch l.from {
+func (st *state) refusal(l topology.Listener, ownerNS string, r *topology.Route) refusalReason {
+	switch l.From {
 	case "All":
 	case "Selector":
-		if l.selector == nil || !l.selector.Matches(labels.Set(st.nsLabels[r.id.Namespace])) {
+		if l.Selector == nil || !l.Selector.Matches(labels.Set(st.nsLabels[r.ID.Namespace])) {
 			return refusedNamespaceSelector
 		}
 	case "Same":
-		if r.id.Namespace != ownerNS {
+		if r.ID.Namespace != ownerNS {
 			return refusedNamespaceSame
 		}
 	default:
 		return refusedNamespaceFrom
 	}
-	if !hostnamesIntersect(l, r.hostnames) {
+	if !topology.HostnamesIntersect(l, r.Hostnames) {
 		return refusedHostnames
 	}
-	if l.kinds != nil {
-		for _, k := range l.kinds {
-			if k.Group == r.id.Group && k.Kind == r.id.Kind {
+	if l.Kinds != nil {
+		for _, k := range l.Kinds {
+			if k.Group == r.ID.Group && k.Kind == r.ID.Kind {
 				return admitted
 			}
 		}
 		return refusedKinds
 	}
-	if dk := defaultRouteKinds(l.protocol); dk != nil {
+	if dk := topology.DefaultRouteKinds(l.Protocol); dk != nil {
 		for _, k := range dk {
-			if k == r.id.Kind {
+			if k == r.ID.Kind {
 				return admitted
 			}
 		}
@@ -79,28 +81,28 @@ func (st *state) refusal(l listener, ownerNS string, r *routeObj) refusalReason 
 }
 
 // words puts a refusal in words.
-func (why refusalReason) words(l listener, ownerNS string, r *routeObj) string {
+func (why refusalReason) words(l topology.Listener, ownerNS string, r *topology.Route) string {
 	switch why {
 	case refusedNamespaceSelector:
-		return "listener " + l.name + "'s allowedRoutes.namespaces.selector does not select namespace " + r.id.Namespace
+		return "listener " + l.Name + "'s allowedRoutes.namespaces.selector does not select namespace " + r.ID.Namespace
 	case refusedNamespaceSame:
-		return "listener " + l.name + " admits routes of namespace " + ownerNS + " only"
+		return "listener " + l.Name + " admits routes of namespace " + ownerNS + " only"
 	case refusedNamespaceFrom:
-		return "listener " + l.name + "'s allowedRoutes.namespaces.from is " + l.from
+		return "listener " + l.Name + "'s allowedRoutes.namespaces.from is " + l.From
 	case refusedHostnames:
-		return "its hostnames do not intersect listener " + l.name + "'s hostname " + l.hostname
+		return "its hostnames do not intersect listener " + l.Name + "'s hostname " + l.Hostname
 	case refusedKinds:
-		return "listener " + l.name + "'s allowedRoutes.kinds does not list " + r.id.Kind
+		return "listener " + l.Name + "'s allowedRoutes.kinds does not list " + r.ID.Kind
 	case refusedProtocol:
-		return "listener " + l.name + " (" + l.protocol + ") does not take a " + r.id.Kind
+		return "listener " + l.Name + " (" + l.Protocol + ") does not take a " + r.ID.Kind
 	}
 	return ""
 }
 
 // attachesTo reports whether route r attaches to listener section n.
-func (st *state) attachesTo(r *routeObj, n nodeID) bool {
+func (st *state) attachesTo(r *topology.Route, n topology.NodeID) bool {
 	found := false
-	st.eachRouteParent(r, func(p nodeID) bool {
+	st.eachRouteParent(r, func(p topology.NodeID) bool {
 		found = p == n
 		return !found
 	})
@@ -110,41 +112,41 @@ func (st *state) attachesTo(r *routeObj, n nodeID) bool {
 // eachRouteParent calls fn with each listener section, mesh Service or
 // Service port a route attaches to (possibly more than once), until fn
 // returns false.
-func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
-	for _, pr := range r.parentRefs {
-		if pr.mesh() {
+func (st *state) eachRouteParent(r *topology.Route, fn func(topology.NodeID) bool) {
+	for _, pr := range r.ParentRefs {
+		if pr.Mesh() {
 			if n, ok := st.meshParent(pr); ok && !fn(n) {
 				return
 			}
 			continue
 		}
-		var ls []listener
-		switch pr.id.Kind {
+		var ls []topology.Listener
+		switch pr.ID.Kind {
 		case "Gateway":
-			g := st.gateways[pr.id]
+			g := st.gateways[pr.ID]
 			if g == nil {
 				continue
 			}
-			ls = g.listeners
+			ls = g.Listeners
 		default:
-			l := st.listenerSets[pr.id]
+			l := st.listenerSets[pr.ID]
 			if l == nil {
 				continue
 			}
-			ls = l.listeners
+			ls = l.Listeners
 		}
 		for _, l := range ls {
-			if pr.section != "" && pr.section != l.name {
+			if pr.Section != "" && pr.Section != l.Name {
 				continue
 			}
-			if pr.port != 0 && pr.port != l.port {
+			if pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if !st.admits(l, pr.id.Namespace, r) {
+			if !st.admits(l, pr.ID.Namespace, r) {
 				continue
 			}
-			n := pr.id
-			n.Section = l.name
+			n := pr.ID
+			n.Section = l.Name
 			if !fn(n) {
 				return
 			}
@@ -158,23 +160,23 @@ func (st *state) eachRouteParent(r *routeObj, fn func(nodeID) bool) {
 // section node, so a route selecting it hangs under the Service; a
 // selection that matches no port attaches nowhere, as the route would not
 // be accepted.
-func (st *state) meshParent(pr parentRef) (nodeID, bool) {
-	s := st.services[pr.id]
+func (st *state) meshParent(pr topology.ParentRef) (topology.NodeID, bool) {
+	s := st.services[pr.ID]
 	if s == nil {
-		return nodeID{}, false
+		return topology.NodeID{}, false
 	}
-	if pr.section == "" && pr.port == 0 {
-		return pr.id, true
+	if pr.Section == "" && pr.Port == 0 {
+		return pr.ID, true
 	}
-	for _, p := range s.ports {
-		if pr.section != "" && pr.section != p.name || pr.port != 0 && pr.port != p.port {
+	for _, p := range s.Ports {
+		if pr.Section != "" && pr.Section != p.Name || pr.Port != 0 && pr.Port != p.Port {
 			continue
 		}
-		n := pr.id
-		n.Section = p.name
+		n := pr.ID
+		n.Section = p.Name
 		return n, true
 	}
-	return nodeID{}, false
+	return topology.NodeID{}, false
 }
 
 // hangsUnder reports whether backend b hangs under rule (a route section):
@@ -182,13 +184,13 @@ func (st *state) meshParent(pr parentRef) (nodeID, bool) {
 // not a Service the route hangs under as a mesh route. Such a route's
 // Service is the top of its paths already: a path holds an object once, and
 // the graph stays acyclic.
-func (st *state) hangsUnder(rule, b nodeID) bool {
+func (st *state) hangsUnder(rule, b topology.NodeID) bool {
 	if !st.backendAllowed(rule, b) {
 		return false
 	}
-	if r := st.routes[rule.object()]; r != nil && isServiceNode(b) {
-		for _, pr := range r.parentRefs {
-			if pr.mesh() && pr.id == b {
+	if r := st.routes[rule.Object()]; r != nil && topology.IsServiceNode(b) {
+		for _, pr := range r.ParentRefs {
+			if pr.Mesh() && pr.ID == b {
 				return false
 			}
 		}
@@ -200,29 +202,29 @@ func (st *state) hangsUnder(rule, b nodeID) bool {
 // (Namespace nodes are not part of the graph; they are inserted into paths,
 // see session.contexts). Callers pass a small array's slice as dst: most
 // nodes have one parent, and nothing needs to be allocated.
-func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
+func (st *state) appendParents(dst []topology.NodeID, n topology.NodeID) []topology.NodeID {
 	if n.Section != "" {
-		return append(dst, n.object())
+		return append(dst, n.Object())
 	}
-	gk := n.gk()
+	gk := n.GK()
 	switch {
-	case isNamespaceNode(n), gk.Group == gwGroup && gk.Kind == "GatewayClass":
+	case topology.IsNamespaceNode(n), gk.Group == topology.GatewayGroup && gk.Kind == "GatewayClass":
 		return dst
-	case gk.Group == gwGroup && gk.Kind == "Gateway":
-		if g := st.gateways[n]; g != nil && st.classes[g.class] {
-			return append(dst, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class})
+	case gk.Group == topology.GatewayGroup && gk.Kind == "Gateway":
+		if g := st.gateways[n]; g != nil && st.classes[g.Class] {
+			return append(dst, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.Class})
 		}
 		return dst
-	case isListenerSetGK(gk):
+	case topology.IsListenerSetGK(gk):
 		if ls := st.listenerSets[n]; ls != nil {
-			if g := st.gateways[ls.parent]; g != nil && st.lsAllowed(g, ls) {
-				return append(dst, g.id)
+			if g := st.gateways[ls.Parent]; g != nil && st.lsAllowed(g, ls) {
+				return append(dst, g.ID)
 			}
 		}
 		return dst
-	case isRouteGK(gk):
+	case topology.IsRouteGK(gk):
 		if r := st.routes[n]; r != nil {
-			st.eachRouteParent(r, func(p nodeID) bool {
+			st.eachRouteParent(r, func(p topology.NodeID) bool {
 				if !slices.Contains(dst, p) { // a handful of parents: no map
 					dst = append(dst, p)
 				}
@@ -246,12 +248,12 @@ func (st *state) appendParents(dst []nodeID, n nodeID) []nodeID {
 	return dst
 }
 
-// cmpNode orders nodes like lessNode.
-func cmpNode(a, b nodeID) int {
+// cmpNode orders nodes like topology.LessNode.
+func cmpNode(a, b topology.NodeID) int {
 	switch {
-	case lessNode(a, b):
+	case topology.LessNode(a, b):
 		return -1
-	case lessNode(b, a):
+	case topology.LessNode(b, a):
 		return 1
 	}
 	return 0
@@ -260,34 +262,34 @@ func cmpNode(a, b nodeID) int {
 // children is the inverse of parents, plus Namespace -> objects in it,
 // but for mesh routes: a mesh route's parent is its Service (port) only as
 // the top of a path, which descend knows.
-func (st *state) children(n nodeID, fn func(nodeID)) {
-	gk := n.gk()
-	isGateway := gk.Group == gwGroup && gk.Kind == "Gateway"
+func (st *state) children(n topology.NodeID, fn func(topology.NodeID)) {
+	gk := n.GK()
+	isGateway := gk.Group == topology.GatewayGroup && gk.Kind == "Gateway"
 	switch {
-	case isNamespaceNode(n):
+	case topology.IsNamespaceNode(n):
 		for c := range st.byNS[n.Name] {
 			fn(c)
 		}
-	case gk.Group == gwGroup && gk.Kind == "GatewayClass":
+	case gk.Group == topology.GatewayGroup && gk.Kind == "GatewayClass":
 		for c := range st.gwByClass[n.Name] {
 			fn(c)
 		}
 	case isGateway && n.Section == "":
 		st.gatewayChildren(n, fn)
-	case isListenerSetGK(gk) && n.Section == "":
+	case topology.IsListenerSetGK(gk) && n.Section == "":
 		if ls := st.listenerSets[n]; ls != nil {
-			sectionsOfList(n, ls.listeners, fn)
+			sectionsOfList(n, ls.Listeners, fn)
 		}
-	case isGateway || isListenerSetGK(gk):
+	case isGateway || topology.IsListenerSetGK(gk):
 		st.attachedRoutes(n, fn)
-	case isRouteGK(gk):
+	case topology.IsRouteGK(gk):
 		st.routeChildren(n, fn)
-	case isServiceNode(n) && n.Section == "":
+	case topology.IsServiceNode(n) && n.Section == "":
 		if s := st.services[n]; s != nil {
-			for _, p := range s.ports {
-				if p.name != "" {
+			for _, p := range s.Ports {
+				if p.Name != "" {
 					c := n
-					c.Section = p.name
+					c.Section = p.Name
 					fn(c)
 				}
 			}
@@ -296,21 +298,21 @@ func (st *state) children(n nodeID, fn func(nodeID)) {
 }
 
 // sectionsOfList calls fn with the listener sections of object n.
-func sectionsOfList(n nodeID, ls []listener, fn func(nodeID)) {
+func sectionsOfList(n topology.NodeID, ls []topology.Listener, fn func(topology.NodeID)) {
 	for _, l := range ls {
 		c := n
-		c.Section = l.name
+		c.Section = l.Name
 		fn(c)
 	}
 }
 
 // gatewayChildren: a Gateway's listeners and the ListenerSets it allows.
-func (st *state) gatewayChildren(n nodeID, fn func(nodeID)) {
+func (st *state) gatewayChildren(n topology.NodeID, fn func(topology.NodeID)) {
 	g := st.gateways[n]
 	if g == nil {
 		return
 	}
-	sectionsOfList(n, g.listeners, fn)
+	sectionsOfList(n, g.Listeners, fn)
 	for c := range st.lsByGateway[n] {
 		if ls := st.listenerSets[c]; ls != nil && st.lsAllowed(g, ls) {
 			fn(c)
@@ -320,8 +322,8 @@ func (st *state) gatewayChildren(n nodeID, fn func(nodeID)) {
 
 // attachedRoutes: the routes attached through n, a listener section or (mesh
 // routes) a Service or its port.
-func (st *state) attachedRoutes(n nodeID, fn func(nodeID)) {
-	for rid := range st.routesByParent[n.object()] {
+func (st *state) attachedRoutes(n topology.NodeID, fn func(topology.NodeID)) {
+	for rid := range st.routesByParent[n.Object()] {
 		if r := st.routes[rid]; r != nil && st.attachesTo(r, n) {
 			fn(rid)
 		}
@@ -329,22 +331,22 @@ func (st *state) attachedRoutes(n nodeID, fn func(nodeID)) {
 }
 
 // routeChildren: a route's rules; a rule's backends (those allowed to hang under it).
-func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
-	r := st.routes[n.object()]
+func (st *state) routeChildren(n topology.NodeID, fn func(topology.NodeID)) {
+	r := st.routes[n.Object()]
 	if r == nil {
 		return
 	}
-	for _, ru := range r.rules {
+	for _, ru := range r.Rules {
 		if n.Section == "" {
 			c := n
-			c.Section = ru.section
+			c.Section = ru.Section
 			fn(c)
 			continue
 		}
-		if ru.section != n.Section {
+		if ru.Section != n.Section {
 			continue
 		}
-		for _, b := range ru.backends {
+		for _, b := range ru.Backends {
 			if st.objects[b] > 0 && st.hangsUnder(n, b) {
 				fn(b)
 			}
@@ -353,19 +355,19 @@ func (st *state) routeChildren(n nodeID, fn func(nodeID)) {
 }
 
 // subtree adds the keys of n's owner and of every node below n.
-func (st *state) subtree(n nodeID, ks keySet, seen visited) {
+func (st *state) subtree(n topology.NodeID, ks keySet, seen visited) {
 	if st.bulk {
 		return
 	}
 	st.walk(n, ks, seen)
 }
 
-func (st *state) walk(n nodeID, ks keySet, seen visited) {
-	st.descend(n, true, seen, func(c nodeID) { ks[c.key()] = true })
+func (st *state) walk(n topology.NodeID, ks keySet, seen visited) {
+	st.descend(n, true, seen, func(c topology.NodeID) { ks[keyOf(c)] = true })
 }
 
 // visited records the nodes a descent has been to.
-type visited map[nodeID]uint8
+type visited map[topology.NodeID]uint8
 
 const (
 	visitedNode       uint8 = 1 << iota // the node and what children lists
@@ -376,23 +378,23 @@ const (
 // that the descent did not come to n as a rule's backend: only then are the
 // mesh routes of a Service or port below it, as their paths start at the
 // Service (meshFrontContexts), not at what routes to it.
-func (st *state) descend(n nodeID, front bool, seen visited, visit func(nodeID)) {
+func (st *state) descend(n topology.NodeID, front bool, seen visited, visit func(topology.NodeID)) {
 	if seen[n]&visitedNode == 0 {
 		seen[n] |= visitedNode
 		visit(n)
 		childFront := true
 		switch {
-		case isRouteGK(n.gk()) && n.Section != "":
+		case topology.IsRouteGK(n.GK()) && n.Section != "":
 			childFront = false // a rule's children are its backends
-		case isServiceNode(n):
+		case topology.IsServiceNode(n):
 			childFront = front // the ports of a Service
 		}
-		st.children(n, func(c nodeID) { st.descend(c, childFront, seen, visit) })
+		st.children(n, func(c topology.NodeID) { st.descend(c, childFront, seen, visit) })
 	}
-	if front && isServiceNode(n) && seen[n]&visitedMeshRoutes == 0 {
+	if front && topology.IsServiceNode(n) && seen[n]&visitedMeshRoutes == 0 {
 		seen[n] |= visitedMeshRoutes
 		// The ports, when an earlier descent came to them as backends.
-		st.children(n, func(c nodeID) { st.descend(c, true, seen, visit) })
-		st.attachedRoutes(n, func(c nodeID) { st.descend(c, true, seen, visit) })
+		st.children(n, func(c topology.NodeID) { st.descend(c, true, seen, visit) })
+		st.attachedRoutes(n, func(c topology.NodeID) { st.descend(c, true, seen, visit) })
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // TestIncrementalProfiles is TestIncremental for the implementations' profiles: the mutations
@@ -33,10 +35,10 @@ func TestIncrementalProfiles(t *testing.T) {
 	eg := func(kind, ns, name string, sec int, spec map[string]interface{}) *unstructured.Unstructured {
 		return at(u("gateway.envoyproxy.io/v1alpha1", kind, ns, name, spec), sec)
 	}
-	gw0 := ref(gwGroup, "Gateway", "gw-0")
-	listener := ref(gwGroup, "Gateway", "gw-0")
+	gw0 := ref(topology.GatewayGroup, "Gateway", "gw-0")
+	listener := ref(topology.GatewayGroup, "Gateway", "gw-0")
 	listener["sectionName"] = "http"
-	route0 := ref(gwGroup, "HTTPRoute", "route-0")
+	route0 := ref(topology.GatewayGroup, "HTTPRoute", "route-0")
 	pols = append(pols,
 		usp("usp-a", 1, map[string]interface{}{"zoneSize": "64k"}, svc("svc-0")),
 		usp("usp-b", 2, map[string]interface{}{"zoneSize": "128k", "keepAlive": map[string]interface{}{"connections": int64(5)}}, svc("svc-0"), svc("svc-1")),
@@ -48,7 +50,7 @@ func TestIncrementalProfiles(t *testing.T) {
 		eg("ClientTrafficPolicy", "ns-0", "ctp-new", 2, map[string]interface{}{"targetRefs": []interface{}{gw0}, "tcpKeepalive": map[string]interface{}{"probes": int64(3)}}),
 		eg("SecurityPolicy", "ns-0", "sp-wide", 1, map[string]interface{}{
 			"targetSelectors": []interface{}{map[string]interface{}{
-				"group": gwGroup, "kind": "HTTPRoute", "matchLabels": map[string]interface{}{"team": "blue"},
+				"group": topology.GatewayGroup, "kind": "HTTPRoute", "matchLabels": map[string]interface{}{"team": "blue"},
 				"namespaces": map[string]interface{}{"from": "Selector", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"idx": "1"}}},
 			}},
 			"cors": map[string]interface{}{"allowOrigins": []interface{}{"https://example.com"}},
@@ -82,9 +84,9 @@ func TestIncrementalProfiles(t *testing.T) {
 	btpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy"}
 	ctpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"}
 	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
-	rtGK := schema.GroupKind{Group: gwGroup, Kind: "HTTPRoute"}
+	rtGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"}
 	nsGK := schema.GroupKind{Kind: "Namespace"}
-	grantGK := schema.GroupKind{Group: gwGroup, Kind: "ReferenceGrant"}
+	grantGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}
 
 	var muts []mutation
 	add := func(name string, objs ...*unstructured.Unstructured) {
@@ -114,7 +116,7 @@ func TestIncrementalProfiles(t *testing.T) {
 		add("label a route in another namespace (no grant yet)", r)
 		add("grant it", u("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "ns-1", "sp", map[string]interface{}{
 			"from": []interface{}{map[string]interface{}{"group": "gateway.envoyproxy.io", "kind": "SecurityPolicy", "namespace": "ns-0"}},
-			"to":   []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute"}},
+			"to":   []interface{}{map[string]interface{}{"group": topology.GatewayGroup, "kind": "HTTPRoute"}},
 		}))
 		n := get(nsGK, "", "ns-1")
 		n.SetLabels(map[string]string{"idx": "7"})

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 type objKey struct {
@@ -113,8 +115,8 @@ func incrementalWorld(t *testing.T) (*Engine, map[objKey]*unstructured.Unstructu
 		}
 		return o.DeepCopy()
 	}
-	gwGK := schema.GroupKind{Group: gwGroup, Kind: "Gateway"}
-	rtGK := schema.GroupKind{Group: gwGroup, Kind: "HTTPRoute"}
+	gwGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "Gateway"}
+	rtGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"}
 	rpGK := schema.GroupKind{Group: "example.com", Kind: "RetryPolicy"}
 	tpGK := schema.GroupKind{Group: "example.com", Kind: "TimeoutPolicy"}
 	svcGK := schema.GroupKind{Kind: "Service"}
@@ -129,13 +131,13 @@ func incrementalWorld(t *testing.T) (*Engine, map[objKey]*unstructured.Unstructu
 	}
 	{ // retarget a route policy to another route
 		p := get(rpGK, "ns-0", "pol-3")
-		_ = unstructured.SetNestedSlice(p.Object, []interface{}{ref(gwGroup, "HTTPRoute", "route-5")}, "spec", "targetRefs")
+		_ = unstructured.SetNestedSlice(p.Object, []interface{}{ref(topology.GatewayGroup, "HTTPRoute", "route-5")}, "spec", "targetRefs")
 		muts = append(muts, mutation{name: "retarget policy", upsert: []*unstructured.Unstructured{p}})
 	}
 	muts = append(muts, mutation{name: "delete namespace policy", del: []objKey{{rpGK, "ns-0", "pol-0"}}})
 	{ // new policy on a listener
 		p := u("example.com/v1", "RetryPolicy", "ns-0", "late", map[string]interface{}{
-			"targetRefs": []interface{}{map[string]interface{}{"group": gwGroup, "kind": "Gateway", "name": "gw-0", "sectionName": "http"}},
+			"targetRefs": []interface{}{map[string]interface{}{"group": topology.GatewayGroup, "kind": "Gateway", "name": "gw-0", "sectionName": "http"}},
 			"overrides":  map[string]interface{}{"attempts": int64(1)},
 		})
 		p.SetCreationTimestamp(metav1NewTime(baseTime.Add(1e6)))
@@ -175,19 +177,19 @@ func incrementalWorld(t *testing.T) (*Engine, map[objKey]*unstructured.Unstructu
 	}
 	{ // cross-namespace policy, then its ReferenceGrant
 		p := u("example.com/v1", "RetryPolicy", "ns-0", "cross", map[string]interface{}{
-			"targetRefs": []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "name": "route-9", "namespace": "ns-1"}},
+			"targetRefs": []interface{}{map[string]interface{}{"group": topology.GatewayGroup, "kind": "HTTPRoute", "name": "route-9", "namespace": "ns-1"}},
 			"attempts":   int64(5),
 		})
 		muts = append(muts, mutation{name: "cross-namespace policy", upsert: []*unstructured.Unstructured{p}})
 		g := u("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "ns-1", "grant", map[string]interface{}{
 			"from": []interface{}{map[string]interface{}{"group": "example.com", "kind": "RetryPolicy", "namespace": "ns-0"}},
-			"to":   []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute"}},
+			"to":   []interface{}{map[string]interface{}{"group": topology.GatewayGroup, "kind": "HTTPRoute"}},
 		})
 		muts = append(muts, mutation{name: "reference grant", upsert: []*unstructured.Unstructured{g}})
 	}
 	{ // a policy on a route that does not exist yet, then the route
 		p := u("example.com/v1", "RetryPolicy", "ns-2", "early", map[string]interface{}{
-			"targetRefs": []interface{}{ref(gwGroup, "HTTPRoute", "newcomer")},
+			"targetRefs": []interface{}{ref(topology.GatewayGroup, "HTTPRoute", "newcomer")},
 			"attempts":   int64(8),
 		})
 		muts = append(muts, mutation{name: "policy before target", upsert: []*unstructured.Unstructured{p}})
@@ -199,7 +201,7 @@ func incrementalWorld(t *testing.T) (*Engine, map[objKey]*unstructured.Unstructu
 	}
 	{ // labels on a route selected by a selector policy
 		p := u("example.com/v1", "RetryPolicy", "ns-2", "selector", map[string]interface{}{
-			"targetRefs": []interface{}{map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"pick": "me"}}}},
+			"targetRefs": []interface{}{map[string]interface{}{"group": topology.GatewayGroup, "kind": "HTTPRoute", "selector": map[string]interface{}{"matchLabels": map[string]interface{}{"pick": "me"}}}},
 			"attempts":   int64(4),
 		})
 		muts = append(muts, mutation{name: "selector policy", upsert: []*unstructured.Unstructured{p}})
@@ -234,11 +236,11 @@ func incrementalWorld(t *testing.T) (*Engine, map[objKey]*unstructured.Unstructu
 		muts = append(muts, mutation{name: "route hostnames hit it again", upsert: []*unstructured.Unstructured{r}})
 	}
 	{ // the shared Services' ReferenceGrant: revoked, then granted to every namespace
-		grantGK := schema.GroupKind{Group: gwGroup, Kind: "ReferenceGrant"}
+		grantGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}
 		g := get(grantGK, "shared", "routes")
 		muts = append(muts, mutation{name: "revoke backend grant", del: []objKey{{grantGK, "shared", "routes"}}})
 		from, _, _ := unstructured.NestedSlice(g.Object, "spec", "from")
-		from = append(from, map[string]interface{}{"group": gwGroup, "kind": "HTTPRoute", "namespace": "ns-2"})
+		from = append(from, map[string]interface{}{"group": topology.GatewayGroup, "kind": "HTTPRoute", "namespace": "ns-2"})
 		_ = unstructured.SetNestedSlice(g.Object, from, "spec", "from")
 		muts = append(muts, mutation{name: "grant backends to every namespace", upsert: []*unstructured.Unstructured{g}})
 	}
@@ -294,7 +296,7 @@ spec:
               defaults: {type: object, x-kubernetes-preserve-unknown-fields: true}
 `)[0]
 		p := u("found.example/v1", "SchemaPolicy", "ns-0", "found", map[string]interface{}{
-			"targetRefs": []interface{}{ref(gwGroup, "Gateway", "gw-0")},
+			"targetRefs": []interface{}{ref(topology.GatewayGroup, "Gateway", "gw-0")},
 			"defaults":   map[string]interface{}{"found": int64(1)},
 		})
 		// The informer of a kind starts when its CRD is recognized: CRD first.

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 )
 
 // memoShards is the number of independently locked parts of a memo table:
@@ -86,7 +88,7 @@ type memo struct {
 
 type orderedAt struct {
 	gen uint64 // kindIndex.gen of the node when sorted
-	l   []*policy
+	l   []*semantics.Policy
 }
 
 // newMemo returns an empty memo, sized for a computation of every key when

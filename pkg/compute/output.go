@@ -14,13 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 type srcAgg struct {
-	pol                                  *policy
+	pol                                  *semantics.Policy
 	stanza                               v1alpha1.Stanza
 	strategy                             v1alpha1.MergeStrategy
-	node                                 nodeID
+	node                                 topology.NodeID
 	level                                int
 	contexts, enforced, overridden, wins int
 	conflicted                           int      // contexts where a same-target rule beat it whole
@@ -41,7 +45,7 @@ func (g *srcAgg) beat(by string) {
 // so a slice searched linearly beats a map. Its entries are reused from
 // one target to the next (sources copies what it needs).
 type aggs struct {
-	prof profile // the kind's: it names the strategy each source reports
+	prof semantics.Profile // the kind's: it names the strategy each source reports
 	l    []*srcAgg
 	pool []*srcAgg // entries to reuse
 	used int
@@ -54,10 +58,10 @@ func (a *aggs) reset() {
 
 // get returns the source entry of p's stanza; attachedTo is its least
 // specific attachment point among those that reach the target.
-func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
+func (a *aggs) get(p *semantics.Policy, e *semantics.Entry, n topology.NodeID, level int) *srcAgg {
 	var g *srcAgg
 	for _, x := range a.l {
-		if x.pol == p && x.stanza == e.stanza {
+		if x.pol == p && x.stanza == e.Stanza {
 			g = x
 			break
 		}
@@ -68,30 +72,30 @@ func (a *aggs) get(p *policy, e *entry, n nodeID, level int) *srcAgg {
 		}
 		g = a.pool[a.used]
 		a.used++
-		*g = srcAgg{pol: p, stanza: e.stanza, strategy: a.prof.reportedStrategy(e), node: n, level: level, beaters: g.beaters[:0]}
+		*g = srcAgg{pol: p, stanza: e.Stanza, strategy: a.prof.ReportedStrategy(e), node: n, level: level, beaters: g.beaters[:0]}
 		a.l = append(a.l, g)
 	}
-	if level < g.level || level == g.level && lessNode(n, g.node) {
+	if level < g.level || level == g.level && topology.LessNode(n, g.node) {
 		g.level = level
 		g.node = n
 	}
 	return g
 }
 
-func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
-	tp := v1alpha1.TargetPolicy{Group: k.pk.gk.Group, Kind: k.pk.gk.Kind, Class: k.pk.desc.Class}
+func (s *session) targetPolicy(t topology.NodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
+	tp := v1alpha1.TargetPolicy{Group: k.pk.GK.Group, Kind: k.pk.GK.Kind, Class: k.pk.Descriptor.Class}
 	a := &s.aggs
 	a.reset()
-	a.prof = k.pk.prof
+	a.prof = k.pk.Profile
 	// Where the kind cannot take effect there is no effective entry, but a policy listed
 	// Invalid here is still shown.
-	if a.prof.reaches(k.pk.gk.Kind, t) {
+	if a.prof.Reaches(k.pk.GK.Kind, t) {
 		var sections []string
 		for sec := range k.sections[t] {
 			sections = append(sections, sec)
 		}
 		sort.Strings(sections)
-		if k.pk.desc.Class == v1alpha1.ClassDirect {
+		if k.pk.Descriptor.Class == v1alpha1.ClassDirect {
 			s.direct(t, k, sections, a, &tp)
 		} else {
 			s.inherited(t, k, sections, a, &tp)
@@ -100,7 +104,7 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 	for _, inv := range k.invalid[t] {
 		es := invalidEntries(inv.pol)
 		for i := range es {
-			g := a.get(inv.pol, &es[i], inv.node, levelOf(inv.node))
+			g := a.get(inv.pol, &es[i], inv.node, topology.LevelOf(inv.node))
 			g.invalid = inv.msg
 		}
 	}
@@ -112,17 +116,17 @@ func (s *session) targetPolicy(t nodeID, k *kindIndex) (v1alpha1.TargetPolicy, b
 	return tp, true
 }
 
-func invalidEntries(p *policy) []entry {
-	if len(p.entries) > 0 {
-		return p.entries
+func invalidEntries(p *semantics.Policy) []semantics.Entry {
+	if len(p.Entries) > 0 {
+		return p.Entries
 	}
-	if p.class == v1alpha1.ClassDirect {
-		return []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone}}
+	if p.Class == v1alpha1.ClassDirect {
+		return []semantics.Entry{{Stanza: v1alpha1.StanzaNone, Strategy: v1alpha1.MergeNone}}
 	}
-	return []entry{{stanza: v1alpha1.StanzaDefaults, strategy: v1alpha1.MergeNone}}
+	return []semantics.Entry{{Stanza: v1alpha1.StanzaDefaults, Strategy: v1alpha1.MergeNone}}
 }
 
-func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+func (s *session) inherited(t topology.NodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
 	// Size Effective once (contexts are memoised, so counting is cheap):
 	// outputs are kept for long, appending would leave up to half unused.
 	total := len(s.contexts(t, k))
@@ -147,8 +151,8 @@ func (s *session) inherited(t nodeID, k *kindIndex, sections []string, a *aggs, 
 // emitInherited adds an effective entry for each context of n (section:
 // the section it stands for, "" for the whole target) and counts how the
 // sources fared in it.
-func (s *session) emitInherited(n nodeID, section string, k *kindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
-	flavor := k.pk.prof.flavor(k.pk.gk.Kind, n)
+func (s *session) emitInherited(n topology.NodeID, section string, k *kindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
+	flavor := k.pk.Profile.Flavor(k.pk.GK.Kind, n)
 	for _, v := range s.contexts(n, k) {
 		if len(v.elems) == 0 {
 			continue
@@ -185,14 +189,14 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 	t.parts = t.parts[:0]
 	t.idx = t.idx[:0]
 	for i, fe := range r.entries {
-		level := fe.level
+		level := fe.Level
 		for _, el := range v.elems {
-			if el.node == fe.node {
+			if el.node == fe.Node {
 				level = el.level
 				break
 			}
 		}
-		g := a.get(fe.pol, fe.e, fe.node, level)
+		g := a.get(fe.Policy, fe.Entry, fe.Node, level)
 		o := r.outcomes[i]
 		pi := -1
 		for j := range t.parts {
@@ -237,7 +241,7 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 	}
 }
 
-func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+func (s *session) direct(t topology.NodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
 	whole := s.attached(t, k)
 	s.emitDirect(t, t, "", k, whole, nil, a, tp)
 	for _, sec := range sections {
@@ -251,19 +255,19 @@ func (s *session) direct(t nodeID, k *kindIndex, sections []string, a *aggs, tp 
 // policies there that the profile lets take effect (SPEC §5.3: the established one), their
 // specs merged in order; every other candidate, and every policy on the whole object when n is
 // a section (losers), is Conflicted there.
-func (s *session) emitDirect(t, n nodeID, section string, k *kindIndex, cands, losers []*policy, a *aggs, tp *v1alpha1.TargetPolicy) {
+func (s *session) emitDirect(t, n topology.NodeID, section string, k *kindIndex, cands, losers []*semantics.Policy, a *aggs, tp *v1alpha1.TargetPolicy) {
 	if len(cands) == 0 {
 		return
 	}
-	winners := k.pk.prof.direct(cands)
+	winners := k.pk.Profile.Direct(cands)
 	if len(winners) > 0 {
 		s.emitDirectWinners(t, n, section, winners, len(losers) > 0, a, tp)
 	}
-	for _, l := range append(append([]*policy{}, cands...), losers...) {
+	for _, l := range append(append([]*semantics.Policy{}, cands...), losers...) {
 		if slices.Contains(winners, l) {
 			continue
 		}
-		by := l.rejectedBy
+		by := l.RejectedBy
 		if by == nil {
 			if len(winners) == 0 {
 				// Every policy on the section was rejected elsewhere: nothing beat l here.
@@ -275,46 +279,46 @@ func (s *session) emitDirect(t, n nodeID, section string, k *kindIndex, cands, l
 		if !contains(sectionsOf(l, k, t), section) {
 			ln = t
 		}
-		lg := a.get(l, &l.entries[0], ln, levelOf(ln))
+		lg := a.get(l, &l.Entries[0], ln, topology.LevelOf(ln))
 		lg.contexts++
-		lg.beat(by.disp)
+		lg.beat(by.DisplayName)
 	}
 }
 
 // emitDirectWinners adds the effective entry of the winners of a Direct kind at n: their specs
 // merged in order. objectBears says the object t bears policies of the kind too, when n is
 // one of its sections.
-func (s *session) emitDirectWinners(t, n nodeID, section string, winners []*policy, objectBears bool, a *aggs, tp *v1alpha1.TargetPolicy) {
-	var val *pv
+func (s *session) emitDirectWinners(t, n topology.NodeID, section string, winners []*semantics.Policy, objectBears bool, a *aggs, tp *v1alpha1.TargetPolicy) {
+	var val *merge.Value
 	for i, w := range winners {
-		e := &w.entries[0]
-		val = mergePatch(val, build(e.spec, i, e.schema))
+		e := &w.Entries[0]
+		val = merge.Patch(val, merge.Build(e.Spec, i, e.Schema))
 	}
-	val = stripNulls(val)
+	val = merge.StripNulls(val)
 	fs := map[string]string{}
-	walkLeaves(val, "", func(ptr string, src int) { fs[ptr] = winners[src].disp })
-	via := []v1alpha1.ObjectReference{n.ref()}
+	merge.WalkLeaves(val, "", func(ptr string, src int) { fs[ptr] = winners[src].DisplayName })
+	via := []v1alpha1.ObjectReference{n.Ref()}
 	if n != t && objectBears {
 		// The object bears policies too: it is on the section's path (SPEC §5.5).
-		via = []v1alpha1.ObjectReference{t.ref(), n.ref()}
+		via = []v1alpha1.ObjectReference{t.Ref(), n.Ref()}
 	}
 	tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
 		Via: via, SectionName: section,
-		Spec: runtime.RawExtension{Raw: mustJSON(toJSON(val))}, FieldSources: fs,
+		Spec: runtime.RawExtension{Raw: mustJSON(merge.ToJSON(val))}, FieldSources: fs,
 	})
 	for _, w := range winners {
-		g := a.get(w, &w.entries[0], n, levelOf(n))
+		g := a.get(w, &w.Entries[0], n, topology.LevelOf(n))
 		g.contexts++
 		g.wins++
 	}
 }
 
 // sectionsOf lists the sections of t that p is attached to.
-func sectionsOf(p *policy, k *kindIndex, t nodeID) []string {
+func sectionsOf(p *semantics.Policy, k *kindIndex, t topology.NodeID) []string {
 	var out []string
-	for _, a := range p.res.atts {
-		if a.invalid == "" && a.node.object() == t && a.node.Section != "" {
-			out = append(out, a.node.Section)
+	for _, a := range p.Resolution.Attachments {
+		if a.Invalid == "" && a.Node.Object() == t && a.Node.Section != "" {
+			out = append(out, a.Node.Section)
 		}
 	}
 	return out
@@ -327,25 +331,25 @@ func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
 		if x.level != y.level {
 			return x.level < y.level
 		}
-		if !x.pol.ts.Equal(y.pol.ts) {
-			return x.pol.ts.Before(y.pol.ts)
+		if !x.pol.Created.Equal(y.pol.Created) {
+			return x.pol.Created.Before(y.pol.Created)
 		}
-		if x.pol.disp != y.pol.disp {
-			return x.pol.disp < y.pol.disp
+		if x.pol.DisplayName != y.pol.DisplayName {
+			return x.pol.DisplayName < y.pol.DisplayName
 		}
 		if x.stanza != y.stanza {
 			return x.stanza == v1alpha1.StanzaOverrides
 		}
-		return lessNode(x.node, y.node)
+		return topology.LessNode(x.node, y.node)
 	})
 	out := make([]v1alpha1.PolicySource, 0, len(l))
 	for _, g := range l {
 		ps := v1alpha1.PolicySource{
-			Namespace: g.pol.id.namespace, Name: g.pol.id.nm, AttachedTo: g.node.ref(),
+			Namespace: g.pol.ID.Namespace, Name: g.pol.ID.Name, AttachedTo: g.node.Ref(),
 			Stanza: g.stanza, MergeStrategy: g.strategy,
 		}
 		ps.Outcome, ps.Message = g.outcome()
-		if r := a.prof.rule(g.pol.id.gk.Kind); r != "" && g.invalid == "" {
+		if r := a.prof.Rule(g.pol.ID.GK.Kind); r != "" && g.invalid == "" {
 			ps.Message += "; " + r
 		}
 		ps.Message = m.intern(ps.Message) // outputs repeat the same few messages
@@ -426,15 +430,15 @@ func lessEffective(a, b v1alpha1.EffectiveSpec) bool {
 }
 
 // targetNodes lists the objects that key names.
-func (st *state) targetNodes(key Key) []nodeID {
-	out := append(make([]nodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
+func (st *state) targetNodes(key Key) []topology.NodeID {
+	out := append(make([]topology.NodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
 	for n := range st.invalidKeys[key] {
 		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	if len(out) > 1 {
-		sort.Slice(out, func(i, j int) bool { return lessNode(out[i], out[j]) })
+		sort.Slice(out, func(i, j int) bool { return topology.LessNode(out[i], out[j]) })
 	}
 	return out
 }
@@ -445,7 +449,7 @@ func (st *state) sortedKinds() []*kindIndex {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].pk.gk, out[j].pk.gk
+		a, b := out[i].pk.GK, out[j].pk.GK
 		if a.Group != b.Group {
 			return a.Group < b.Group
 		}

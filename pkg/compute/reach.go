@@ -11,6 +11,9 @@ import (
 	"sort"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // PolicyInfo is one policy (of one kind) as its PolicyReach shows it.
@@ -33,14 +36,14 @@ func (e *Engine) Policies(key Key) []PolicyInfo {
 	st := e.st
 	var out []PolicyInfo
 	for gk, ki := range st.kinds {
-		if ki.pk.namespaced == (key.Namespace == "") {
+		if ki.pk.Namespaced == (key.Namespace == "") {
 			continue
 		}
-		p := st.policies[policyID{gk: gk, namespace: key.Namespace, nm: key.Name}]
+		p := st.policies[semantics.PolicyID{GK: gk, Namespace: key.Namespace, Name: key.Name}]
 		if p == nil {
 			continue
 		}
-		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.class, AttachedTo: st.attachedTo(p), Labels: p.labels})
+		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.Class, AttachedTo: st.attachedTo(p), Labels: p.Labels})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Group != out[j].Group {
@@ -57,7 +60,7 @@ func (e *Engine) PolicyKeys() []Key {
 	defer e.mu.RUnlock()
 	ks := make(keySet, len(e.st.policies))
 	for id := range e.st.policies {
-		ks[Key{Namespace: id.namespace, Name: id.nm}] = true
+		ks[Key{Namespace: id.Namespace, Name: id.Name}] = true
 	}
 	return ks.sorted()
 }
@@ -81,46 +84,46 @@ func (e *Engine) TakeChangedPolicies() []Key {
 	return ks.sorted()
 }
 
-func (st *state) policyChanged(id policyID) {
+func (st *state) policyChanged(id semantics.PolicyID) {
 	if !st.bulk {
-		st.changedPolicies[Key{Namespace: id.namespace, Name: id.nm}] = struct{}{}
+		st.changedPolicies[Key{Namespace: id.Namespace, Name: id.Name}] = struct{}{}
 	}
 }
 
 // attachedTo lists what p names and whether each resolved, with the same
 // rules as resolve.
-func (st *state) attachedTo(p *policy) []v1alpha1.AttachedTarget {
-	out := make([]v1alpha1.AttachedTarget, 0, len(p.refs))
-	listed := map[nodeID]bool{}
-	for _, ref := range p.refs {
-		at := v1alpha1.AttachedTarget{Target: ref.target.ref()}
-		listed[ref.target] = true
-		if ref.invalid != "" {
-			at.Reason, at.Message = v1alpha1.ReasonMalformed, ref.invalid
+func (st *state) attachedTo(p *semantics.Policy) []v1alpha1.AttachedTarget {
+	out := make([]v1alpha1.AttachedTarget, 0, len(p.Refs))
+	listed := map[topology.NodeID]bool{}
+	for _, ref := range p.Refs {
+		at := v1alpha1.AttachedTarget{Target: ref.Target.Ref()}
+		listed[ref.Target] = true
+		if ref.Invalid != "" {
+			at.Reason, at.Message = v1alpha1.ReasonMalformed, ref.Invalid
 			out = append(out, at)
 			continue
 		}
 		a, found := st.resolveRef(p, ref)
 		switch {
 		case !found:
-			at.Reason, at.Message = v1alpha1.ReasonTargetNotFound, fmt.Sprintf("%s does not exist", ref.target)
-		case a.invalid == "":
+			at.Reason, at.Message = v1alpha1.ReasonTargetNotFound, fmt.Sprintf("%s does not exist", ref.Target)
+		case a.Invalid == "":
 			at.Resolved = true
-		case p.invalid != "":
-			at.Reason, at.Message = v1alpha1.ReasonMalformed, p.invalid
+		case p.Invalid != "":
+			at.Reason, at.Message = v1alpha1.ReasonMalformed, p.Invalid
 		default:
-			at.Reason, at.Message = v1alpha1.ReasonReferenceGrantMissing, a.invalid
+			at.Reason, at.Message = v1alpha1.ReasonReferenceGrantMissing, a.Invalid
 		}
 		out = append(out, at)
 	}
-	if len(p.selectors) > 0 && p.id.namespace != "" {
+	if len(p.Selectors) > 0 && p.ID.Namespace != "" {
 		for _, n := range st.selected(p) {
 			if listed[n] {
 				continue
 			}
-			at := v1alpha1.AttachedTarget{Target: n.ref(), Resolved: p.invalid == ""}
-			if p.invalid != "" {
-				at.Reason, at.Message = v1alpha1.ReasonMalformed, p.invalid
+			at := v1alpha1.AttachedTarget{Target: n.Ref(), Resolved: p.Invalid == ""}
+			if p.Invalid != "" {
+				at.Reason, at.Message = v1alpha1.ReasonMalformed, p.Invalid
 			}
 			out = append(out, at)
 		}

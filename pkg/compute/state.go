@@ -13,43 +13,34 @@ import (
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
 
-// attachment is one place a policy is attached to (or, with invalid set,
-// listed at as an Invalid source).
-type attachment struct {
-	node    nodeID
-	invalid string
-	virtual bool
-}
-
-type resolution struct {
-	atts    []attachment
-	named   []nodeID // objects named by targetRefs (for re-resolution)
-	crossNS []string // namespaces named by targetRef.namespace
-}
-
 type invalidAt struct {
-	pol  *policy
-	node nodeID
+	pol  *semantics.Policy
+	node topology.NodeID
 	msg  string
 }
 
 // kindIndex holds the attachments of one policy kind.
 type kindIndex struct {
-	pk       *policyKind
-	at       map[nodeID][]*policy      // valid attachments by node
-	sections map[nodeID]map[string]int // object -> sections with attachments
-	invalid  map[nodeID][]invalidAt    // owner object -> Invalid listings
+	pk       *policies.Kind
+	at       map[topology.NodeID][]*semantics.Policy // valid attachments by node
+	sections map[topology.NodeID]map[string]int      // object -> sections with attachments
+	invalid  map[topology.NodeID][]invalidAt         // owner object -> Invalid listings
 	// gen is the attachment generation of each node bearing a policy of
 	// this kind: a new value of state.attGen whenever a policy of the kind
 	// is attached there or detached. Memoised folds and orders check it.
-	gen map[nodeID]uint64
+	gen map[topology.NodeID]uint64
 	// changed is the newest gen of the kind: a fold checked at that value
 	// is valid without looking at its nodes.
 	changed uint64
 	// rejectDirty is set when an attachment of the kind changed since the
-	// policies' rejectedBy were last settled (rejections.go).
+	// policies' RejectedBy were last settled (rejections.go).
 	rejectDirty bool
 }
 
@@ -92,32 +83,32 @@ type state struct {
 	// how its Gateways match requests (RequestTrace).
 	classControllers map[string]string
 	nsLabels         map[string]map[string]string
-	gateways         map[nodeID]*gatewayObj
-	gwByClass        map[string]map[nodeID]bool
-	listenerSets     map[nodeID]*listenerSetObj
-	lsByGateway      map[nodeID]map[nodeID]bool
-	routes           map[nodeID]*routeObj
-	routesByParent   map[nodeID]map[nodeID]bool
-	services         map[nodeID]*serviceObj
-	backendParents   map[nodeID]map[nodeID]int
-	grants           map[string]map[string]*refGrant
-	objLabels        map[nodeID]map[string]string
+	gateways         map[topology.NodeID]*topology.Gateway
+	gwByClass        map[string]map[topology.NodeID]bool
+	listenerSets     map[topology.NodeID]*topology.ListenerSet
+	lsByGateway      map[topology.NodeID]map[topology.NodeID]bool
+	routes           map[topology.NodeID]*topology.Route
+	routesByParent   map[topology.NodeID]map[topology.NodeID]bool
+	services         map[topology.NodeID]*topology.Service
+	backendParents   map[topology.NodeID]map[topology.NodeID]int
+	grants           map[string]map[string]*topology.ReferenceGrant
+	objLabels        map[topology.NodeID]map[string]string
 	// specs holds the spec of every present topology object, encoded.
-	specs        map[nodeID]storedSpec
-	fingerprints map[nodeID]fingerprint
+	specs        map[topology.NodeID]storedSpec
+	fingerprints map[topology.NodeID]fingerprint
 	fpBuf        []byte // scratch of fingerprintOf
 	specBuf      []byte // scratch of encodeSpec
 
-	objects map[nodeID]int   // existence: topology objects, referenced backends
-	virt    map[nodeID]int   // virtual targets and unserved kinds named by policies
-	byKey   map[Key][]nodeID // nodes per output key: usually one, so a slice
-	byNS    map[string]map[nodeID]bool
+	objects map[topology.NodeID]int   // existence: topology objects, referenced backends
+	virt    map[topology.NodeID]int   // virtual targets and unserved kinds named by policies
+	byKey   map[Key][]topology.NodeID // nodes per output key: usually one, so a slice
+	byNS    map[string]map[topology.NodeID]bool
 
-	policies    map[policyID]*policy
-	byTarget    map[nodeID]map[*policy]bool
-	selPolicies map[string]map[*policy]bool // by namespace; anyNamespace: wide selectors
-	crossNS     map[string]map[*policy]bool
-	invalidKeys map[Key]map[nodeID]int
+	policies    map[semantics.PolicyID]*semantics.Policy
+	byTarget    map[topology.NodeID]map[*semantics.Policy]bool
+	selPolicies map[string]map[*semantics.Policy]bool // by namespace; anyNamespace: wide selectors
+	crossNS     map[string]map[*semantics.Policy]bool
+	invalidKeys map[Key]map[topology.NodeID]int
 	// changedPolicies are the keys of the policies whose kind, labels or
 	// attachments changed since the caller last took them (not kept in
 	// bulk mode, after which the caller reads every policy).
@@ -134,27 +125,27 @@ func newState(opts Options) (*state, error) {
 		classes:          map[string]bool{},
 		classControllers: map[string]string{},
 		nsLabels:         map[string]map[string]string{},
-		gateways:         map[nodeID]*gatewayObj{},
-		gwByClass:        map[string]map[nodeID]bool{},
-		listenerSets:     map[nodeID]*listenerSetObj{},
-		lsByGateway:      map[nodeID]map[nodeID]bool{},
-		routes:           map[nodeID]*routeObj{},
-		routesByParent:   map[nodeID]map[nodeID]bool{},
-		services:         map[nodeID]*serviceObj{},
-		backendParents:   map[nodeID]map[nodeID]int{},
-		grants:           map[string]map[string]*refGrant{},
-		objLabels:        map[nodeID]map[string]string{},
-		specs:            map[nodeID]storedSpec{},
-		fingerprints:     map[nodeID]fingerprint{},
-		objects:          map[nodeID]int{},
-		virt:             map[nodeID]int{},
-		byKey:            map[Key][]nodeID{},
-		byNS:             map[string]map[nodeID]bool{},
-		policies:         map[policyID]*policy{},
-		byTarget:         map[nodeID]map[*policy]bool{},
-		selPolicies:      map[string]map[*policy]bool{},
-		crossNS:          map[string]map[*policy]bool{},
-		invalidKeys:      map[Key]map[nodeID]int{},
+		gateways:         map[topology.NodeID]*topology.Gateway{},
+		gwByClass:        map[string]map[topology.NodeID]bool{},
+		listenerSets:     map[topology.NodeID]*topology.ListenerSet{},
+		lsByGateway:      map[topology.NodeID]map[topology.NodeID]bool{},
+		routes:           map[topology.NodeID]*topology.Route{},
+		routesByParent:   map[topology.NodeID]map[topology.NodeID]bool{},
+		services:         map[topology.NodeID]*topology.Service{},
+		backendParents:   map[topology.NodeID]map[topology.NodeID]int{},
+		grants:           map[string]map[string]*topology.ReferenceGrant{},
+		objLabels:        map[topology.NodeID]map[string]string{},
+		specs:            map[topology.NodeID]storedSpec{},
+		fingerprints:     map[topology.NodeID]fingerprint{},
+		objects:          map[topology.NodeID]int{},
+		virt:             map[topology.NodeID]int{},
+		byKey:            map[Key][]topology.NodeID{},
+		byNS:             map[string]map[topology.NodeID]bool{},
+		policies:         map[semantics.PolicyID]*semantics.Policy{},
+		byTarget:         map[topology.NodeID]map[*semantics.Policy]bool{},
+		selPolicies:      map[string]map[*semantics.Policy]bool{},
+		crossNS:          map[string]map[*semantics.Policy]bool{},
+		invalidKeys:      map[Key]map[topology.NodeID]int{},
 		changedPolicies:  map[Key]struct{}{},
 	}
 	switch strings.ToLower(opts.DefaultInheritedStrategy) {
@@ -169,7 +160,7 @@ func newState(opts Options) (*state, error) {
 		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	for i, d := range opts.Descriptors {
-		if err := d.validate(); err != nil {
+		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("descriptor %d: %w", i, err)
 		}
 		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
@@ -201,7 +192,7 @@ var builtinClusterKinds = map[schema.GroupKind]bool{
 	{Group: "", Kind: "Namespace"}:                                                  true,
 	{Group: "", Kind: "Node"}:                                                       true,
 	{Group: "", Kind: "PersistentVolume"}:                                           true,
-	{Group: gwGroup, Kind: "GatewayClass"}:                                          true,
+	{Group: topology.GatewayGroup, Kind: "GatewayClass"}:                            true,
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
 	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
@@ -222,7 +213,7 @@ func (st *state) clusterScoped(gk schema.GroupKind) bool {
 // scheme, a kind served by a CRD fed to the engine, or a Gateway API kind
 // the engine models (the server watches those).
 func (st *state) served(gk schema.GroupKind) bool {
-	if builtinKinds()[gk] || st.crdServed[gk] || topologyGK(gk) {
+	if builtinKinds()[gk] || st.crdServed[gk] || topology.IsTopologyGK(gk) {
 		return true
 	}
 	return false
@@ -230,8 +221,8 @@ func (st *state) served(gk schema.GroupKind) bool {
 
 // ---- existence and indexes ----
 
-func (st *state) exists(n nodeID) bool {
-	o := n.object()
+func (st *state) exists(n topology.NodeID) bool {
+	o := n.Object()
 	if st.objects[o] == 0 && st.virt[o] == 0 {
 		return false
 	}
@@ -241,31 +232,31 @@ func (st *state) exists(n nodeID) bool {
 	return st.hasSection(n)
 }
 
-func (st *state) hasSection(n nodeID) bool {
-	o := n.object()
+func (st *state) hasSection(n topology.NodeID) bool {
+	o := n.Object()
 	switch {
-	case o.Group == gwGroup && o.Kind == "Gateway":
+	case o.Group == topology.GatewayGroup && o.Kind == "Gateway":
 		if g := st.gateways[o]; g != nil {
-			for _, l := range g.listeners {
-				if l.name == n.Section {
+			for _, l := range g.Listeners {
+				if l.Name == n.Section {
 					return true
 				}
 			}
 		}
 		return false
-	case isListenerSetGK(o.gk()):
+	case topology.IsListenerSetGK(o.GK()):
 		if ls := st.listenerSets[o]; ls != nil {
-			for _, l := range ls.listeners {
-				if l.name == n.Section {
+			for _, l := range ls.Listeners {
+				if l.Name == n.Section {
 					return true
 				}
 			}
 		}
 		return false
-	case isRouteGK(o.gk()):
+	case topology.IsRouteGK(o.GK()):
 		if r := st.routes[o]; r != nil {
-			for _, ru := range r.rules {
-				if ru.section == n.Section && !ru.unnamed {
+			for _, ru := range r.Rules {
+				if ru.Section == n.Section && !ru.Unnamed {
 					return true
 				}
 			}
@@ -273,20 +264,20 @@ func (st *state) hasSection(n nodeID) bool {
 		return false
 	case o.Group == "" && o.Kind == "Service":
 		if s := st.services[o]; s != nil {
-			for _, p := range s.ports {
-				if p.name != "" && p.name == n.Section {
+			for _, p := range s.Ports {
+				if p.Name != "" && p.Name == n.Section {
 					return true
 				}
 			}
 		}
 		return false
-	case o.Group == "" && o.Kind == "Namespace", o.Group == gwGroup && o.Kind == "GatewayClass":
+	case o.Group == "" && o.Kind == "Namespace", o.Group == topology.GatewayGroup && o.Kind == "GatewayClass":
 		return false
 	}
 	return true // other backends and virtual targets: sections are not known, accept them
 }
 
-func (st *state) bump(m map[nodeID]int, n nodeID, d int) {
+func (st *state) bump(m map[topology.NodeID]int, n topology.NodeID, d int) {
 	was := st.objects[n] > 0 || st.virt[n] > 0
 	m[n] += d
 	if m[n] <= 0 {
@@ -296,7 +287,7 @@ func (st *state) bump(m map[nodeID]int, n nodeID, d int) {
 	if was == is {
 		return
 	}
-	k := n.key()
+	k := keyOf(n)
 	if is {
 		if !slices.Contains(st.byKey[k], n) {
 			st.byKey[k] = append(st.byKey[k], n)
@@ -305,7 +296,7 @@ func (st *state) bump(m map[nodeID]int, n nodeID, d int) {
 			addSet(st.byNS, n.Namespace, n)
 		}
 	} else {
-		if l := slices.DeleteFunc(st.byKey[k], func(x nodeID) bool { return x == n }); len(l) == 0 {
+		if l := slices.DeleteFunc(st.byKey[k], func(x topology.NodeID) bool { return x == n }); len(l) == 0 {
 			delete(st.byKey, k)
 		} else {
 			st.byKey[k] = l
@@ -397,7 +388,7 @@ func SortKeys(ks []Key) {
 func (st *state) policyResources() []schema.GroupVersionResource {
 	out := make([]schema.GroupVersionResource, 0, len(st.kinds))
 	for _, ki := range st.kinds {
-		out = append(out, ki.pk.gvr)
+		out = append(out, ki.pk.GVR)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -415,14 +406,14 @@ func (st *state) policyResources() []schema.GroupVersionResource {
 // limitedKeys adds the keys of kind ki whose profile limits where it takes effect: those of
 // the nodes below its attachments that the kind reaches.
 func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
-	visit := func(n nodeID) {
-		if ki.pk.prof.reaches(ki.pk.gk.Kind, n) {
-			ks[n.key()] = true
+	visit := func(n topology.NodeID) {
+		if ki.pk.Profile.Reaches(ki.pk.GK.Kind, n) {
+			ks[keyOf(n)] = true
 		}
 	}
 	seen := visited{}
 	for n := range ki.at {
-		if ki.pk.desc.Class == v1alpha1.ClassInherited {
+		if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
 			st.descend(n, true, seen, visit)
 		} else {
 			visit(n)
@@ -437,13 +428,13 @@ func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
 	seen := make(visited, len(st.objects))
 	for _, ki := range st.kinds {
-		if l, ok := ki.pk.prof.(reachLimiter); ok && l.limitsReach(ki.pk.gk.Kind) {
+		if l, ok := ki.pk.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.pk.GK.Kind) {
 			st.limitedKeys(ki, ks)
 			continue
 		}
 		for n := range ki.at {
-			ks[n.key()] = true
-			if ki.pk.desc.Class == v1alpha1.ClassInherited {
+			ks[keyOf(n)] = true
+			if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
 				st.walk(n, ks, seen)
 			}
 		}
@@ -453,3 +444,6 @@ func (st *state) keys() []Key {
 	}
 	return ks.sorted()
 }
+
+// keyOf is the output key of n's object.
+func keyOf(n topology.NodeID) Key { return Key{Namespace: n.Namespace, Name: n.Name} }

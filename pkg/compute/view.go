@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // View is a consistent view of the engine's inputs. It is valid only during
@@ -42,7 +44,7 @@ type ViewGateway struct {
 	// Listeners are the Gateway's own listeners, in spec order, then those
 	// of the ListenerSets it allows, by ListenerSet namespace and name.
 	Listeners []ViewListener
-	id        nodeID
+	id        topology.NodeID
 }
 
 // ViewRefused is a route a Gateway does not admit, and why.
@@ -66,7 +68,7 @@ type ViewListener struct {
 	// Path is the hierarchy from its root down to the listener's section
 	// node, least specific first (Namespace nodes are inserted by Vias).
 	Path []v1alpha1.ObjectReference
-	node nodeID
+	node topology.NodeID
 }
 
 // ViewRoute is a route attached to a listener.
@@ -87,9 +89,9 @@ func (r ViewRoute) Spec() (map[string]interface{}, error) { return r.spec.decode
 // Gateways returns the Gateway namespace/name, or every Gateway when name
 // is "", sorted by namespace and name.
 func (v View) Gateways(namespace, name string) []ViewGateway {
-	var ids []nodeID
+	var ids []topology.NodeID
 	if name != "" {
-		id := nodeID{Group: gwGroup, Kind: "Gateway", Namespace: namespace, Name: name}
+		id := topology.NodeID{Group: topology.GatewayGroup, Kind: "Gateway", Namespace: namespace, Name: name}
 		if v.st.gateways[id] != nil {
 			ids = append(ids, id)
 		}
@@ -97,7 +99,7 @@ func (v View) Gateways(namespace, name string) []ViewGateway {
 		for id := range v.st.gateways {
 			ids = append(ids, id)
 		}
-		sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+		sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	}
 	out := make([]ViewGateway, 0, len(ids))
 	for _, id := range ids {
@@ -106,33 +108,33 @@ func (v View) Gateways(namespace, name string) []ViewGateway {
 	return out
 }
 
-func (v View) gateway(g *gatewayObj) ViewGateway {
+func (v View) gateway(g *topology.Gateway) ViewGateway {
 	st := v.st
-	vg := ViewGateway{Namespace: g.id.Namespace, Name: g.id.Name, id: g.id}
+	vg := ViewGateway{Namespace: g.ID.Namespace, Name: g.ID.Name, id: g.ID}
 	var top []v1alpha1.ObjectReference
-	if st.classes[g.class] {
-		vg.ControllerName = st.classControllers[g.class]
-		top = append(top, nodeID{Group: gwGroup, Kind: "GatewayClass", Name: g.class}.ref())
+	if st.classes[g.Class] {
+		vg.ControllerName = st.classControllers[g.Class]
+		top = append(top, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.Class}.Ref())
 	}
-	top = append(top, g.id.ref())
-	v.addListeners(&vg, g.id, nil, g.listeners, top)
+	top = append(top, g.ID.Ref())
+	v.addListeners(&vg, g.ID, nil, g.Listeners, top)
 	sets := v.allowedSets(g)
 	for _, c := range sets {
-		ref := c.ref()
-		v.addListeners(&vg, c, &ref, st.listenerSets[c].listeners, append(top[:len(top):len(top)], ref))
+		ref := c.Ref()
+		v.addListeners(&vg, c, &ref, st.listenerSets[c].Listeners, append(top[:len(top):len(top)], ref))
 	}
 	return vg
 }
 
 // allowedSets lists the ListenerSets g allows, sorted.
-func (v View) allowedSets(g *gatewayObj) []nodeID {
-	var sets []nodeID
-	for c := range v.st.lsByGateway[g.id] {
+func (v View) allowedSets(g *topology.Gateway) []topology.NodeID {
+	var sets []topology.NodeID
+	for c := range v.st.lsByGateway[g.ID] {
 		if ls := v.st.listenerSets[c]; ls != nil && v.st.lsAllowed(g, ls) {
 			sets = append(sets, c)
 		}
 	}
-	sort.Slice(sets, func(i, j int) bool { return lessNode(sets[i], sets[j]) })
+	sort.Slice(sets, func(i, j int) bool { return topology.LessNode(sets[i], sets[j]) })
 	return sets
 }
 
@@ -149,72 +151,72 @@ func (v View) Refused(gw ViewGateway, keep func(hostnames []string) bool) []View
 
 // refused lists the routes that name g or one of its allowed ListenerSets
 // (sets) in a parentRef but attach through none of their listeners.
-func (v View) refused(g *gatewayObj, sets []nodeID, keep func(hostnames []string) bool) []ViewRefused {
+func (v View) refused(g *topology.Gateway, sets []topology.NodeID, keep func(hostnames []string) bool) []ViewRefused {
 	st := v.st
-	owners := map[nodeID][]listener{g.id: g.listeners}
+	owners := map[topology.NodeID][]topology.Listener{g.ID: g.Listeners}
 	for _, c := range sets {
-		owners[c] = st.listenerSets[c].listeners
+		owners[c] = st.listenerSets[c].Listeners
 	}
-	var ids []nodeID
+	var ids []topology.NodeID
 	for o := range owners {
 		for rid := range st.routesByParent[o] {
 			ids = append(ids, rid)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	var out []ViewRefused
 	for i, rid := range ids {
 		r := st.routes[rid]
-		if r == nil || i > 0 && ids[i-1] == rid || keep != nil && !keep(r.hostnames) {
+		if r == nil || i > 0 && ids[i-1] == rid || keep != nil && !keep(r.Hostnames) {
 			continue
 		}
 		attached := false
-		st.eachRouteParent(r, func(p nodeID) bool {
-			_, ours := owners[p.object()]
+		st.eachRouteParent(r, func(p topology.NodeID) bool {
+			_, ours := owners[p.Object()]
 			attached = ours
 			return !attached
 		})
 		if attached {
 			continue
 		}
-		out = append(out, ViewRefused{Ref: rid.ref(), Hostnames: r.hostnames, Why: v.why(r, owners)})
+		out = append(out, ViewRefused{Ref: rid.Ref(), Hostnames: r.Hostnames, Why: v.why(r, owners)})
 	}
 	return out
 }
 
 // why says why route r attaches through no listener of owners.
-func (v View) why(r *routeObj, owners map[nodeID][]listener) string {
-	for _, pr := range r.parentRefs {
-		ls, ok := owners[pr.id]
+func (v View) why(r *topology.Route, owners map[topology.NodeID][]topology.Listener) string {
+	for _, pr := range r.ParentRefs {
+		ls, ok := owners[pr.ID]
 		if !ok {
 			continue
 		}
 		for _, l := range ls {
-			if pr.section != "" && pr.section != l.name || pr.port != 0 && pr.port != l.port {
+			if pr.Section != "" && pr.Section != l.Name || pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if why := v.st.refusal(l, pr.id.Namespace, r); why != admitted {
-				return why.words(l, pr.id.Namespace, r)
+			if why := v.st.refusal(l, pr.ID.Namespace, r); why != admitted {
+				return why.words(l, pr.ID.Namespace, r)
 			}
 		}
 		switch {
-		case pr.section != "":
-			return "its parentRef names no listener " + pr.section + " of " + pr.id.Kind + " " + pr.id.Namespace + "/" + pr.id.Name
-		case pr.port != 0:
-			return "its parentRef names port " + strconv.FormatInt(pr.port, 10) + ", where " + pr.id.Kind + " " + pr.id.Namespace + "/" + pr.id.Name + " has no listener"
+		case pr.Section != "":
+			return "its parentRef names no listener " + pr.Section + " of " + pr.ID.Kind + " " + pr.ID.Namespace + "/" + pr.ID.Name
+		case pr.Port != 0:
+			return "its parentRef names port " + strconv.FormatInt(pr.Port, 10) + ", where " + pr.ID.Kind + " " + pr.ID.Namespace + "/" + pr.ID.Name + " has no listener"
 		}
 	}
 	return "no listener admits it"
 }
 
-func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectReference, ls []listener, top []v1alpha1.ObjectReference) {
+func (v View) addListeners(vg *ViewGateway, owner topology.NodeID, set *v1alpha1.ObjectReference, ls []topology.Listener, top []v1alpha1.ObjectReference) {
 	for _, l := range ls {
 		n := owner
-		n.Section = l.name
+		n.Section = l.Name
 		vg.Listeners = append(vg.Listeners, ViewListener{
-			Name: l.name, Port: int32(l.port), Protocol: l.protocol, Hostname: l.hostname,
+			Name: l.Name, Port: int32(l.Port), Protocol: l.Protocol, Hostname: l.Hostname,
 			ListenerSet: set,
-			Path:        append(top[:len(top):len(top)], n.ref()),
+			Path:        append(top[:len(top):len(top)], n.Ref()),
 			node:        n,
 		})
 	}
@@ -226,13 +228,13 @@ func (v View) addListeners(vg *ViewGateway, owner nodeID, set *v1alpha1.ObjectRe
 // are some). A trace keeps the routes that serve its host: on a Gateway with
 // hundreds of routes, one or two.
 func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes []ViewRoute, attached int) {
-	var ids []nodeID
+	var ids []topology.NodeID
 	// Hostnames first: they are cheap to check, attachment is not (every
 	// parentRef against every listener), and a trace keeps one or two
 	// routes of hundreds.
-	for rid := range v.st.routesByParent[l.node.object()] {
+	for rid := range v.st.routesByParent[l.node.Object()] {
 		r := v.st.routes[rid]
-		if r == nil || keep != nil && !keep(r.hostnames) {
+		if r == nil || keep != nil && !keep(r.Hostnames) {
 			continue
 		}
 		if v.st.attachesTo(r, l.node) {
@@ -243,20 +245,20 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	if attached == 0 && keep != nil {
 		// Whether any route is attached at all (no route for the host, or
 		// none on the listener): the first one answers.
-		for rid := range v.st.routesByParent[l.node.object()] {
+		for rid := range v.st.routesByParent[l.node.Object()] {
 			if r := v.st.routes[rid]; r != nil && v.st.attachesTo(r, l.node) {
 				attached = 1
 				break
 			}
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return lessNode(ids[i], ids[j]) })
+	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	out := make([]ViewRoute, len(ids))
 	for i, rid := range ids {
 		r := v.st.routes[rid]
-		vr := ViewRoute{Ref: rid.ref(), Hostnames: r.hostnames, Created: r.created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.rules))}
-		for j, ru := range r.rules {
-			vr.RuleSections[j] = ru.section
+		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.Hostnames, Created: r.Created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.Rules))}
+		for j, ru := range r.Rules {
+			vr.RuleSections[j] = ru.Section
 		}
 		out[i] = vr
 	}
@@ -275,9 +277,9 @@ type KindVia struct {
 // attachment points its effective entry merges (SPEC §5.5), sorted by group
 // and kind.
 func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
-	nodes := make([]nodeID, len(path))
+	nodes := make([]topology.NodeID, len(path))
 	for i, r := range path {
-		nodes[i] = nodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
+		nodes[i] = topology.NodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
 	}
 	var out []KindVia
 	for gk, k := range v.st.kinds {
@@ -301,8 +303,8 @@ func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
 // BackendAllowed reports whether route may send to backend: same namespace,
 // or a ReferenceGrant in the backend's namespace allows it.
 func (v View) BackendAllowed(route, backend v1alpha1.ObjectReference) bool {
-	r := nodeID{Group: route.Group, Kind: route.Kind, Namespace: route.Namespace, Name: route.Name}
-	b := nodeID{Group: backend.Group, Kind: backend.Kind, Namespace: backend.Namespace, Name: backend.Name}
+	r := topology.NodeID{Group: route.Group, Kind: route.Kind, Namespace: route.Namespace, Name: route.Name}
+	b := topology.NodeID{Group: backend.Group, Kind: backend.Kind, Namespace: backend.Namespace, Name: backend.Name}
 	return v.st.backendAllowed(r, b)
 }
 
@@ -310,13 +312,13 @@ func (v View) BackendAllowed(route, backend v1alpha1.ObjectReference) bool {
 // the name of its port numbered port: the section node a backendRef to
 // that port reaches ("" when no named port has that number).
 func (v View) ServicePort(namespace, name string, port int32) (section string, exists bool) {
-	s := v.st.services[nodeID{Kind: "Service", Namespace: namespace, Name: name}]
+	s := v.st.services[topology.NodeID{Kind: "Service", Namespace: namespace, Name: name}]
 	if s == nil {
 		return "", false
 	}
-	for _, p := range s.ports {
-		if p.port == int64(port) {
-			return p.name, true
+	for _, p := range s.Ports {
+		if p.Port == int64(port) {
+			return p.Name, true
 		}
 	}
 	return "", true

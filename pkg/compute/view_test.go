@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // TestGatewayClassUpdateThenDelete: a GatewayClass whose spec changed is
@@ -144,7 +146,7 @@ spec: {parentRefs: [{name: gw, sectionName: http}]}
 // engine bug, simulated here) is an error to the reader, not an empty route.
 func TestViewRouteSpecUndecodable(t *testing.T) {
 	e := engineWith(t, baseTopology, "")
-	id := nodeID{Group: gwGroup, Kind: "HTTPRoute", Namespace: "appns", Name: "rt"}
+	id := topology.NodeID{Group: topology.GatewayGroup, Kind: "HTTPRoute", Namespace: "appns", Name: "rt"}
 	if _, ok := e.st.specs[id]; !ok {
 		t.Fatalf("no stored spec for %v", id)
 	}

@@ -17,6 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // ObjectKey names an input object.
@@ -159,7 +162,7 @@ func (st *state) checkProposal(p Proposal) error {
 // objects are namespaced.
 func (st *state) scope(gk schema.GroupKind) (namespaced, known bool) {
 	if ki, ok := st.kinds[gk]; ok {
-		return ki.pk.namespaced, true
+		return ki.pk.Namespaced, true
 	}
 	if a, ok := topologyAppliers[gk]; ok {
 		return a.namespaced, true
@@ -239,19 +242,19 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	u.SetKind(gk.Kind)
 	u.SetName(name)
 	if ki, ok := st.kinds[gk]; ok {
-		if !ki.pk.namespaced {
+		if !ki.pk.Namespaced {
 			ns = ""
 		}
-		p := st.policies[policyID{gk: gk, namespace: ns, nm: name}]
+		p := st.policies[semantics.PolicyID{GK: gk, Namespace: ns, Name: name}]
 		if p == nil {
 			return nil, nil
 		}
 		u.SetNamespace(ns)
-		if spec, ok := p.raw["spec"]; ok {
+		if spec, ok := p.Raw["spec"]; ok {
 			u.Object["spec"] = spec
 		}
-		u.SetLabels(p.labels)
-		u.SetCreationTimestamp(metav1.NewTime(p.ts))
+		u.SetLabels(p.Labels)
+		u.SetCreationTimestamp(metav1.NewTime(p.Created))
 		return u, nil
 	}
 	a, ok := topologyAppliers[gk]
@@ -261,7 +264,7 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	if !a.namespaced {
 		ns = ""
 	}
-	n := nodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
+	n := topology.NodeID{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
 	stored, present := st.specs[n]
 	if !present {
 		return nil, nil
@@ -274,13 +277,13 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	if spec != nil {
 		u.Object["spec"] = spec
 	}
-	if isNamespaceNode(n) {
+	if topology.IsNamespaceNode(n) {
 		u.SetLabels(st.nsLabels[name])
 	} else {
 		u.SetLabels(st.objLabels[n])
 	}
 	if r := st.routes[n]; r != nil {
-		u.SetCreationTimestamp(metav1.NewTime(r.created))
+		u.SetCreationTimestamp(metav1.NewTime(r.Created))
 	}
 	return u, nil
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // TestWhatIf proposes each mutation of the incremental world on its own and
@@ -145,7 +147,7 @@ func TestWhatIfRefuses(t *testing.T) {
 	}{
 		{"unknown kind", Proposal{Apply: []*unstructured.Unstructured{obj("apps/v1", "Deployment", "appns", "d")}}},
 		{"namespaced without namespace", Proposal{Apply: []*unstructured.Unstructured{obj("example.com/v1", "RetryPolicy", "", "p")}}},
-		{"cluster-scoped with namespace", Proposal{Delete: []ObjectKey{{Group: gwGroup, Kind: "GatewayClass", Namespace: "appns", Name: "gc"}}}},
+		{"cluster-scoped with namespace", Proposal{Delete: []ObjectKey{{Group: topology.GatewayGroup, Kind: "GatewayClass", Namespace: "appns", Name: "gc"}}}},
 		{"a CRD", Proposal{Apply: []*unstructured.Unstructured{obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "x.example.com")}}},
 	}
 	for _, tc := range cases {
@@ -178,7 +180,7 @@ func TestWhatIfWithin(t *testing.T) {
 // putting back what the proposal had already changed.
 func TestWhatIfUndecodableSpec(t *testing.T) {
 	e := engineWith(t, baseTopology, "")
-	var topo []nodeID
+	var topo []topology.NodeID
 	for n := range e.st.specs {
 		if n.Kind == "HTTPRoute" || n.Kind == "Gateway" {
 			topo = append(topo, n)
@@ -187,11 +189,11 @@ func TestWhatIfUndecodableSpec(t *testing.T) {
 	if len(topo) < 2 {
 		t.Fatalf("want two routes or Gateways in the topology, have %v", topo)
 	}
-	sort.Slice(topo, func(i, j int) bool { return lessNode(topo[i], topo[j]) })
+	sort.Slice(topo, func(i, j int) bool { return topology.LessNode(topo[i], topo[j]) })
 	first, broken := topo[0], topo[1]
 	e.st.specs[broken] = storedSpec{enc: []byte{'m', 9}}
 	before := snapshot(t, e)
-	del := func(n nodeID) ObjectKey {
+	del := func(n topology.NodeID) ObjectKey {
 		return ObjectKey{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name}
 	}
 	_, err := e.WhatIf(Proposal{Delete: []ObjectKey{del(first), del(broken)}})

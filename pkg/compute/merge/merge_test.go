@@ -1,4 +1,4 @@
-package compute
+package merge
 
 import (
 	"encoding/json"
@@ -46,7 +46,7 @@ func checkAgainstOracle(t *testing.T, doc, patch interface{}) {
 	if err != nil {
 		return // the oracle rejects non-object documents in some versions
 	}
-	got := mustJSON(toJSON(stripNulls(mergePatch(build(doc, 0, nil), build(patch, 1, nil)))))
+	got := mustJSON(ToJSON(StripNulls(Patch(Build(doc, 0, nil), Build(patch, 1, nil)))))
 	if normJSON(t, got) != normJSON(t, want) {
 		t.Fatalf("merge(%s, %s) = %s, oracle %s", db, pb, got, want)
 	}
@@ -116,23 +116,23 @@ func TestListMapMergeProvenance(t *testing.T) {
 		map[string]interface{}{"name": "a", "port": int64(1), "v": "new", "x": nil},
 		map[string]interface{}{"name": "b", "port": int64(1)},
 	}}
-	res := stripNulls(mergePatch(build(doc, 0, compileMerge(s, 0)), build(patch, 1, compileMerge(s, 0))))
-	got := string(mustJSON(toJSON(res)))
+	res := StripNulls(Patch(Build(doc, 0, compile(s, 0)), Build(patch, 1, compile(s, 0))))
+	got := string(mustJSON(ToJSON(res)))
 	want := `{"l":[{"name":"a","port":1,"v":"new"},{"name":"a","port":2,"v":"keep"},{"v":"no key"},{"name":"b","port":1}]}`
 	if got != want {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}
 	srcs := map[string]int{}
-	walkLeaves(res, "", func(p string, src int) { srcs[p] = src })
+	WalkLeaves(res, "", func(p string, src int) { srcs[p] = src })
 	for p, w := range map[string]int{"/l/0/v": 1, "/l/1/v": 0, "/l/2/v": 0, "/l/3/name": 1} {
 		if srcs[p] != w {
 			t.Errorf("%s from %d, want %d (%v)", p, srcs[p], w, srcs)
 		}
 	}
 	// A plain list is replaced whole and is one leaf.
-	res = mergePatch(build(map[string]interface{}{"p": []interface{}{1}}, 0, nil), build(map[string]interface{}{"p": []interface{}{2, 3}}, 1, nil))
+	res = Patch(Build(map[string]interface{}{"p": []interface{}{1}}, 0, nil), Build(map[string]interface{}{"p": []interface{}{2, 3}}, 1, nil))
 	n := 0
-	walkLeaves(res, "", func(p string, src int) {
+	WalkLeaves(res, "", func(p string, src int) {
 		n++
 		if p != "/p" || src != 1 {
 			t.Errorf("leaf %s src %d", p, src)
@@ -142,9 +142,9 @@ func TestListMapMergeProvenance(t *testing.T) {
 		t.Errorf("%d leaves", n)
 	}
 	// Escaping of JSON pointers.
-	res = build(map[string]interface{}{"a/b": map[string]interface{}{"c~d": 1, "e": map[string]interface{}{}}}, 3, nil)
+	res = Build(map[string]interface{}{"a/b": map[string]interface{}{"c~d": 1, "e": map[string]interface{}{}}}, 3, nil)
 	var ptrs []string
-	walkLeaves(res, "", func(p string, _ int) { ptrs = append(ptrs, p) })
+	WalkLeaves(res, "", func(p string, _ int) { ptrs = append(ptrs, p) })
 	if fmt.Sprint(ptrs) != "[/a~1b/c~0d /a~1b/e]" {
 		t.Errorf("pointers %v", ptrs)
 	}
@@ -157,15 +157,15 @@ func TestListMapMergeProvenance(t *testing.T) {
 // on how busy the machine is.
 func TestWalkLeavesDeep(t *testing.T) {
 	const depth = 200000
-	leaf := &pv{src: 1}
+	leaf := &Value{Src: 1}
 	v := leaf
 	for i := 0; i < depth; i++ {
-		v = &pv{isObj: true, obj: map[string]*pv{"a~/": v}}
+		v = &Value{IsObj: true, Obj: map[string]*Value{"a~/": v}}
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	var ptrs []string
-	walkLeaves(v, "", func(p string, _ int) { ptrs = append(ptrs, p) })
+	WalkLeaves(v, "", func(p string, _ int) { ptrs = append(ptrs, p) })
 	runtime.ReadMemStats(&after)
 	if len(ptrs) != 1 || ptrs[0] != strings.Repeat("/a~0~1", depth) {
 		t.Fatalf("got %d pointers (first %d bytes)", len(ptrs), len(ptrs[0]))
@@ -176,12 +176,12 @@ func TestWalkLeavesDeep(t *testing.T) {
 		t.Fatalf("walking allocated %d bytes: not linear", alloc)
 	}
 	// A list-map walk keeps sibling pointers apart.
-	lm := &pv{isObj: true, obj: map[string]*pv{
-		"l": {isMap: true, items: []*pv{{isObj: true, obj: map[string]*pv{"k": {src: 2}, "x": {src: 3}}}, {src: 4}}},
-		"z": {src: 5},
+	lm := &Value{IsObj: true, Obj: map[string]*Value{
+		"l": {isMap: true, items: []*Value{{IsObj: true, Obj: map[string]*Value{"k": {Src: 2}, "x": {Src: 3}}}, {Src: 4}}},
+		"z": {Src: 5},
 	}}
 	ptrs = nil
-	walkLeaves(lm, "", func(p string, _ int) { ptrs = append(ptrs, p) })
+	WalkLeaves(lm, "", func(p string, _ int) { ptrs = append(ptrs, p) })
 	if got := strings.Join(ptrs, " "); got != "/l/0/k /l/0/x /l/1 /z" {
 		t.Fatalf("pointers %q", got)
 	}
@@ -201,7 +201,7 @@ func TestCompileMerge(t *testing.T) {
 		},
 		AdditionalProperties: &apiextv1.JSONSchemaPropsOrBool{Schema: &listMap},
 	}
-	m := compileMerge(s, 0)
+	m := compile(s, 0)
 	cases := []struct {
 		path []string
 		keys []string
@@ -215,8 +215,8 @@ func TestCompileMerge(t *testing.T) {
 		cur := m
 		want := s
 		for _, p := range c.path {
-			cur = cur.child(p)
-			want = schemaChild(want, p)
+			cur = cur.Child(p)
+			want = SchemaChild(want, p)
 		}
 		if got := cur.listMapKeys(); !reflect.DeepEqual(got, c.keys) {
 			t.Errorf("%v: list-map keys %v, want %v", c.path, got, c.keys)
@@ -225,7 +225,7 @@ func TestCompileMerge(t *testing.T) {
 			t.Errorf("%v: schemaChild gives %v, the table says %v", c.path, wantKeys, c.keys)
 		}
 	}
-	if compileMerge(&apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"a": {Type: "string"}}}, 0) != nil {
+	if compile(&apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{"a": {Type: "string"}}}, 0) != nil {
 		t.Errorf("a schema without list-maps compiles to a non-nil merge schema")
 	}
 }
@@ -235,4 +235,38 @@ func listMapKeysOf(s *apiextv1.JSONSchemaProps) []string {
 		return nil
 	}
 	return s.XListMapKeys
+}
+
+// mustJSON is the engine's encoding of a folded spec ({} when it does not encode).
+func mustJSON(v interface{}) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("{}")
+	}
+	return b
+}
+
+// normJSON re-encodes JSON (bytes or a value) canonically, so that equal
+// documents compare equal.
+func normJSON(t testing.TB, v interface{}) string {
+	t.Helper()
+	var b []byte
+	switch x := v.(type) {
+	case []byte:
+		b = x
+	case json.RawMessage:
+		b = x
+	default:
+		var err error
+		b, err = json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var decoded interface{}
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		t.Fatalf("json %s: %v", b, err)
+	}
+	out, _ := json.Marshal(decoded)
+	return string(out)
 }

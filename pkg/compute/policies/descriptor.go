@@ -1,15 +1,15 @@
-package compute
+package policies
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsonpointer"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 )
 
 // DescriptorAPIVersion and DescriptorListKind identify a descriptor
@@ -92,32 +92,6 @@ type Descriptor struct {
 	SensitiveFields []string `json:"sensitiveFields,omitempty"`
 }
 
-// SensitiveKind is what the API layer needs to redact the sensitive fields
-// of one policy kind: the resource to authorize "get" on, and the pointers.
-type SensitiveKind struct {
-	Resource   schema.GroupResource
-	Namespaced bool
-	// Paths are the descriptor's SensitiveFields.
-	Paths []string
-}
-
-// SensitiveKind returns the sensitive fields of policy kind gk, from its
-// descriptor and its CRD; ok=false when gk is not a known policy kind or
-// declares no sensitive fields.
-func (e *Engine) SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	ki := e.st.kinds[gk]
-	if ki == nil || ki.pk == nil || len(ki.pk.desc.SensitiveFields) == 0 {
-		return SensitiveKind{}, false
-	}
-	return SensitiveKind{
-		Resource:   ki.pk.gvr.GroupResource(),
-		Namespaced: ki.pk.namespaced,
-		Paths:      append([]string(nil), ki.pk.desc.SensitiveFields...),
-	}, true
-}
-
 type descriptorFile struct {
 	APIVersion  string       `json:"apiVersion"`
 	Kind        string       `json:"kind"`
@@ -170,7 +144,7 @@ func LoadDescriptors(data []byte) ([]Descriptor, error) {
 	}
 	seen := map[string]int{}
 	for i := range ds {
-		if err := ds[i].validate(); err != nil {
+		if err := ds[i].Validate(); err != nil {
 			return nil, fmt.Errorf("descriptor file: descriptors[%d]: %w", i, err)
 		}
 		id := ds[i].Group + "/" + ds[i].Kind
@@ -182,7 +156,8 @@ func LoadDescriptors(data []byte) ([]Descriptor, error) {
 	return ds, nil
 }
 
-func (d *Descriptor) validate() error {
+// Validate reports what is wrong with d (nil when nothing is).
+func (d *Descriptor) Validate() error {
 	if d.Kind == "" {
 		return fmt.Errorf("kind is required")
 	}
@@ -226,8 +201,8 @@ func (d *Descriptor) validate() error {
 	return nil
 }
 
-// conventionDescriptor is the descriptor the label fallback (SPEC §4.2) uses.
-func conventionDescriptor(group, kind string, class v1alpha1.PolicyClass) Descriptor {
+// ConventionDescriptor is the descriptor the label fallback (SPEC §4.2) uses.
+func ConventionDescriptor(group, kind string, class v1alpha1.PolicyClass) Descriptor {
 	return Descriptor{
 		Group: group, Kind: kind, Class: class,
 		TargetRef:      []string{"spec.targetRef"},
@@ -254,7 +229,7 @@ func BuiltinDescriptors() []Descriptor {
 	}
 	egInherited := func(kind string) Descriptor {
 		return Descriptor{
-			Group: eg, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: SemanticsEnvoyGateway,
+			Group: eg, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: semantics.EnvoyGateway,
 			TargetRef:       []string{"spec.targetRef"},
 			TargetRefs:      []string{"spec.targetRefs"},
 			TargetSelectors: []string{"spec.targetSelectors"},
@@ -265,7 +240,7 @@ func BuiltinDescriptors() []Descriptor {
 	}
 	kuadrant := func(kind string) Descriptor {
 		return Descriptor{
-			Group: kuad, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: SemanticsKuadrant,
+			Group: kuad, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: semantics.Kuadrant,
 			TargetRef:       []string{"spec.targetRef"},
 			TargetRefs:      []string{"spec.targetRefs"},
 			Defaults:        []string{"spec.defaults"},
@@ -277,7 +252,7 @@ func BuiltinDescriptors() []Descriptor {
 	}
 	nginxDirect := func(kind string) Descriptor {
 		d := direct(nginx, kind, []string{"spec.targetRef"}, []string{"spec.targetRefs"})
-		d.Semantics = SemanticsNGINXGatewayFabric
+		d.Semantics = semantics.NGINXGatewayFabric
 		return d
 	}
 	ds := []Descriptor{
@@ -285,7 +260,7 @@ func BuiltinDescriptors() []Descriptor {
 		direct(gwx, "XBackendTrafficPolicy", nil, []string{"spec.targetRefs"}),
 		egInherited("BackendTrafficPolicy"),
 		{
-			Group: eg, Kind: "ClientTrafficPolicy", Class: v1alpha1.ClassDirect, Semantics: SemanticsEnvoyGateway,
+			Group: eg, Kind: "ClientTrafficPolicy", Class: v1alpha1.ClassDirect, Semantics: semantics.EnvoyGateway,
 			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
 			TargetSelectors: []string{"spec.targetSelectors"},
 		},
@@ -296,7 +271,7 @@ func BuiltinDescriptors() []Descriptor {
 		direct(kuad, "DNSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
 		direct(kuad, "TLSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
 		{
-			Group: nginx, Kind: "ClientSettingsPolicy", Class: v1alpha1.ClassInherited, Semantics: SemanticsNGINXGatewayFabric,
+			Group: nginx, Kind: "ClientSettingsPolicy", Class: v1alpha1.ClassInherited, Semantics: semantics.NGINXGatewayFabric,
 			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
 			DefaultStrategy: StrategyPatch,
 		},

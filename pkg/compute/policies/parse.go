@@ -1,4 +1,4 @@
-package compute
+package policies
 
 // Parsing a policy object: its targets, then one entry per stanza with its
 // merge strategy (SPEC §4, §5 "Default strategies", §6 for what is invalid).
@@ -12,22 +12,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-// parsePolicy reads one policy object of kind pk: its targets, then its
+// Parse reads one policy object of kind pk: its targets, then its
 // entries (one per stanza, with the merge strategy of each). A malformed
 // policy comes back with invalid set and no entries, its targets still read
 // so that it can be listed at them (SPEC §6).
-func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *policy {
-	id := policyID{gk: pk.gk, namespace: ns, nm: name}
+func Parse(pk *Kind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *semantics.Policy {
+	id := semantics.PolicyID{GK: pk.GK, Namespace: ns, Name: name}
 	pp := &policyParser{
-		pk: pk, d: &pk.desc, obj: obj, ns: ns,
+		pk: pk, d: &pk.Descriptor, obj: obj, ns: ns,
 		defaultStrategy: defaultStrategy, clusterScoped: clusterScoped,
-		p: &policy{id: id, disp: id.display(), ts: ts, raw: obj, class: pk.desc.Class},
+		p: &semantics.Policy{ID: id, DisplayName: id.Display(), Created: ts, Raw: obj, Class: pk.Descriptor.Class},
 	}
 	if err := pp.parse(); err != nil {
-		pp.p.invalid = err.Error()
-		pp.p.entries = nil
+		pp.p.Invalid = err.Error()
+		pp.p.Entries = nil
 	}
 	return pp.p
 }
@@ -36,13 +41,13 @@ func parsePolicy(pk *policyKind, obj map[string]interface{}, ns, name string, ts
 // the object, and the server's default strategy for inherited policies that
 // name none.
 type policyParser struct {
-	pk              *policyKind
+	pk              *Kind
 	d               *Descriptor
 	obj             map[string]interface{}
 	ns              string
 	defaultStrategy string
 	clusterScoped   func(schema.GroupKind) bool
-	p               *policy
+	p               *semantics.Policy
 }
 
 func (pp *policyParser) parse() error {
@@ -54,8 +59,8 @@ func (pp *policyParser) parse() error {
 		pp.readTargetRefs()
 		pp.readTargetSelectors()
 	}
-	if pp.p.invalid != "" {
-		return errors.New(pp.p.invalid)
+	if pp.p.Invalid != "" {
+		return errors.New(pp.p.Invalid)
 	}
 	switch {
 	case !has || rawSpec == nil:
@@ -64,12 +69,12 @@ func (pp *policyParser) parse() error {
 		return fmt.Errorf("spec must be an object, not %s", jsonType(rawSpec))
 	case tooDeep(spec, MaxSpecDepth):
 		return fmt.Errorf("spec is nested more than %d levels deep", MaxSpecDepth)
-	case len(pp.p.refs) == 0 && len(pp.p.selectors) == 0:
+	case len(pp.p.Refs) == 0 && len(pp.p.Selectors) == 0:
 		return errors.New("the policy names no target")
 	}
-	for _, r := range pp.p.refs {
-		if r.invalid != "" {
-			return errors.New(r.invalid)
+	for _, r := range pp.p.Refs {
+		if r.Invalid != "" {
+			return errors.New(r.Invalid)
 		}
 	}
 	if pp.d.Class == v1alpha1.ClassDirect {
@@ -81,16 +86,16 @@ func (pp *policyParser) parse() error {
 // readTargetRef reads the single-object target fields (targetRef).
 func (pp *policyParser) readTargetRef() {
 	for _, path := range pp.d.TargetRef {
-		v, found := lookup(pp.obj, path)
+		v, found := semantics.Lookup(pp.obj, path)
 		if !found || v == nil {
 			continue
 		}
 		m, isMap := v.(map[string]interface{})
 		if !isMap {
-			pp.p.refs = append(pp.p.refs, namedRef{invalid: path + " must be an object"})
+			pp.p.Refs = append(pp.p.Refs, semantics.NamedRef{Invalid: path + " must be an object"})
 			continue
 		}
-		pp.p.refs = append(pp.p.refs, parseRef(m, pp.ns, pp.clusterScoped))
+		pp.p.Refs = append(pp.p.Refs, parseRef(m, pp.ns, pp.clusterScoped))
 	}
 }
 
@@ -99,21 +104,21 @@ func (pp *policyParser) readTargetRef() {
 func (pp *policyParser) readTargetRefs() {
 	p := pp.p
 	for _, path := range pp.d.TargetRefs {
-		for i, it := range p.targetList(pp.obj, pp.pk, path) {
+		for i, it := range targetList(p, pp.obj, pp.pk, path) {
 			m, isMap := it.(map[string]interface{})
 			if !isMap {
-				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
+				p.Refs = append(p.Refs, semantics.NamedRef{Invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
 				continue
 			}
 			if selRaw, hasSel := m["selector"]; hasSel && selRaw != nil {
 				if sr, err := parseSelectorRef(m, selRaw); err != nil {
-					p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d].selector: %v", path, i, err)})
+					p.Refs = append(p.Refs, semantics.NamedRef{Invalid: fmt.Sprintf("%s[%d].selector: %v", path, i, err)})
 				} else {
-					p.selectors = append(p.selectors, sr)
+					p.Selectors = append(p.Selectors, sr)
 				}
 				continue
 			}
-			p.refs = append(p.refs, parseRef(m, pp.ns, pp.clusterScoped))
+			p.Refs = append(p.Refs, parseRef(m, pp.ns, pp.clusterScoped))
 		}
 	}
 }
@@ -123,10 +128,10 @@ func (pp *policyParser) readTargetRefs() {
 func (pp *policyParser) readTargetSelectors() {
 	p := pp.p
 	for _, path := range pp.d.TargetSelectors {
-		for i, it := range p.targetList(pp.obj, pp.pk, path) {
+		for i, it := range targetList(p, pp.obj, pp.pk, path) {
 			m, isMap := it.(map[string]interface{})
 			if !isMap {
-				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
+				p.Refs = append(p.Refs, semantics.NamedRef{Invalid: fmt.Sprintf("%s[%d] must be an object", path, i)})
 				continue
 			}
 			sel := map[string]interface{}{}
@@ -141,9 +146,9 @@ func (pp *policyParser) readTargetSelectors() {
 				err = readSelectorNamespaces(&sr, m["namespaces"])
 			}
 			if err != nil {
-				p.refs = append(p.refs, namedRef{invalid: fmt.Sprintf("%s[%d]: %v", path, i, err)})
+				p.Refs = append(p.Refs, semantics.NamedRef{Invalid: fmt.Sprintf("%s[%d]: %v", path, i, err)})
 			} else {
-				p.selectors = append(p.selectors, sr)
+				p.Selectors = append(p.Selectors, sr)
 			}
 		}
 	}
@@ -153,7 +158,7 @@ func (pp *policyParser) readTargetSelectors() {
 // api/v1alpha1/policy_helpers.go TargetSelectorNamespaces): from Same (or absent) selects in
 // the policy's namespace, All in every namespace, Selector in the namespaces whose labels
 // match selector.
-func readSelectorNamespaces(sr *selectorRef, v interface{}) error {
+func readSelectorNamespaces(sr *semantics.SelectorRef, v interface{}) error {
 	if v == nil {
 		return nil
 	}
@@ -166,18 +171,18 @@ func readSelectorNamespaces(sr *selectorRef, v interface{}) error {
 	case "", "Same":
 		return nil
 	case "All":
-		sr.wide = true
+		sr.Wide = true
 		return nil
 	case "Selector":
 		sm, ok := m["selector"].(map[string]interface{})
 		if !ok {
 			return fmt.Errorf("namespaces.selector is required when namespaces.from is Selector")
 		}
-		sel, err := parseSelector(sm)
+		sel, err := topology.ParseSelector(sm)
 		if err != nil {
 			return fmt.Errorf("namespaces.selector: %v", err)
 		}
-		sr.wide, sr.nsSel = true, sel
+		sr.Wide, sr.NamespaceSelector = true, sel
 		return nil
 	}
 	return fmt.Errorf("namespaces.from must be Same, All or Selector, not %q", from)
@@ -213,7 +218,7 @@ func (pp *policyParser) parseDirect(spec map[string]interface{}) error {
 			proper[k] = val
 		}
 	}
-	pp.p.entries = []entry{{stanza: v1alpha1.StanzaNone, strategy: v1alpha1.MergeNone, spec: proper, schema: pp.pk.mergeSchema("spec", "")}}
+	pp.p.Entries = []semantics.Entry{{Stanza: v1alpha1.StanzaNone, Strategy: v1alpha1.MergeNone, Spec: proper, Schema: pp.pk.MergeSchema("spec", "")}}
 	return nil
 }
 
@@ -236,7 +241,7 @@ type stanza struct {
 // findStanza returns the first of paths that is set (nil when none is).
 func (pp *policyParser) findStanza(paths []string) (*stanza, error) {
 	for _, path := range paths {
-		v, found := lookup(pp.obj, path)
+		v, found := semantics.Lookup(pp.obj, path)
 		if !found || v == nil {
 			continue
 		}
@@ -348,7 +353,7 @@ func (pp *policyParser) parseInherited(spec map[string]interface{}) error {
 	add := func(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}) error {
 		e, err := pp.entryFor(st, sv, base, specStrategy, both)
 		if err == nil {
-			pp.p.entries = append(pp.p.entries, e)
+			pp.p.Entries = append(pp.p.Entries, e)
 		}
 		return err
 	}
@@ -373,14 +378,14 @@ func (pp *policyParser) parseInherited(spec map[string]interface{}) error {
 // entryFor builds the entry of stanza st: the stanza's spec proper (sv;
 // nil for implicit defaults only) over base (the implicit defaults), with
 // its merge strategy.
-func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}, specStrategy named, both bool) (entry, error) {
+func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string]interface{}, specStrategy named, both bool) (semantics.Entry, error) {
 	var stanzaNamed named
 	m := base
 	schemaPath := "spec"
 	if sv != nil {
 		n, err := pp.readStrategy(sv.m, sv.path)
 		if err != nil {
-			return entry{}, err
+			return semantics.Entry{}, err
 		}
 		stanzaNamed = n
 		proper := without(sv.m, sv.path, pp.stanzaExclusions(sv.path))
@@ -400,13 +405,13 @@ func (pp *policyParser) entryFor(st v1alpha1.Stanza, sv *stanza, base map[string
 		m = map[string]interface{}{}
 	}
 	value := stanzaNamed.or(specStrategy).value
-	sch := pp.pk.mergeSchema(schemaPath, value)
-	return entry{stanza: st, strategy: mergeStrategyOf(st, strategy), named: value, spec: m, schema: sch, leaves: countLeaves(m, sch)}, nil
+	sch := pp.pk.MergeSchema(schemaPath, value)
+	return semantics.Entry{Stanza: st, Strategy: mergeStrategyOf(st, strategy), Named: value, Spec: m, Schema: sch, Leaves: countLeaves(m, sch)}, nil
 }
 
-// countLeaves counts the leaves spec has on its own (see walkLeaves).
-func countLeaves(spec map[string]interface{}, sch *mschema) int {
+// countLeaves counts the leaves spec has on its own (see merge.WalkLeaves).
+func countLeaves(spec map[string]interface{}, sch *merge.Schema) int {
 	n := 0
-	walkLeaves(stripNulls(build(spec, 0, sch)), "", func(string, int) { n++ })
+	merge.WalkLeaves(merge.StripNulls(merge.Build(spec, 0, sch)), "", func(string, int) { n++ })
 	return n
 }

@@ -1,4 +1,4 @@
-package compute
+package envoygateway
 
 // The Envoy Gateway profile (v1.9: BackendTrafficPolicy, SecurityPolicy, EnvoyExtensionPolicy,
 // ClientTrafficPolicy), from github.com/envoyproxy/gateway v1.9.0:
@@ -28,9 +28,14 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-type envoyGatewayProfile struct{}
+// Profile is the Envoy Gateway profile.
+type Profile struct{}
 
 // egStrategicKeys are the lists Envoy Gateway's API types tag patchStrategy=merge, with their
 // patchMergeKey, per policy kind (paths in the spec proper).
@@ -53,38 +58,40 @@ const (
 	egMergeStrategic = "strategicmerge"
 )
 
-func (envoyGatewayProfile) name() string { return SemanticsEnvoyGateway }
+// Name implements semantics.Profile.
+func (Profile) Name() string { return semantics.EnvoyGateway }
 
-// mergeSchema: with StrategicMerge the lists Envoy Gateway's types tag merge item by item;
+// MergeSchema (semantics.Profile): with StrategicMerge the lists Envoy Gateway's types tag merge item by item;
 // everything else (JSONMerge, and policies without mergeType, which never merge) replaces
 // lists whole, whatever the CRD says. A list merged by key is still one leaf of fieldSources
 // (SPEC §5.6: the CRD does not make it a list-map), named after the policy whose merge made it.
-func (envoyGatewayProfile) mergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named string) *mschema {
+func (Profile) MergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named string) *merge.Schema {
 	if named != egMergeStrategic {
 		return nil
 	}
-	var m *mschema
+	var m *merge.Schema
 	for path, keys := range egStrategicKeys[kind] {
-		m = withPath(m, pathParts(path), func(n *mschema) { n.mapKeys, n.wholeList = keys, true })
+		m = merge.WithPath(m, semantics.PathParts(path), func(n *merge.Schema) { n.MapKeys, n.WholeList = keys, true })
 	}
 	return m
 }
 
-// reportedStrategy: a route policy with mergeType is merged by a rule of Envoy Gateway's own
+// ReportedStrategy (semantics.Profile): a route policy with mergeType is merged by a rule of Envoy Gateway's own
 // (the child decides, onto the closest parent only): Custom. Without it a policy applies whole
 // where it is the most specific: AtomicDefaults.
-func (envoyGatewayProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy {
+func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy {
 	switch {
-	case e.strategy == v1alpha1.MergeNone:
+	case e.Strategy == v1alpha1.MergeNone:
 		return v1alpha1.MergeNone
-	case e.named != "":
+	case e.Named != "":
 		return v1alpha1.MergeCustom
 	}
 	return v1alpha1.MergeAtomicDefaults
 }
 
-func (envoyGatewayProfile) flavor(kind string, target nodeID) string {
-	if kind != "BackendTrafficPolicy" || target.Group != gwGroup {
+// Flavor implements semantics.Profile.
+func (Profile) Flavor(kind string, target topology.NodeID) string {
+	if kind != "BackendTrafficPolicy" || target.Group != topology.GatewayGroup {
 		return ""
 	}
 	switch target.Kind {
@@ -94,44 +101,46 @@ func (envoyGatewayProfile) flavor(kind string, target nodeID) string {
 	return ""
 }
 
-func (envoyGatewayProfile) rule(kind string) string {
+// Rule implements semantics.Profile.
+func (Profile) Rule(kind string) string {
 	if kind == "ClientTrafficPolicy" {
 		return "Envoy Gateway: a listener policy beats the Gateway policy for its listener; of two on one target the oldest applies"
 	}
 	return "Envoy Gateway: only the most specific policy applies (route rule, route, listener, Gateway; on TCP and UDP routes field by field), a route policy with mergeType merged onto the closest listener or Gateway policy; of two on one target the oldest applies"
 }
 
-// direct: ClientTrafficPolicy; the oldest policy on a target applies whole.
-func (envoyGatewayProfile) direct(cands []*policy) []*policy { return cands[:1] }
+// Direct (semantics.Profile): ClientTrafficPolicy; the oldest policy on a target applies whole.
+func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
-func (envoyGatewayProfile) fold(es []foldEntry, flavor string) foldValue {
-	conflicts := sameTargetWinners(es)
+// Fold implements semantics.Profile.
+func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue {
+	conflicts := semantics.SameTargetWinners(es)
 	var live []int // entries Envoy Gateway applies: on Gateways and routes, not beaten on their target
 	for i := range es {
 		if conflicts != nil && conflicts[i] != nil {
 			continue
 		}
-		if n := es[i].node; n.Group == gwGroup && (n.Kind == "Gateway" || isRouteGK(n.gk())) {
+		if n := es[i].Node; n.Group == topology.GatewayGroup && (n.Kind == "Gateway" || topology.IsRouteGK(n.GK())) {
 			live = append(live, i)
 		}
 	}
-	fv := foldValue{conflictedBy: conflicts}
+	fv := semantics.FoldValue{ConflictedBy: conflicts}
 	if len(live) == 0 {
 		return fv
 	}
 	if flavor == egFlavorL4 {
-		fv.acc = combineTopLevel(es, live)
+		fv.Acc = combineTopLevel(es, live)
 		return fv
 	}
 	last := live[len(live)-1]
 	child := es[last]
-	fv.acc = build(child.e.spec, last, child.e.schema)
-	if child.e.named == "" || !isRouteGK(child.node.gk()) {
+	fv.Acc = merge.Build(child.Entry.Spec, last, child.Entry.Schema)
+	if child.Entry.Named == "" || !topology.IsRouteGK(child.Node.GK()) {
 		return fv
 	}
 	parent := -1
 	for _, i := range live[:len(live)-1] {
-		if es[i].node.Kind == "Gateway" {
+		if es[i].Node.Kind == "Gateway" {
 			parent = i // the last one: the listener's when there is one
 		}
 	}
@@ -140,37 +149,39 @@ func (envoyGatewayProfile) fold(es []foldEntry, flavor string) foldValue {
 	}
 	// The parent is read with the child's merge rules (its lists keyed as the child's
 	// mergeType says), so its leaves are counted that way too.
-	pb := build(es[parent].e.spec, parent, child.e.schema)
-	fv.totals = make([]int, len(es))
+	pb := merge.Build(es[parent].Entry.Spec, parent, child.Entry.Schema)
+	fv.Totals = make([]int, len(es))
 	for i := range es {
-		fv.totals[i] = es[i].e.leaves
+		fv.Totals[i] = es[i].Entry.Leaves
 	}
-	fv.totals[parent] = countBuilt(pb)
-	fv.acc = mergePatch(pb, fv.acc)
+	fv.Totals[parent] = countBuilt(pb)
+	fv.Acc = merge.Patch(pb, fv.Acc)
 	return fv
 }
 
 // combineTopLevel takes each top-level field from the most specific of the live entries that
 // sets it.
-func combineTopLevel(es []foldEntry, live []int) *pv {
-	acc := &pv{isObj: true, obj: map[string]*pv{}, src: live[len(live)-1]}
+func combineTopLevel(es []semantics.FoldEntry, live []int) *merge.Value {
+	acc := &merge.Value{IsObj: true, Obj: map[string]*merge.Value{}, Src: live[len(live)-1]}
 	for j := len(live) - 1; j >= 0; j-- {
 		i := live[j]
-		for k, v := range es[i].e.spec {
-			if _, set := acc.obj[k]; !set && v != nil {
-				acc.obj[k] = build(v, i, es[i].e.schema.child(k))
+		for k, v := range es[i].Entry.Spec {
+			if _, set := acc.Obj[k]; !set && v != nil {
+				acc.Obj[k] = merge.Build(v, i, es[i].Entry.Schema.Child(k))
 			}
 		}
 	}
 	return acc
 }
 
-func countBuilt(v *pv) int {
+func countBuilt(v *merge.Value) int {
 	n := 0
-	walkLeaves(stripNulls(v), "", func(string, int) { n++ })
+	merge.WalkLeaves(merge.StripNulls(v), "", func(string, int) { n++ })
 	return n
 }
 
-func (envoyGatewayProfile) reaches(string, nodeID) bool { return true }
+// Reaches implements semantics.Profile.
+func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
-func (envoyGatewayProfile) unnamedRuleSections() bool { return false }
+// UnnamedRuleSections implements semantics.Profile.
+func (Profile) UnnamedRuleSections() bool { return false }

@@ -1,4 +1,4 @@
-package compute
+package kuadrant
 
 // The Kuadrant profile (v1.5: RateLimitPolicy, AuthPolicy), from
 // github.com/kuadrant/kuadrant-operator v1.5.2:
@@ -18,9 +18,15 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-type kuadrantProfile struct{}
+// Profile is the Kuadrant profile.
+type Profile struct{}
 
 // kuadrantUnits are the paths (in the spec proper) of the rules a Kuadrant merge keeps or
 // replaces whole, per policy kind; "*" is any name. `when` is a list, replaced whole anyway.
@@ -34,37 +40,44 @@ var kuadrantUnits = map[string][]string{
 	},
 }
 
-func (kuadrantProfile) name() string { return SemanticsKuadrant }
+// Name implements semantics.Profile.
+func (Profile) Name() string { return semantics.Kuadrant }
 
-func (kuadrantProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *mschema {
-	m := compileMerge(s, 0)
+// MergeSchema implements semantics.Profile.
+func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
+	m := merge.Compile(s)
 	for _, path := range kuadrantUnits[kind] {
-		m = withPath(m, pathParts(path), func(n *mschema) { n.atomic = true })
+		m = merge.WithPath(m, semantics.PathParts(path), func(n *merge.Schema) { n.Atomic = true })
 	}
 	return m
 }
 
-func (kuadrantProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy { return e.strategy }
+// ReportedStrategy implements semantics.Profile.
+func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
 
-func (kuadrantProfile) flavor(string, nodeID) string { return "" }
+// Flavor implements semantics.Profile.
+func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
-func (kuadrantProfile) rule(kind string) string {
+// Rule implements semantics.Profile.
+func (Profile) Rule(kind string) string {
 	if _, ok := kuadrantUnits[kind]; !ok {
 		return ""
 	}
 	return "Kuadrant: a merge keeps or replaces whole named rules (limits, auth rules), never fields inside them"
 }
 
-func (kuadrantProfile) direct(cands []*policy) []*policy { return cands[:1] }
+// Direct implements semantics.Profile.
+func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
-// fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
-func (kuadrantProfile) fold(es []foldEntry, _ string) foldValue {
-	return foldValue{acc: gepFold(es)}
+// Fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
+func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
+	return semantics.FoldValue{Acc: gep.Fold(es)}
 }
 
-func (kuadrantProfile) reaches(string, nodeID) bool { return true }
+// Reaches implements semantics.Profile.
+func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
-// unnamedRuleSections: policy-machinery, which kuadrant-operator builds its topology with,
+// UnnamedRuleSections (semantics.Profile): policy-machinery, which kuadrant-operator builds its topology with,
 // names HTTPRoute rules rule-<index+1> (github.com/kuadrant/policy-machinery v0.8.0,
 // machinery/gateway_api_topology.go httpRouteRulesFromHTTPRouteFunc).
-func (kuadrantProfile) unnamedRuleSections() bool { return true }
+func (Profile) UnnamedRuleSections() bool { return true }

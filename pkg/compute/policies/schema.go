@@ -1,8 +1,8 @@
-package compute
+package policies
 
 // Policy kinds found by their schema: GEP-713 no longer requires the
 // gateway.networking.k8s.io/policy label, and many policy CRDs lack it. A CRD without a
-// descriptor and without the label is a policy kind when its schema says so (schemaClass).
+// descriptor and without the label is a policy kind when its schema says so (SchemaClass).
 
 import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -10,7 +10,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// schemaClass decides from a CRD version's schema whether its kind is a policy, and of which
+// SchemaClass decides from a CRD version's schema whether its kind is a policy, and of which
 // class. The rule, exactly: spec.targetRef is an object, or spec.targetRefs an array of
 // objects, whose properties include group, kind and name, each of type string (GEP-713's
 // LocalPolicyTargetReference and its sectionName variant). Such a kind is Inherited when spec
@@ -19,7 +19,7 @@ import (
 // scaleTargetRef or targetRef), references of routes (parentRefs) or elsewhere than directly
 // under spec, references without a schema for their fields (x-kubernetes-preserve-unknown-
 // fields), and targetRef(s) of another shape.
-func schemaClass(s *apiextv1.JSONSchemaProps) (v1alpha1.PolicyClass, bool) {
+func SchemaClass(s *apiextv1.JSONSchemaProps) (v1alpha1.PolicyClass, bool) {
 	if s == nil {
 		return "", false
 	}

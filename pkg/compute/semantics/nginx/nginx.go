@@ -1,4 +1,4 @@
-package compute
+package nginx
 
 // The NGINX Gateway Fabric profile (v2.6: ClientSettingsPolicy, UpstreamSettingsPolicy,
 // ObservabilityPolicy), from github.com/nginx/nginx-gateway-fabric v2.6.7:
@@ -24,9 +24,15 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-type nginxProfile struct{}
+// Profile is the NGINX Gateway Fabric profile.
+type Profile struct{}
 
 // nginxConflictFields are the fields (in the spec proper) two policies of a kind on one target
 // must not both set, from each kind's validator Conflicts.
@@ -36,58 +42,64 @@ var nginxConflictFields = map[string][]string{
 	"ObservabilityPolicy":    {"tracing"},
 }
 
-func (nginxProfile) name() string { return SemanticsNGINXGatewayFabric }
+// Name implements semantics.Profile.
+func (Profile) Name() string { return semantics.NGINXGatewayFabric }
 
-func (nginxProfile) mergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *mschema {
-	m := compileMerge(s, 0)
+// MergeSchema implements semantics.Profile.
+func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
+	m := merge.Compile(s)
 	if kind == "ClientSettingsPolicy" {
-		m = withPath(m, []string{"keepAlive", "timeout"}, func(n *mschema) { n.atomic = true })
+		m = merge.WithPath(m, []string{"keepAlive", "timeout"}, func(n *merge.Schema) { n.Atomic = true })
 	}
 	return m
 }
 
-func (nginxProfile) reportedStrategy(e *entry) v1alpha1.MergeStrategy { return e.strategy }
+// ReportedStrategy implements semantics.Profile.
+func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
 
-func (nginxProfile) flavor(string, nodeID) string { return "" }
+// Flavor implements semantics.Profile.
+func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
-// reaches: a ClientSettingsPolicy configures the NGINX server (Gateway) and locations
+// Reaches (semantics.Profile): a ClientSettingsPolicy configures the NGINX server (Gateway) and locations
 // (routes), never an upstream.
-func (nginxProfile) reaches(kind string, target nodeID) bool {
+func (Profile) Reaches(kind string, target topology.NodeID) bool {
 	if kind != "ClientSettingsPolicy" {
 		return true
 	}
-	return target.Group == gwGroup && (target.Kind == "Gateway" || isRouteGK(target.gk()))
+	return target.Group == topology.GatewayGroup && (target.Kind == "Gateway" || topology.IsRouteGK(target.GK()))
 }
 
-func (nginxProfile) limitsReach(kind string) bool { return kind == "ClientSettingsPolicy" }
+// LimitsReach implements semantics.ReachLimiter.
+func (Profile) LimitsReach(kind string) bool { return kind == "ClientSettingsPolicy" }
 
-func (nginxProfile) rule(kind string) string {
+// Rule implements semantics.Profile.
+func (Profile) Rule(kind string) string {
 	if kind == "ClientSettingsPolicy" {
 		return "NGINX Gateway Fabric: route settings beat Gateway settings, never applied to backends; policies on one target add up unless a newer one overlaps an older one (Conflicted)"
 	}
 	return "NGINX Gateway Fabric: policies on one target add up unless a newer one overlaps an older one (Conflicted)"
 }
 
-// direct: every policy on the target applies but those rejected (rejections).
-func (nginxProfile) direct(cands []*policy) []*policy {
-	var out []*policy
+// Direct (semantics.Profile): every policy on the target applies but those rejected (rejections).
+func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy {
+	var out []*semantics.Policy
 	for _, c := range cands {
-		if c.rejectedBy == nil {
+		if c.RejectedBy == nil {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// fold: on each node the policies not rejected add up; then SPEC §5.4 over those (a
+// Fold (semantics.Profile): on each node the policies not rejected add up; then SPEC §5.4 over those (a
 // ClientSettingsPolicy names no strategy: PatchDefaults, route fields over Gateway fields).
-func (nginxProfile) fold(es []foldEntry, _ string) foldValue {
+func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	var live []int
-	var conflicts []*policy
+	var conflicts []*semantics.Policy
 	for i := range es {
-		if by := es[i].pol.rejectedBy; by != nil {
+		if by := es[i].Policy.RejectedBy; by != nil {
 			if conflicts == nil {
-				conflicts = make([]*policy, len(es))
+				conflicts = make([]*semantics.Policy, len(es))
 			}
 			conflicts[i] = by
 			continue
@@ -95,28 +107,28 @@ func (nginxProfile) fold(es []foldEntry, _ string) foldValue {
 		live = append(live, i)
 	}
 	if len(live) == 0 {
-		return foldValue{conflictedBy: conflicts} // every entry rejected: nothing applies
+		return semantics.FoldValue{ConflictedBy: conflicts} // every entry rejected: nothing applies
 	}
-	return foldValue{acc: gepFoldOf(es, live), conflictedBy: conflicts}
+	return semantics.FoldValue{Acc: gep.FoldOf(es, live), ConflictedBy: conflicts}
 }
 
-// rejections is markConflictedPolicies: per target, the policies established first; one that
+// Rejections is markConflictedPolicies: per target, the policies established first; one that
 // overlaps an earlier one still valid is rejected, on every target. NGF walks the targets in
 // Go map order, so where rejections chain across targets (A beats B on one, B would beat C on
 // another) its answer can differ from run to run; here targets go in node order, so the
 // answer is the same every time and is one of the answers NGF can give.
-func (nginxProfile) rejections(kind string, at map[nodeID][]*policy) map[*policy]*policy {
-	nodes := make([]nodeID, 0, len(at))
+func (Profile) Rejections(kind string, at map[topology.NodeID][]*semantics.Policy) map[*semantics.Policy]*semantics.Policy {
+	nodes := make([]topology.NodeID, 0, len(at))
 	for n, ps := range at {
 		if len(ps) > 1 {
 			nodes = append(nodes, n)
 		}
 	}
-	sort.Slice(nodes, func(i, j int) bool { return lessNode(nodes[i], nodes[j]) })
-	out := map[*policy]*policy{}
+	sort.Slice(nodes, func(i, j int) bool { return topology.LessNode(nodes[i], nodes[j]) })
+	out := map[*semantics.Policy]*semantics.Policy{}
 	for _, n := range nodes {
-		ps := append([]*policy(nil), at[n]...)
-		sort.Slice(ps, func(i, j int) bool { return establishedBefore(ps[i], ps[j]) })
+		ps := append([]*semantics.Policy(nil), at[n]...)
+		sort.Slice(ps, func(i, j int) bool { return semantics.EstablishedBefore(ps[i], ps[j]) })
 		for i, a := range ps {
 			if out[a] != nil {
 				continue
@@ -132,12 +144,12 @@ func (nginxProfile) rejections(kind string, at map[nodeID][]*policy) map[*policy
 }
 
 // nginxOverlap reports whether a and b both set a field of kind's Conflicts.
-func nginxOverlap(kind string, a, b *policy) bool {
-	if len(a.entries) == 0 || len(b.entries) == 0 {
+func nginxOverlap(kind string, a, b *semantics.Policy) bool {
+	if len(a.Entries) == 0 || len(b.Entries) == 0 {
 		return false
 	}
 	for _, f := range nginxConflictFields[kind] {
-		if isSet(a.entries[0].spec, f) && isSet(b.entries[0].spec, f) {
+		if isSet(a.Entries[0].Spec, f) && isSet(b.Entries[0].Spec, f) {
 			return true
 		}
 	}
@@ -145,8 +157,9 @@ func nginxOverlap(kind string, a, b *policy) bool {
 }
 
 func isSet(spec map[string]interface{}, path string) bool {
-	v, ok := lookup(spec, path)
+	v, ok := semantics.Lookup(spec, path)
 	return ok && v != nil
 }
 
-func (nginxProfile) unnamedRuleSections() bool { return false }
+// UnnamedRuleSections implements semantics.Profile.
+func (Profile) UnnamedRuleSections() bool { return false }

@@ -1,0 +1,46 @@
+package policies
+
+// The profiles the engine knows, by the semantics name a descriptor gives (SPEC §4.1): adding
+// an implementation is adding its folder under pkg/compute/semantics and a line here.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/envoygateway"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kuadrant"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/nginx"
+)
+
+var profiles = map[string]semantics.Profile{
+	semantics.GEP:                gep.Profile{},
+	semantics.EnvoyGateway:       envoygateway.Profile{},
+	semantics.Kuadrant:           kuadrant.Profile{},
+	semantics.NGINXGatewayFabric: nginx.Profile{},
+}
+
+// ProfileOf returns the profile a descriptor names (GEP when it names none).
+func ProfileOf(d *Descriptor) semantics.Profile {
+	if p, ok := profiles[d.Semantics]; ok {
+		return p
+	}
+	return gep.Profile{}
+}
+
+func validSemantics(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, ok := profiles[s]; ok {
+		return nil
+	}
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return fmt.Errorf("semantics must be one of %s, not %q", strings.Join(names, ", "), s)
+}

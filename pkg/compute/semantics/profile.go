@@ -1,0 +1,113 @@
+package semantics
+
+// Semantics profiles (SPEC §4.1): a policy kind belongs to an implementation, and where that
+// implementation's rules differ from the generic GEP fold, its rules decide what the
+// EffectivePolicy says. Everything a profile decides goes through the Profile interface below.
+
+import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+)
+
+// Semantics names, as descriptors write them.
+const (
+	GEP                = "GEP"
+	EnvoyGateway       = "EnvoyGateway"
+	Kuadrant           = "Kuadrant"
+	NGINXGatewayFabric = "NGINXGatewayFabric"
+)
+
+// FoldEntry is one entry of a context: a stanza of a policy attached at a node of the via,
+// level the node's place in the hierarchy.
+type FoldEntry struct {
+	Policy *Policy
+	Entry  *Entry
+	Node   topology.NodeID
+	Level  int
+}
+
+// Profile is what one implementation enforces.
+type Profile interface {
+	// Name is the profile's semantics name.
+	Name() string
+	// MergeSchema compiles what merging needs of the schema of a stanza of policy kind kind
+	// (s may be nil), for an entry that names strategy named (lower case, "" for none):
+	// which lists merge item by item on which keys, which objects are replaced whole.
+	MergeSchema(kind string, s *apiextv1.JSONSchemaProps, named string) *merge.Schema
+	// ReportedStrategy is the mergeStrategy a source entry reports.
+	ReportedStrategy(e *Entry) v1alpha1.MergeStrategy
+	// Flavor tells apart targets whose contexts the profile folds differently although they
+	// traverse the same policy-bearing nodes; "" when the profile never does. It is part of
+	// the memo key of a fold.
+	Flavor(kind string, target topology.NodeID) string
+	// Fold merges the entries of one context of an Inherited kind, established first (SPEC
+	// §5.2), for targets of the given flavor.
+	Fold(es []FoldEntry, flavor string) FoldValue
+	// Direct picks, among the policies of a Direct kind attached to one target or section
+	// (established first, never empty), those that take effect; every other one is
+	// Conflicted (beaten by its RejectedBy when set, else by the first winner). The winners'
+	// specs are merged in order; there may be none when every candidate was rejected.
+	Direct(cands []*Policy) []*Policy
+	// Reaches says whether policies of kind kind can take effect at target at all.
+	Reaches(kind string, target topology.NodeID) bool
+	// UnnamedRuleSections says whether a sectionName rule-<index+1> addresses a route's
+	// unnamed rule (Gateway API addresses rules by name only).
+	UnnamedRuleSections() bool
+	// Rule names the implementation's rule for source messages ("" for GEP).
+	Rule(kind string) string
+}
+
+// ReachLimiter is implemented by a profile whose Reaches is false somewhere for kind: the
+// engine then lists only the keys where it is true (a kind that reaches nothing of an object
+// gives it no output).
+type ReachLimiter interface {
+	LimitsReach(kind string) bool
+}
+
+// FoldValue is a profile's fold of one context.
+type FoldValue struct {
+	// Acc is the merged spec; each leaf names the index of the entry that set it.
+	Acc *merge.Value
+	// Totals, when set, is the number of leaves of each entry as the profile built it (an
+	// entry a profile builds with another schema than at parse time has other leaves); nil
+	// means each entry's parsed count.
+	Totals []int
+	// ConflictedBy, when set, names for each entry the policy that beat it whole under a
+	// same-target rule (on this target or, for a whole-policy rule, on another), or nil.
+	ConflictedBy []*Policy
+}
+
+// WholePolicyRejecter is implemented by a profile whose same-target rule rejects a policy
+// everywhere once it loses on one target (NGINX Gateway Fabric's Valid is a property of the
+// whole policy). The state keeps the answer in Policy.RejectedBy.
+type WholePolicyRejecter interface {
+	// Rejections returns, for the policies of kind kind attached at the nodes of at, the
+	// policy that beat each rejected one.
+	Rejections(kind string, at map[topology.NodeID][]*Policy) map[*Policy]*Policy
+}
+
+// SameTargetWinners marks, at every node of the context, every entry of a policy other than
+// the node's oldest as beaten by the oldest's first entry (Envoy Gateway's rule for two
+// policies on one target). It returns nil when no node has two policies.
+func SameTargetWinners(es []FoldEntry) []*Policy {
+	var out []*Policy
+	first := map[topology.NodeID]int{}
+	for i := range es {
+		j, seen := first[es[i].Node]
+		if !seen {
+			first[es[i].Node] = i
+			continue
+		}
+		if es[j].Policy == es[i].Policy {
+			continue
+		}
+		if out == nil {
+			out = make([]*Policy, len(es))
+		}
+		out[i] = es[j].Policy
+	}
+	return out
+}
