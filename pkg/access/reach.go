@@ -12,7 +12,7 @@ import (
 
 // ReachFilter removes from a PolicyReach (or ClusterPolicyReach) every
 // target in a namespace where the caller may not get effectivepolicies
-// (cluster-scoped targets: clustereffectivepolicies), SPEC §8: a reached
+// (cluster-scoped targets: clustereffectivepolicies), docs/spec.md §8: a reached
 // target is then counted in hiddenTargets (and still in summary), a named
 // one (attachedTo) left out. No answer names an object whose effective
 // policy the caller may not read.

@@ -73,7 +73,7 @@ func sampleReach(t *testing.T) *encoded.Object {
 
 // TestReachFilter: targets are named only where the caller may get
 // effectivepolicies (cluster-scoped ones: clustereffectivepolicies); the
-// others are counted in hiddenTargets, the summary stays whole (SPEC §8).
+// others are counted in hiddenTargets, the summary stays whole (docs/spec.md §8).
 func TestReachFilter(t *testing.T) {
 	cases := []struct {
 		name       string

@@ -80,15 +80,15 @@ type Config struct {
 	// ClusterEffectivePolicies backs the cluster-scoped clustereffectivepolicies resource.
 	ClusterEffectivePolicies registry.Backend
 	// PolicyReaches and ClusterPolicyReaches, when set, back policyreaches
-	// and clusterpolicyreaches (SPEC §8). Their targets are shown only in
+	// and clusterpolicyreaches (docs/spec.md §8). Their targets are shown only in
 	// namespaces where GenericConfig.Authorization.Authorizer lets the
 	// caller get effectivepolicies (access.ReachFilter).
 	PolicyReaches, ClusterPolicyReaches registry.Backend
-	// RequestTraces, when set, serves requesttraces (SPEC §9): traces read
+	// RequestTraces, when set, serves requesttraces (docs/spec.md §9): traces read
 	// the Gateways from it and their policies from EffectivePolicies, as
 	// the caller may see them.
 	RequestTraces registry.TraceSource
-	// Reviews, when set, serves effectivepolicyreviews (SPEC §10): what a
+	// Reviews, when set, serves effectivepolicyreviews (docs/spec.md §10): what a
 	// proposed change would do, asked of the live engine.
 	Reviews review.Source
 	// SensitiveFields, when set, names the policy kinds whose descriptors

@@ -30,7 +30,7 @@ type Options struct {
 	// they win over built-ins for the same group/kind.
 	Descriptors []Descriptor
 	// DefaultInheritedStrategy is "Atomic" (default when empty) or "Patch"
-	// (SPEC §5, last paragraph).
+	// (docs/spec.md §5, last paragraph).
 	DefaultInheritedStrategy string
 }
 

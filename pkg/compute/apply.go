@@ -126,7 +126,7 @@ type topologyApplier struct {
 }
 
 // topologyAppliers maps every topology group/kind the engine models to its
-// applier: the hierarchy's objects (SPEC §3) and the ReferenceGrants and
+// applier: the hierarchy's objects (docs/spec.md §3) and the ReferenceGrants and
 // Namespaces that decide who may reach whom.
 var topologyAppliers = func() map[schema.GroupKind]topologyApplier {
 	m := map[schema.GroupKind]topologyApplier{

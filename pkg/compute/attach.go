@@ -1,7 +1,7 @@
 package compute
 
 // Policies on the graph: applying a policy object, resolving its targets to
-// attachment nodes (SPEC §3: targetRef(s), sectionName, selectors,
+// attachment nodes (docs/spec.md §3: targetRef(s), sectionName, selectors,
 // ReferenceGrants, virtual targets) and re-resolving them when the topology
 // changes.
 

@@ -190,7 +190,7 @@ func (s *session) meshFrontContexts(p topology.NodeID, k *kindIndex) []via {
 }
 
 // viaSet collects the distinct vias of a node's contexts, in the order
-// they are found (SPEC §5.5: contexts through the same policy-bearing nodes
+// they are found (docs/spec.md §5.5: contexts through the same policy-bearing nodes
 // are one).
 type viaSet struct {
 	out  []via

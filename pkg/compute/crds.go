@@ -1,7 +1,7 @@
 package compute
 
 // CustomResourceDefinitions: which kinds the cluster serves and which are
-// policy kinds (SPEC §4), rebuilt when a CRD or a descriptor changes.
+// policy kinds (docs/spec.md §4), rebuilt when a CRD or a descriptor changes.
 
 import (
 	"reflect"

@@ -8,7 +8,7 @@ import (
 // The descriptors of policy kinds are read and checked in pkg/compute/policies; the engine's
 // API names them here as it always has.
 
-// Descriptor describes one policy kind (SPEC §4); see policies.Descriptor.
+// Descriptor describes one policy kind (docs/spec.md §4); see policies.Descriptor.
 type Descriptor = policies.Descriptor
 
 // Descriptor configuration files and strategy names; see pkg/compute/policies.

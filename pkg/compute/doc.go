@@ -1,5 +1,5 @@
 // Package compute computes EffectivePolicy and ClusterEffectivePolicy objects
-// (SPEC.md §3–§6) from Gateway API topology objects, policy CRDs and
+// (docs/spec.md §3–§6) from Gateway API topology objects, policy CRDs and
 // policies. It is a pure library: no clients, no I/O, no goroutines except
 // ComputeAll's workers (GOMAXPROCS, for the duration of the call).
 //
@@ -12,7 +12,7 @@
 // is a policy kind when a Descriptor names its group/kind (built-ins, see
 // BuiltinDescriptors, plus Options.Descriptors, which win) or, failing that,
 // when it carries the gateway.networking.k8s.io/policy label, or, without the
-// label, when its schema has GEP-713 targetRef(s) (policies.SchemaClass; SPEC §4).
+// label, when its schema has GEP-713 targetRef(s) (policies.SchemaClass; docs/spec.md §4).
 //
 // # The hierarchy
 //
@@ -51,7 +51,7 @@
 // to T. Only the nodes that bear a policy of K matter, so the engine
 // computes, by memoised dynamic programming over parents, the distinct
 // "vias": the sequences of policy-bearing nodes along those paths. Contexts
-// with equal vias are reported once (SPEC §5.5). For each via, the entries
+// with equal vias are reported once (docs/spec.md §5.5). For each via, the entries
 // (one per policy stanza) are ordered established first — less specific
 // node first; at one node older creationTimestamp first, then
 // namespace/name; overrides before defaults within one policy — and folded
@@ -97,7 +97,7 @@
 // request traces and reviews) with their fingerprints (SHA-256), and
 // copies of policy specs.
 //
-// docs/compute.md holds the design notes, the decisions taken where SPEC.md
+// docs/compute.md holds the design notes, the decisions taken where docs/spec.md
 // is silent, the descriptor mappings of the built-in policy kinds and
 // benchmark numbers.
 package compute

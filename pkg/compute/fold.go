@@ -1,6 +1,6 @@
 package compute
 
-// The fold of one context (SPEC §5.4): the context's entries, merged by the
+// The fold of one context (docs/spec.md §5.4): the context's entries, merged by the
 // kind's profile (pkg/compute/semantics), memoised per via and flavor; then which leaf
 // each entry set and how each entry fared.
 

@@ -1,6 +1,6 @@
 package compute
 
-// The hierarchy as a graph (SPEC §3): which parents a node has (listeners
+// The hierarchy as a graph (docs/spec.md §3): which parents a node has (listeners
 // admitting a route, rules referencing a backend, ...) and walks over it.
 
 import (

@@ -1,8 +1,8 @@
 package compute
 
 // Assembling an output object: per target and policy kind the sources with
-// their outcomes and messages (SPEC §5.6) and the effective entries per
-// context and section (§5.5, §5.7), sorted as SPEC §2 says.
+// their outcomes and messages (docs/spec.md §5.6) and the effective entries per
+// context and section (§5.5, §5.7), sorted as docs/spec.md §2 says.
 
 import (
 	"slices"
@@ -252,7 +252,7 @@ func (s *session) direct(t topology.NodeID, k *kindIndex, sections []string, a *
 }
 
 // emitDirect adds the effective entry of a Direct kind at n (target t, or its section): the
-// policies there that the profile lets take effect (SPEC §5.3: the established one), their
+// policies there that the profile lets take effect (docs/spec.md §5.3: the established one), their
 // specs merged in order; every other candidate, and every policy on the whole object when n is
 // a section (losers), is Conflicted there.
 func (s *session) emitDirect(t, n topology.NodeID, section string, k *kindIndex, cands, losers []*semantics.Policy, a *aggs, tp *v1alpha1.TargetPolicy) {
@@ -299,7 +299,7 @@ func (s *session) emitDirectWinners(t, n topology.NodeID, section string, winner
 	merge.WalkLeaves(val, "", func(ptr string, src int) { fs[ptr] = winners[src].DisplayName })
 	via := []v1alpha1.ObjectReference{n.Ref()}
 	if n != t && objectBears {
-		// The object bears policies too: it is on the section's path (SPEC §5.5).
+		// The object bears policies too: it is on the section's path (docs/spec.md §5.5).
 		via = []v1alpha1.ObjectReference{t.Ref(), n.Ref()}
 	}
 	tp.Effective = append(tp.Effective, v1alpha1.EffectiveSpec{
@@ -358,7 +358,7 @@ func (a *aggs) sources(m *memo) []v1alpha1.PolicySource {
 	return out
 }
 
-// outcome is SPEC §5.6 over what the source went through in every context.
+// outcome is docs/spec.md §5.6 over what the source went through in every context.
 func (g *srcAgg) outcome() (v1alpha1.Outcome, string) {
 	beaters := g.beaters
 	sort.Strings(beaters)

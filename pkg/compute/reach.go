@@ -1,6 +1,6 @@
 package compute
 
-// What the engine knows of each policy for its PolicyReach (SPEC §8): its
+// What the engine knows of each policy for its PolicyReach (docs/spec.md §8): its
 // kinds, labels and the targets it names with whether they resolved. What a
 // policy reaches, and with which verdict, is not here: it is read off the
 // outputs (pkg/reach), so that a PolicyReach and the EffectivePolicies it

@@ -28,7 +28,7 @@ func engineWith(t *testing.T, topology, policies string) *Engine {
 }
 
 // TestPolicyAttachedTo: what a PolicyReach says of each target a policy
-// names (SPEC §8): resolved, or TargetNotFound, ReferenceGrantMissing,
+// names (docs/spec.md §8): resolved, or TargetNotFound, ReferenceGrantMissing,
 // Malformed, each with a message.
 func TestPolicyAttachedTo(t *testing.T) {
 	type want struct {

@@ -46,7 +46,7 @@ spec:
 `, p.name, targetRefFor(p.level), p.stanza, p.value)
 }
 
-// expectedWinner is SPEC §5.4's rule: the least specific override wins (the
+// expectedWinner is docs/spec.md §5.4's rule: the least specific override wins (the
 // older one at one level); without overrides the most specific default wins
 // (the newer one at one level). ps are in creation order.
 func expectedWinner(ps []tablePolicy) string {
@@ -76,7 +76,7 @@ func expectedWinner(ps []tablePolicy) string {
 }
 
 // TestRetryOnTables reproduces the GEP-2649 RetryOnPolicy tables ("empty
-// list in HTTPRoute"), with SPEC's rule that at one level the newer default
+// list in HTTPRoute"), with the spec's rule that at one level the newer default
 // beats the older one.
 func TestRetryOnTables(t *testing.T) {
 	levels := []lvl{lvNone, lvNamespace, lvGateway, lvRoute}

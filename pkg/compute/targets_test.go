@@ -563,7 +563,7 @@ spec:
 }
 
 // TestOneSourcePerPolicyStanza: a policy attached at two levels of one path
-// is one source (SPEC §2), attached to the least specific point.
+// is one source (docs/spec.md §2), attached to the least specific point.
 func TestOneSourcePerPolicyStanza(t *testing.T) {
 	pols := `
 apiVersion: example.com/v1

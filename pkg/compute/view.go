@@ -1,6 +1,6 @@
 package compute
 
-// A read-only view of the topology for request traces (SPEC §9): the
+// A read-only view of the topology for request traces (docs/spec.md §9): the
 // Gateways with their listeners and the routes attached to each, and the
 // via of any path of the hierarchy for every policy kind.
 
@@ -274,7 +274,7 @@ type KindVia struct {
 // Vias returns, for every policy kind with a policy attached on path (root
 // first, sections after their objects, Namespace nodes left out: they are
 // inserted as the engine inserts them), the via of that path: exactly the
-// attachment points its effective entry merges (SPEC §5.5), sorted by group
+// attachment points its effective entry merges (docs/spec.md §5.5), sorted by group
 // and kind.
 func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
 	nodes := make([]topology.NodeID, len(path))

@@ -1,6 +1,6 @@
 package compute
 
-// What a proposed change would do (SPEC §10): the engine applies the
+// What a proposed change would do (docs/spec.md §10): the engine applies the
 // proposal to its own state under its write lock, computes the outputs the
 // change may affect, and puts every object back as it was before anyone
 // else can look. Nothing is copied: a review costs what the edit would.

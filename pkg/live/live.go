@@ -52,7 +52,7 @@ type Live struct {
 	reviewTimeout time.Duration
 
 	// The Stores of the four served resources: effective policies and, built
-	// from them, policy reaches (SPEC §8), namespaced and cluster-scoped.
+	// from them, policy reaches (docs/spec.md §8), namespaced and cluster-scoped.
 	namespaced, cluster            *outputStore
 	reachNS, reachCL               *outputStore
 	nsBackend, clBackend           *Backend

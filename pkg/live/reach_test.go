@@ -20,7 +20,7 @@ import (
 )
 
 // reachDiff compares what the reach Stores serve with what the output
-// Stores say (SPEC §8: a PolicyReach lists exactly the targets whose
+// Stores say (docs/spec.md §8: a PolicyReach lists exactly the targets whose
 // EffectivePolicy lists the policy as a source, with the same verdicts),
 // and the reaches' names with the policies'. It returns the differences.
 func reachDiff(t *testing.T, l *Live, policies []*unstructured.Unstructured) []string {

@@ -1,6 +1,6 @@
 package live
 
-// Policy reaches (SPEC §8): rebuilt by the worker, after the outputs they
+// Policy reaches (docs/spec.md §8): rebuilt by the worker, after the outputs they
 // are read from, for the policies whose entries in those outputs or whose
 // own state changed; stored, cached and served like the outputs.
 

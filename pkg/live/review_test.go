@@ -15,7 +15,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 )
 
-// TestReviewTouchesNothing: a review (SPEC §10) answers from the engine and
+// TestReviewTouchesNothing: a review (docs/spec.md §10) answers from the engine and
 // leaves the served state alone: no watch event on any resource, no
 // resourceVersion moves, no cache write. A real edit afterwards is served as
 // usual (the review swallowed nothing).

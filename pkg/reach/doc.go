@@ -1,4 +1,4 @@
-// Package reach builds PolicyReach and ClusterPolicyReach objects (SPEC §8:
+// Package reach builds PolicyReach and ClusterPolicyReach objects (docs/spec.md §8:
 // what each policy reaches) from the EffectivePolicies the engine computed:
 // every source entry of an output is one target its policy reaches, with
 // the verdict that output gives it. An Index keeps those entries per output

@@ -15,7 +15,7 @@ import (
 )
 
 // ReviewREST serves effectivepolicyreviews: create only, nothing stored,
-// the live state untouched (SPEC §10). Changes are named only where the
+// the live state untouched (docs/spec.md §10). Changes are named only where the
 // caller may read the EffectivePolicy, and shown redacted as a get would
 // (pkg/review answers; this is its REST face).
 type ReviewREST struct {

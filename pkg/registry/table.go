@@ -36,7 +36,7 @@ var reachColumns = []metav1.TableColumnDefinition{
 
 // tableConvertor prints NAME, TARGETS, POLICIES, KINDS, AGE for effective
 // policies, and NAME, KINDS, TARGETS, ENFORCED, PARTIAL, OVERRIDDEN,
-// CONFLICTED, INVALID, AGE for policy reaches (SPEC §2, §8).
+// CONFLICTED, INVALID, AGE for policy reaches (docs/spec.md §2, §8).
 type tableConvertor struct{ reach bool }
 
 // ConvertToTable implements rest.TableConvertor. It gets what Get and List

@@ -29,7 +29,7 @@ type TraceSource interface {
 }
 
 // TraceREST serves requesttraces: create only, nothing stored (the
-// SubjectAccessReview pattern, SPEC §9). The answer names objects only in
+// SubjectAccessReview pattern, docs/spec.md §9). The answer names objects only in
 // namespaces where the caller may get effectivepolicies, and its policy
 // entries are the caller's own view of the effective policies (redacted as
 // a GET would be).

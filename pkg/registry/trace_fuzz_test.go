@@ -9,7 +9,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// FuzzRequestTrace: no request crashes a trace (SPEC §6). Whatever the
+// FuzzRequestTrace: no request crashes a trace (docs/spec.md §6). Whatever the
 // host, path, method, header, port and protocol, Create answers either a
 // 422 (bad input) or a status whose matches are well formed; never a panic,
 // never another error.

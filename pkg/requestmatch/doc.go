@@ -2,7 +2,7 @@
 // which listener of a Gateway takes the request, which route attached to that
 // listener and which rule of it serves the request, and which backends the
 // rule sends it to. It is the matching half of the RequestTrace API
-// (SPEC.md §9) and follows the Gateway API specification (v1.6):
+// (docs/spec.md §9) and follows the Gateway API specification (v1.6):
 //
 //   - listeners by port and hostname (exact over wildcard over none, longer
 //     wildcards first); TLS listeners by SNI; TCP and UDP listeners by port;

@@ -1,4 +1,4 @@
-// Package requesttrace answers a RequestTrace (SPEC §9): it reads the
+// Package requesttrace answers a RequestTrace (docs/spec.md §9): it reads the
 // Gateways, their listeners and attached routes from the engine's view
 // (compute.View), lets pkg/requestmatch choose listener, route, rule and
 // backends, and picks from the computed EffectivePolicies the effective

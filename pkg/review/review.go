@@ -1,4 +1,4 @@
-// Package review answers EffectivePolicyReviews (SPEC §10): a review's
+// Package review answers EffectivePolicyReviews (docs/spec.md §10): a review's
 // spec checked and decoded into the proposal the engine reviews
 // (proposal.go), the engine's outcomes turned into the changes the caller
 // may see (diff.go), and the errors a review meets as the API statuses a

@@ -1,4 +1,4 @@
-// Package badinput feeds a corpus of malformed and hostile inputs (SPEC §6)
+// Package badinput feeds a corpus of malformed and hostile inputs (docs/spec.md §6)
 // to the computation engine and to the live layer, on top of a sane baseline
 // cluster, and checks that nothing else changes. See docs/reliability.md.
 package badinput

@@ -72,7 +72,7 @@ func TestDiscovery(t *testing.T) {
 			t.Errorf("discovery of %s lacks %s: %+v", groupVersion, name, rl.APIResources)
 		}
 	}
-	// The review kinds are created only, cluster-scoped (SPEC §2, §9, §10).
+	// The review kinds are created only, cluster-scoped (docs/spec.md §2, §9, §10).
 	reviews := map[string]string{"requesttraces": "RequestTrace", "effectivepolicyreviews": "EffectivePolicyReview"}
 	for _, r := range rl.APIResources {
 		kind, ok := reviews[r.Name]

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// A policy CRD installed after the server started is discovered (SPEC.md §4: the server watches
+// A policy CRD installed after the server started is discovered (docs/spec.md §4: the server watches
 // CustomResourceDefinitions and starts informers as policy kinds appear), and forgotten when the
 // CRD goes away.
 func TestPolicyKindInstalledAfterStartIsDiscovered(t *testing.T) {

@@ -112,7 +112,7 @@ func wantLines(out string, want ...string) error {
 	return nil
 }
 
-// TestPlugin: the kubectl plugin (SPEC §11) against the cluster: describe a route, a Gateway
+// TestPlugin: the kubectl plugin (docs/spec.md §11) against the cluster: describe a route, a Gateway
 // and a Namespace, the reach of a policy and the trace of a request, as trees and as objects,
 // through kubectl's plugin mechanism, and the same answers offline from the same manifests.
 func TestPlugin(t *testing.T) {

@@ -31,7 +31,7 @@ func reachTargets(p v1alpha1.ReachPolicy) []string {
 	return out
 }
 
-// TestPolicyReach: the policy admin's question (SPEC §8) through the real kube-apiserver: a
+// TestPolicyReach: the policy admin's question (docs/spec.md §8) through the real kube-apiserver: a
 // Gateway policy in infra reaches the Gateway and a route in an application namespace; an
 // admin of infra alone sees the counts and only infra's targets; kubectl prints the columns;
 // a new route under the Gateway and the policy's deletion are watch events on its PolicyReach.

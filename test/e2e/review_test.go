@@ -22,7 +22,7 @@ const (
 	reviewApp   = "e2e-review-app"
 )
 
-// TestEffectivePolicyReview: what a change would do (SPEC §10) through the real kube-apiserver:
+// TestEffectivePolicyReview: what a change would do (docs/spec.md §10) through the real kube-apiserver:
 // kubectl create -o json prints the changes with before and after; nothing is served or
 // watched differently meanwhile; a caller who may read only the application namespace sees its
 // change and a count of the rest; bad proposals get 422.

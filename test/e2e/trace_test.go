@@ -31,7 +31,7 @@ spec:
   request: {host: app.example.com, method: GET, path: /orders/42}
 `
 
-// TestRequestTrace: what happens to a request (SPEC §9) through the real kube-apiserver:
+// TestRequestTrace: what happens to a request (docs/spec.md §9) through the real kube-apiserver:
 // kubectl create -o json prints the answer; the rule's and the backend's effective entries are
 // those of the request's context; a caller who may read only the Gateway's namespace learns
 // that a hidden route serves the request and nothing of it; bad input gets 422 or 413, and

@@ -262,7 +262,7 @@ func BenchmarkIncrementalRouteEdit(b *testing.B) {
 
 // BenchmarkIncrementalRouteEditThenPolicyEdit: a route edit followed by the
 // Gateway policy edit: the policy edit then rebuilds the contexts the route
-// edit invalidated (SPEC's worst case for "an edit reaching N targets").
+// edit invalidated (the spec's worst case for "an edit reaching N targets").
 func BenchmarkIncrementalRouteEditThenPolicyEdit(b *testing.B) {
 	e, objs := steadyEngine(b)
 	var r *unstructured.Unstructured

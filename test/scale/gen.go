@@ -144,7 +144,7 @@ var levelShares = []struct {
 	{LevelPort, 0.12}, // takes the remainder
 }
 
-// Variants of policy stanzas (label VariantLabel), SPEC §5 strategies:
+// Variants of policy stanzas (label VariantLabel), docs/spec.md §5 strategies:
 // implicit (AtomicDefaults), defaults-patch (PatchDefaults), overrides
 // (AtomicOverrides), overrides-patch (PatchOverrides), both (Patch*),
 // defaults-atomic (AtomicDefaults, explicit).

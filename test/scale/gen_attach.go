@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// The shapes of the Gateway API's attachment rules (SPEC §3): listener
+// The shapes of the Gateway API's attachment rules (docs/spec.md §3): listener
 // hostnames, backends in shared namespaces behind ReferenceGrants, and mesh
 // (GAMMA) routes. Their choices are drawn from a random source of their own
 // (generator.attach), so the base topology's draws, and with them the

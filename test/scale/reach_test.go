@@ -22,7 +22,7 @@ import (
 // topology, through 60 random edits (a policy relabeled, retargeted or deleted, a route or
 // Service deleted, a deleted object created again): after every ten, once it has caught up,
 // every PolicyReach lists exactly the entries the served outputs give its policy, and there is
-// one PolicyReach per policy (SPEC §8). The incremental path of the reach index (compare,
+// one PolicyReach per policy (docs/spec.md §8). The incremental path of the reach index (compare,
 // intern, release) against what a full rebuild would say.
 func TestLiveReachesFollowEdits(t *testing.T) {
 	objs := Generate(Options{Scale: 0.01, Seed: 3, GatewayAPICRDs: true})

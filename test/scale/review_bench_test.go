@@ -20,7 +20,7 @@ import (
 )
 
 // BenchmarkReviewGatewayPolicyEdit: an EffectivePolicyReview of one
-// Gateway-level policy edit (SPEC §10) on the steady engine, after the memo
+// Gateway-level policy edit (docs/spec.md §10) on the steady engine, after the memo
 // is dropped as the live layer drops it once it is ready. Side by side, the
 // same edit made for real (Upsert, compute the returned keys), in the same
 // run: a review computes those keys twice (after with a memo of its own,

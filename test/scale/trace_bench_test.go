@@ -19,7 +19,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/benchkit"
 )
 
-// BenchmarkRequestTrace: a RequestTrace (SPEC §9) through the REST storage
+// BenchmarkRequestTrace: a RequestTrace (docs/spec.md §9) through the REST storage
 // (TraceREST.Create: validation, the live layer's topology, the effective
 // policies read from the served outputs; no HTTP, no encoding) against the
 // Gateway with the most attached routes of the topology at -scale, next to

@@ -38,7 +38,7 @@ func parseObjectArgs(args []string) (objectArgs, error) {
 // kindMatch says which kinds the user means: every kind that answers to
 // the name typed (ColorPolicy may be the kind of two groups), scoped as
 // the first. A kind that nothing resolves is matched by its name alone,
-// case-insensitively, as namespaced: a virtual target (SPEC §3) has an
+// case-insensitively, as namespaced: a virtual target (docs/spec.md §3) has an
 // EffectivePolicy although no API serves its kind.
 type kindMatch struct {
 	kinds      []kinds.Kind

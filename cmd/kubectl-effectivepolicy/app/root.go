@@ -1,4 +1,4 @@
-// Package app is the kubectl plugin's command line (SPEC §11): describe a
+// Package app is the kubectl plugin's command line (docs/spec.md §11): describe a
 // target, the reach of a policy, the trace of a request, the diff of a
 // change — from the cluster, or from manifests with --offline. The commands only parse flags, fetch
 // the API objects from a source (source.go) and print them (print.go); the

@@ -57,7 +57,7 @@ const (
 	gwx = "gateway.networking.x-k8s.io"
 )
 
-// hierarchy are the kinds of the hierarchy (SPEC §3) and the ReferenceGrant,
+// hierarchy are the kinds of the hierarchy (docs/spec.md §3) and the ReferenceGrant,
 // with the short names their CRDs declare.
 var hierarchy = []Kind{
 	{Kind: "Namespace", Plural: "namespaces", ShortNames: []string{"ns"}},
@@ -149,7 +149,7 @@ func (k Kind) answersTo(name string) bool {
 }
 
 // Mapper resolves kinds with a cluster's RESTMapper, and with Fallback
-// for what the cluster does not serve (a virtual target, SPEC §3, has an
+// for what the cluster does not serve (a virtual target, docs/spec.md §3, has an
 // EffectivePolicy although no API serves its kind).
 type Mapper struct {
 	Mapper   meta.RESTMapper

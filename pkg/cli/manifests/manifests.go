@@ -4,7 +4,7 @@
 // namespaced object in a namespace, every namespace existing, and every
 // object with a creationTimestamp.
 //
-// Timestamps decide precedence (SPEC §5: the older policy is established),
+// Timestamps decide precedence (docs/spec.md §5: the older policy is established),
 // so they must not depend on the clock: an object without one is stamped
 // one second after the object before it, in file order, starting one
 // second after the newest timestamp the manifests carry (2000-01-01T00:00:00Z
@@ -220,7 +220,7 @@ func Complete(objs []*unstructured.Unstructured, s Scope) []*unstructured.Unstru
 
 // CompleteAfter makes objs, a set proposed to replace base (a set
 // Complete returned), what the cluster would hold once objs were applied
-// over base, by the rule of an EffectivePolicyReview (SPEC §10): an
+// over base, by the rule of an EffectivePolicyReview (docs/spec.md §10): an
 // object base holds too keeps base's creationTimestamp, as a real apply
 // would, whatever objs say; every other one is new and the newest of all,
 // one second after the newest object of base, all at that same instant

@@ -1,5 +1,5 @@
 // Package offline answers the kubectl plugin's questions from manifests,
-// with no cluster: the EffectivePolicies (SPEC §5), PolicyReaches (§8) and
+// with no cluster: the EffectivePolicies (docs/spec.md §5), PolicyReaches (§8) and
 // RequestTraces (§9) the server would serve for those objects. It runs the
 // server's own code on them — the engine (pkg/compute), the reaches read
 // off its outputs (pkg/reach) and the trace through its topology view

@@ -39,7 +39,7 @@ var manifestSets = map[string][]string{
 
 // TestSameAsTheEngine: the outputs are the engine's (compute.ComputeAll on
 // the same objects), and every reach is exactly the outputs' source
-// entries of its policy (SPEC §8).
+// entries of its policy (docs/spec.md §8).
 func TestSameAsTheEngine(t *testing.T) {
 	for name, files := range manifestSets {
 		t.Run(name, func(t *testing.T) {

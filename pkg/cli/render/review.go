@@ -11,7 +11,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/tree"
 )
 
-// Review draws the answer of an EffectivePolicyReview (SPEC §10), online
+// Review draws the answer of an EffectivePolicyReview (docs/spec.md §10), online
 // or built offline from two sets of manifests: per EffectivePolicy that
 // would change, what changes — a compact diff of before and after, not two
 // dumps. Under each changed target, per policy kind: the effective entries

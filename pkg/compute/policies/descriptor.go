@@ -43,7 +43,7 @@ const (
 	StrategyPatch  = "Patch"
 )
 
-// Descriptor describes one policy kind (SPEC §4). Paths are dotted field
+// Descriptor describes one policy kind (docs/spec.md §4). Paths are dotted field
 // paths starting at "spec" (for example "spec.targetRefs").
 type Descriptor struct {
 	// Group and Kind of the policy kind.
@@ -74,13 +74,13 @@ type Descriptor struct {
 	// Atomic or Patch. Any other value makes the policy Invalid.
 	StrategyValues map[string]string `json:"strategyValues,omitempty"`
 	// DefaultStrategy (Atomic or Patch) applies when a policy names none;
-	// empty means the engine default (SPEC §5, last paragraph).
+	// empty means the engine default (docs/spec.md §5, last paragraph).
 	DefaultStrategy string `json:"defaultStrategy,omitempty"`
 	// Ignore lists paths that are not "spec proper"; they are removed from
 	// the merged spec.
 	Ignore []string `json:"ignore,omitempty"`
 	// Semantics names whose rules decide what policies of this kind add up
-	// to (SPEC §4.1): GEP (the default: SPEC §5 as written), EnvoyGateway,
+	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), EnvoyGateway,
 	// Kuadrant or NGINXGatewayFabric.
 	Semantics string `json:"semantics,omitempty"`
 	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
@@ -201,7 +201,7 @@ func (d *Descriptor) Validate() error {
 	return nil
 }
 
-// ConventionDescriptor is the descriptor the label fallback (SPEC §4.2) uses.
+// ConventionDescriptor is the descriptor the label fallback (docs/spec.md §4.2) uses.
 func ConventionDescriptor(group, kind string, class v1alpha1.PolicyClass) Descriptor {
 	return Descriptor{
 		Group: group, Kind: kind, Class: class,
@@ -214,7 +214,7 @@ func ConventionDescriptor(group, kind string, class v1alpha1.PolicyClass) Descri
 	}
 }
 
-// BuiltinDescriptors returns the built-in descriptors (SPEC §4.1 list). See
+// BuiltinDescriptors returns the built-in descriptors (docs/spec.md §4.1 list). See
 // docs/compute.md for how each maps onto the GEP-713 strategies.
 func BuiltinDescriptors() []Descriptor {
 	const (

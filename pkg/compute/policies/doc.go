@@ -1,5 +1,5 @@
 // Package policies is what the engine knows of policy kinds and policies:
-// descriptors (SPEC §4: loaded from files, built in, or the conventions a
+// descriptors (docs/spec.md §4: loaded from files, built in, or the conventions a
 // CRD's label or schema implies), the profile each kind's semantics name
 // picks, and the parsing of one policy into its targets, stanzas and
 // strategies (or the reason it is Invalid). It is separate because reading

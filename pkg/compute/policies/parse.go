@@ -1,7 +1,7 @@
 package policies
 
 // Parsing a policy object: its targets, then one entry per stanza with its
-// merge strategy (SPEC §4, §5 "Default strategies", §6 for what is invalid).
+// merge strategy (docs/spec.md §4, §5 "Default strategies", §6 for what is invalid).
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ import (
 // Parse reads one policy object of kind pk: its targets, then its
 // entries (one per stanza, with the merge strategy of each). A malformed
 // policy comes back with invalid set and no entries, its targets still read
-// so that it can be listed at them (SPEC §6).
+// so that it can be listed at them (docs/spec.md §6).
 func Parse(pk *Kind, obj map[string]interface{}, ns, name string, ts time.Time, defaultStrategy string, clusterScoped func(schema.GroupKind) bool) *semantics.Policy {
 	id := semantics.PolicyID{GK: pk.GK, Namespace: ns, Name: name}
 	pp := &policyParser{
@@ -289,7 +289,7 @@ func (n named) or(other named) named {
 	return other
 }
 
-// chooseStrategy is SPEC §5's "Default strategies" for one stanza of an
+// chooseStrategy is docs/spec.md §5's "Default strategies" for one stanza of an
 // inherited policy: the strategy the stanza names; else the one the spec
 // names; else the descriptor's default; else Patch when the policy has both
 // stanzas (only field by field does that make sense); else the server's

@@ -1,6 +1,6 @@
 package policies
 
-// The profiles the engine knows, by the semantics name a descriptor gives (SPEC §4.1): adding
+// The profiles the engine knows, by the semantics name a descriptor gives (docs/spec.md §4.1): adding
 // an implementation is adding its folder under pkg/compute/semantics and a line here.
 
 import (

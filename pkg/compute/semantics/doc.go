@@ -1,5 +1,5 @@
 // Package semantics is the seam between the engine and the implementations
-// whose rules it reproduces (SPEC §4.1): the Profile interface, which decides
+// whose rules it reproduces (docs/spec.md §4.1): the Profile interface, which decides
 // everything an implementation decides (how a stanza merges, which entries
 // of a context count, which of several Direct policies take effect, where a
 // kind takes effect at all), and its inputs: a parsed Policy and its Entry

@@ -29,7 +29,7 @@ func (p PolicyID) Display() string {
 	return p.Namespace + "/" + p.Name
 }
 
-// Entry is one stanza of a policy (SPEC §5.1).
+// Entry is one stanza of a policy (docs/spec.md §5.1).
 type Entry struct {
 	Stanza   v1alpha1.Stanza
 	Strategy v1alpha1.MergeStrategy
@@ -58,7 +58,7 @@ type SelectorRef struct {
 	NamespaceSelector labels.Selector
 }
 
-// Policy is a policy as parsed: its targets, its stanzas (SPEC §5.1) or why it is Invalid.
+// Policy is a policy as parsed: its targets, its stanzas (docs/spec.md §5.1) or why it is Invalid.
 type Policy struct {
 	ID          PolicyID
 	DisplayName string // ID.Display(), kept: outputs name policies often
@@ -120,7 +120,7 @@ type Resolution struct {
 	CrossNS     []string          // namespaces named by targetRef.namespace
 }
 
-// EstablishedBefore orders policies as SPEC §5.1 does: older creationTimestamp first, then
+// EstablishedBefore orders policies as docs/spec.md §5.1 does: older creationTimestamp first, then
 // namespace/name.
 func EstablishedBefore(a, b *Policy) bool {
 	if !a.Created.Equal(b.Created) {

@@ -1,6 +1,6 @@
 package semantics
 
-// Semantics profiles (SPEC §4.1): a policy kind belongs to an implementation, and where that
+// Semantics profiles (docs/spec.md §4.1): a policy kind belongs to an implementation, and where that
 // implementation's rules differ from the generic GEP fold, its rules decide what the
 // EffectivePolicy says. Everything a profile decides goes through the Profile interface below.
 
@@ -43,8 +43,8 @@ type Profile interface {
 	// traverse the same policy-bearing nodes; "" when the profile never does. It is part of
 	// the memo key of a fold.
 	Flavor(kind string, target topology.NodeID) string
-	// Fold merges the entries of one context of an Inherited kind, established first (SPEC
-	// §5.2), for targets of the given flavor.
+	// Fold merges the entries of one context of an Inherited kind, established first
+	// (docs/spec.md §5.2), for targets of the given flavor.
 	Fold(es []FoldEntry, flavor string) FoldValue
 	// Direct picks, among the policies of a Direct kind attached to one target or section
 	// (established first, never empty), those that take effect; every other one is

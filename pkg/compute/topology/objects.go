@@ -35,7 +35,7 @@ func IsTopologyGK(gk schema.GroupKind) bool {
 	return false
 }
 
-// Level ranks used to order attachment points (SPEC §5.2: the entry attached
+// Level ranks used to order attachment points (docs/spec.md §5.2: the entry attached
 // higher first). A Namespace ranks just above the object it is inserted over.
 const (
 	LevelGatewayClass = 0

@@ -10,7 +10,7 @@ import (
 // +genclient:onlyVerbs=create
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// EffectivePolicyReview asks what a proposed change would do (SPEC §10):
+// EffectivePolicyReview asks what a proposed change would do (docs/spec.md §10):
 // which EffectivePolicies and ClusterEffectivePolicies would be added,
 // modified or deleted if the objects of spec were applied and deleted. Like
 // a SubjectAccessReview it is only created, never stored, and the live

@@ -10,7 +10,7 @@ import (
 // +genclient:onlyVerbs=create
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
-// RequestTrace asks what the Gateways do with one request (SPEC §9): which
+// RequestTrace asks what the Gateways do with one request (docs/spec.md §9): which
 // listener takes it, which route and rule serve it, which backends receive
 // it, and the effective policy of exactly that context. Like a
 // SubjectAccessReview it is only created, never stored: the answer is the

@@ -31,7 +31,7 @@ const (
 type MergeStrategy string
 
 // The merge strategies a source reports: None for Direct kinds, the four GEP-713 strategies,
-// and Custom where an implementation's rule decided (SPEC §4.1).
+// and Custom where an implementation's rule decided (docs/spec.md §4.1).
 const (
 	MergeNone            MergeStrategy = "None"
 	MergeAtomicDefaults  MergeStrategy = "AtomicDefaults"

@@ -64,7 +64,7 @@ func (Profile) Name() string { return semantics.EnvoyGateway }
 // MergeSchema (semantics.Profile): with StrategicMerge the lists Envoy Gateway's types tag merge item by item;
 // everything else (JSONMerge, and policies without mergeType, which never merge) replaces
 // lists whole, whatever the CRD says. A list merged by key is still one leaf of fieldSources
-// (SPEC §5.6: the CRD does not make it a list-map), named after the policy whose merge made it.
+// (docs/spec.md §5.6: the CRD does not make it a list-map), named after the policy whose merge made it.
 func (Profile) MergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named string) *merge.Schema {
 	if named != egMergeStrategic {
 		return nil

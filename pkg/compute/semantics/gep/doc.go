@@ -1,4 +1,4 @@
-// Package gep is the GEP profile: SPEC §5 as written (GEP-713 and GEP-2649),
+// Package gep is the GEP profile: docs/spec.md §5 as written (GEP-713 and GEP-2649),
 // the default of every policy kind whose descriptor names no implementation.
 // Its fold (Fold, FoldOf) is also the one other profiles fall back on once
 // they have picked the entries that count. It is a folder of its own, like

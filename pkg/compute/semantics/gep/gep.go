@@ -1,6 +1,6 @@
 package gep
 
-// The GEP profile: SPEC §5 as written (GEP-713 and GEP-2649), the default for every policy kind
+// The GEP profile: docs/spec.md §5 as written (GEP-713 and GEP-2649), the default for every policy kind
 // whose descriptor names no implementation.
 
 import (
@@ -33,16 +33,16 @@ func (Profile) Flavor(string, topology.NodeID) string { return "" }
 // Rule implements semantics.Profile.
 func (Profile) Rule(string) string { return "" }
 
-// Direct (semantics.Profile): the established policy wins whole (SPEC §5.3).
+// Direct (semantics.Profile): the established policy wins whole (docs/spec.md §5.3).
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
-// Fold is SPEC §5.4: from the most specific entry upwards, each established entry applies its
+// Fold is docs/spec.md §5.4: from the most specific entry upwards, each established entry applies its
 // own strategy to what lies below it.
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	return semantics.FoldValue{Acc: Fold(es)}
 }
 
-// Fold is SPEC §5.4 over all the entries of es.
+// Fold is docs/spec.md §5.4 over all the entries of es.
 func Fold(es []semantics.FoldEntry) *merge.Value {
 	return FoldOf(es, nil)
 }

@@ -4,7 +4,7 @@ package kuadrant
 // github.com/kuadrant/kuadrant-operator v1.5.2:
 //
 //   - api/v1/merge_strategies.go: EffectivePolicyForPath folds the policies of a path from the
-//     most specific up, as SPEC §5 does (AtomicDefaultsMergeStrategy, AtomicOverridesMergeStrategy);
+//     most specific up, as docs/spec.md §5 does (AtomicDefaultsMergeStrategy, AtomicOverridesMergeStrategy);
 //     "merge" (PolicyRuleDefaultsMergeStrategy, PolicyRuleOverridesMergeStrategy) works on the
 //     policy's rules as Rules() lists them, each kept or replaced whole, never merged inside.
 //   - api/v1/ratelimitpolicy_types.go Rules(): the top-level `when` predicates and each named
@@ -69,7 +69,7 @@ func (Profile) Rule(kind string) string {
 // Direct implements semantics.Profile.
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
-// Fold is SPEC §5.4's; the units of mergeSchema make a merge replace whole named rules.
+// Fold is docs/spec.md §5.4's; the units of mergeSchema make a merge replace whole named rules.
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	return semantics.FoldValue{Acc: gep.Fold(es)}
 }

@@ -91,7 +91,7 @@ func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy {
 	return out
 }
 
-// Fold (semantics.Profile): on each node the policies not rejected add up; then SPEC §5.4 over those (a
+// Fold (semantics.Profile): on each node the policies not rejected add up; then docs/spec.md §5.4 over those (a
 // ClientSettingsPolicy names no strategy: PatchDefaults, route fields over Gateway fields).
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	var live []int

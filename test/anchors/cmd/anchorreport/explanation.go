@@ -49,7 +49,7 @@ a deliberately broken merge (PolicyRuleDefaults letting the source win) made it 
 ## Where they differ (by design; ` + "`TestKnownDifferences`" + ` keeps this list true)
 
 - **Namespace policies** (10 % of the generated policies): ours inserts a Namespace above the first object of that
-  namespace on a path (SPEC §3); policy-machinery's Gateway API topology has no Namespaces, so these policies
+  namespace on a path (docs/spec.md §3); policy-machinery's Gateway API topology has no Namespaces, so these policies
   attach nowhere.
 - **Listener hostnames**: ours attaches a route through a listener only when their hostnames intersect;
   policy-machinery links a route to every listener of its parent Gateway (or the one its sectionName names),
