@@ -8,38 +8,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access/accesstest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 )
-
-// epAuthz allows get effectivepolicies in the namespaces listed ("" : in
-// every namespace) and get clustereffectivepolicies when cluster is set.
-type epAuthz struct {
-	namespaces map[string]bool
-	cluster    bool
-	checks     int
-}
-
-func (a *epAuthz) Authorize(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
-	a.checks++
-	if attrs.GetVerb() != "get" || attrs.GetAPIGroup() != "effectivepolicy.dev" || !attrs.IsResourceRequest() {
-		return authorizer.DecisionNoOpinion, "", nil
-	}
-	switch attrs.GetResource() {
-	case "effectivepolicies":
-		if a.namespaces[attrs.GetNamespace()] {
-			return authorizer.DecisionAllow, "", nil
-		}
-	case "clustereffectivepolicies":
-		if a.cluster {
-			return authorizer.DecisionAllow, "", nil
-		}
-	}
-	return authorizer.DecisionNoOpinion, "", nil
-}
 
 func ref(kind, ns, name string) v1alpha1.ObjectReference {
 	g := "gateway.networking.k8s.io"
@@ -77,19 +51,19 @@ func sampleReach(t *testing.T) *encoded.Object {
 func TestReachFilter(t *testing.T) {
 	cases := []struct {
 		name       string
-		authz      *epAuthz
+		authz      *accesstest.EffectivePolicyAuthorizer
 		wantReach  []string
 		wantNamed  []string
 		wantHidden int32
 		same       bool // served as stored, not re-encoded
 	}{
-		{"everywhere", &epAuthz{namespaces: map[string]bool{"": true}, cluster: true},
+		{"everywhere", &accesstest.EffectivePolicyAuthorizer{Namespaces: map[string]bool{"": true}, Cluster: true},
 			[]string{"gw", "a", "b", "infra"}, []string{"gw", "gw2"}, 0, true},
-		{"infra only", &epAuthz{namespaces: map[string]bool{"infra": true}},
+		{"infra only", &accesstest.EffectivePolicyAuthorizer{Namespaces: map[string]bool{"infra": true}},
 			[]string{"gw"}, []string{"gw"}, 3, false},
-		{"infra and cluster", &epAuthz{namespaces: map[string]bool{"infra": true}, cluster: true},
+		{"infra and cluster", &accesstest.EffectivePolicyAuthorizer{Namespaces: map[string]bool{"infra": true}, Cluster: true},
 			[]string{"gw", "infra"}, []string{"gw"}, 2, false},
-		{"nothing", &epAuthz{},
+		{"nothing", &accesstest.EffectivePolicyAuthorizer{},
 			nil, nil, 4, false},
 	}
 	for _, tc := range cases {
@@ -129,14 +103,14 @@ func TestReachFilter(t *testing.T) {
 		})
 	}
 	// Decisions are cached: a second request asks nothing.
-	a := &epAuthz{namespaces: map[string]bool{"infra": true}}
+	a := &accesstest.EffectivePolicyAuthorizer{Namespaces: map[string]bool{"infra": true}}
 	f := access.NewReachFilter(access.NewChecker(a, time.Minute))
 	u := &user.DefaultInfo{Name: "chihiro"}
 	f.Filter(context.Background(), u, sampleReach(t))
-	n := a.checks
+	n := a.Checks
 	f.Filter(context.Background(), u, sampleReach(t))
-	if a.checks != n {
-		t.Errorf("second request made %d more checks", a.checks-n)
+	if a.Checks != n {
+		t.Errorf("second request made %d more checks", a.Checks-n)
 	}
 	// No user: nothing named.
 	if ps, _ := f.Filter(context.Background(), nil, sampleReach(t)).Policies(); len(ps[0].Reaches) != 0 {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access/accesstest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
@@ -111,11 +112,11 @@ func TestReviewRESTCreate(t *testing.T) {
 			_, e := traceServer(t, nil)
 			var checker *access.Checker
 			if tc.namespaces != nil {
-				checker = access.NewChecker(&epAuthz{namespaces: tc.namespaces}, 0)
+				checker = access.NewChecker(&accesstest.EffectivePolicyAuthorizer{Namespaces: tc.namespaces}, 0)
 			}
 			var redactor *access.Redactor
 			if tc.redact {
-				redactor = access.NewRedactorWith(checker, sensitiveFields{
+				redactor = access.NewRedactorWith(checker, accesstest.SensitiveFields{
 					{Group: "example.com", Kind: "RetryPolicy"}: {Resource: schema.GroupResource{Group: "example.com", Resource: "retrypolicies"}, Paths: []string{"/retries"}},
 				})
 			}

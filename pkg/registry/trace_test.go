@@ -10,9 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access/accesstest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
@@ -20,32 +20,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
-
-// epAuthz allows get effectivepolicies in the namespaces listed ("" : in
-// every namespace) and get clustereffectivepolicies when cluster is set.
-type epAuthz struct {
-	namespaces map[string]bool
-	cluster    bool
-	checks     int
-}
-
-func (a *epAuthz) Authorize(_ context.Context, attrs authorizer.Attributes) (authorizer.Decision, string, error) {
-	a.checks++
-	if attrs.GetVerb() != "get" || attrs.GetAPIGroup() != "effectivepolicy.dev" || !attrs.IsResourceRequest() {
-		return authorizer.DecisionNoOpinion, "", nil
-	}
-	switch attrs.GetResource() {
-	case "effectivepolicies":
-		if a.namespaces[attrs.GetNamespace()] {
-			return authorizer.DecisionAllow, "", nil
-		}
-	case "clustereffectivepolicies":
-		if a.cluster {
-			return authorizer.DecisionAllow, "", nil
-		}
-	}
-	return authorizer.DecisionNoOpinion, "", nil
-}
 
 func traceOf(host, path string, headers map[string]string) *v1alpha1.RequestTrace {
 	return &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: host, Path: path, Headers: headers}}}
@@ -107,7 +81,7 @@ func (s traceSource) TraceTopology(context.Context) (requesttrace.Topology, erro
 
 // traceServer returns the REST storage of requesttraces over an engine fed
 // with traceWorld and a store of its outputs.
-func traceServer(t testing.TB, authz *epAuthz) (*registry.TraceREST, *compute.Engine) {
+func traceServer(t testing.TB, authz *accesstest.EffectivePolicyAuthorizer) (*registry.TraceREST, *compute.Engine) {
 	t.Helper()
 	e, err := compute.NewEngine(compute.Options{})
 	if err != nil {
@@ -198,9 +172,9 @@ func TestTraceRESTCreate(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var authz *epAuthz
+			var authz *accesstest.EffectivePolicyAuthorizer
 			if tc.namespaces != nil {
-				authz = &epAuthz{namespaces: tc.namespaces}
+				authz = &accesstest.EffectivePolicyAuthorizer{Namespaces: tc.namespaces}
 			}
 			r, _ := traceServer(t, authz)
 			in := traceOf("baker.example.com", "/", nil)
