@@ -540,7 +540,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectivePolicyReview(ref common.R
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "EffectivePolicyReview asks what a proposed change would do (SPEC §10): which EffectivePolicies and ClusterEffectivePolicies would be added, modified or deleted if the objects of spec were applied and deleted. Like a SubjectAccessReview it is only created, never stored, and the live state is not touched: the answer is the returned object's status.",
+				Description: "EffectivePolicyReview asks what a proposed change would do (docs/spec.md §10): which EffectivePolicies and ClusterEffectivePolicies would be added, modified or deleted if the objects of spec were applied and deleted. Like a SubjectAccessReview it is only created, never stored, and the live state is not touched: the answer is the returned object's status.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {
@@ -1203,7 +1203,7 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_RequestTrace(ref common.ReferenceC
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
 			SchemaProps: spec.SchemaProps{
-				Description: "RequestTrace asks what the Gateways do with one request (SPEC §9): which listener takes it, which route and rule serve it, which backends receive it, and the effective policy of exactly that context. Like a SubjectAccessReview it is only created, never stored: the answer is the returned object's status.",
+				Description: "RequestTrace asks what the Gateways do with one request (docs/spec.md §9): which listener takes it, which route and rule serve it, which backends receive it, and the effective policy of exactly that context. Like a SubjectAccessReview it is only created, never stored: the answer is the returned object's status.",
 				Type:        []string{"object"},
 				Properties: map[string]spec.Schema{
 					"kind": {
