@@ -94,7 +94,8 @@ type orderedAt struct {
 // newMemo returns an empty memo, sized for a computation of every key when
 // full is set. Sizing matters both ways: a full computation into small maps
 // spends its time growing them, while an edit after DropMemo into maps sized
-// for everything holds ~100 MB of empty buckets at the large benchmark size (scale 1).
+// for everything holds a large set of empty buckets (docs/benchmarks/README.md
+// has the measurement).
 func newMemo(st *state, full bool) *memo {
 	nodes := (len(st.objects) + len(st.virt)) * len(st.kinds)
 	if !full {

@@ -3,15 +3,15 @@
 // compressed (S2, klauspost/compress) JSON of its targets, and serves them
 // without re-encoding.
 //
-// Why: at the large benchmark size (docs/benchmarks) the outputs are
-// ~40,000 objects of 13 KB of JSON on average. Held as Go objects they were a
-// third of the heap, and every GET, LIST, watch event and cache write encoded
-// them again with encoding/json (~120 MB/s: a LIST of all of them spent 4 s on it). Held
-// compressed they take ~80 MB, are encoded once when they change, and a LIST
-// costs an S2 decode (~2.5 GB/s) per object. S2 rather than zstd: on these
-// outputs zstd compresses better (ratio 9.3 against 6.5) but encodes at 58
-// µs per output against 25 and decodes at 12 µs against 5, and encoding is
-// on the path from a policy edit to its watch events.
+// Why: at the large benchmark size the outputs are tens of thousands of
+// objects of several KB of JSON each. Held as Go objects they were a large
+// share of the heap, and every GET, LIST, watch event and cache write encoded
+// them again with encoding/json, the slowest step of a LIST. Held compressed
+// they take a fraction of that, are encoded once when they change, and a LIST
+// costs an S2 decode per object. S2 rather than zstd: on these outputs zstd
+// compresses better but encodes and decodes about twice as slowly, and
+// encoding is on the path from a policy edit to its watch events
+// (docs/storage.md and docs/benchmarks/README.md have the measurements).
 //
 // *Object and *List implement runtime.CacheableObject: the API machinery's
 // JSON encoder hands them its identifier, and for the identifier of plain

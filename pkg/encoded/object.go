@@ -166,7 +166,7 @@ func withTargets(om metav1.ObjectMeta, kind Kind, targets []v1alpha1.Target) (*O
 func compressed(om metav1.ObjectMeta, kind Kind, s *Summary, buf *[]byte, data []byte) *Object {
 	// s2.Encode writes into a buffer of the worst-case size (larger than
 	// the input) and returns a slice of it: keep an exact copy, not that
-	// buffer (it held ~600 MB at the large benchmark size).
+	// buffer (which would keep the larger worst-case size of every output alive).
 	comp := encodeBufs.Get().(*[]byte)
 	enc := s2.Encode((*comp)[:cap(*comp)], data)
 	out := &Object{ObjectMeta: om, Kind: kind, Summary: s, targets: append(make([]byte, 0, len(enc)), enc...)}

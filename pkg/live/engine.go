@@ -33,11 +33,10 @@ type Engine interface {
 	Keys() []compute.Key
 	Compute(key compute.Key) (runtime.Object, bool)
 	// DropMemo drops the memoised folds. After the first full computation
-	// the memo holds a fold for every context of the cluster, about 150 MB
-	// at the large benchmark size (scale 1); the live layer drops it, since
-	// an edit recomputes only the outputs it reaches and rebuilds only
-	// their part of the memo. Memory is the tighter budget: the server's
-	// whole RSS target at that size is 1 GiB (docs/benchmarks/README.md).
+	// the memo holds a fold for every context of the cluster, a large part
+	// of the heap; the live layer drops it, since an edit recomputes only
+	// the outputs it reaches and rebuilds only their part of the memo.
+	// Memory is the tighter budget (docs/benchmarks/README.md).
 	DropMemo()
 
 	// Policies, PolicyKeys and TakeChangedPolicies are what policy reaches

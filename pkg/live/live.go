@@ -252,8 +252,8 @@ func (l *Live) Run(ctx context.Context) error {
 // informers' initial lists, the engine's bulk feed and its first full
 // computation allocate several times the memory the server keeps, and with
 // Go's default (100: the heap may grow to twice what is live) that transient
-// set the process's peak RSS (1.07 GiB at the large benchmark size (scale 1), for ~250 MB
-// live once ready).
+// set the process's peak RSS, several times what is live once ready
+// (docs/benchmarks/README.md, "Start-up GC").
 const startupGCPercent = 50
 
 // startupGC lowers the GC target for start-up and returns the function that

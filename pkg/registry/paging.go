@@ -27,9 +27,9 @@ import (
 // again (client-go's pager does so by itself).
 //
 // Why it matters: kubectl asks for 500 objects at a time, and with paging
-// ignored `kubectl get effectivepolicies -A` at the large benchmark size (scale 1)
-// fetched, decoded and printed 40,000 objects (550 MB of JSON) in one
-// response, the server holding all of it decoded at once for a table or YAML.
+// ignored `kubectl get effectivepolicies -A` at the large benchmark size
+// fetched, decoded and printed every object in one response, the server
+// holding all of it decoded at once for a table or YAML.
 
 const (
 	snapshotTTL  = 5 * time.Minute // etcd's default compaction interval
