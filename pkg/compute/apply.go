@@ -158,15 +158,15 @@ func applyGatewayClass(st *state, in topoInput) []Key {
 	n, name := in.id, in.id.Name
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
 		if add {
-			if !st.classes[name] {
-				st.bump(st.objects, n, 1)
+			if !st.graph.Classes[name] {
+				st.bump(st.graph.Objects, n, 1)
 			}
-			st.classes[name] = true
+			st.graph.Classes[name] = true
 			st.classControllers[name] = topology.StringField(in.spec, "controllerName")
-		} else if st.classes[name] {
-			delete(st.classes, name)
+		} else if st.graph.Classes[name] {
+			delete(st.graph.Classes, name)
 			delete(st.classControllers, name)
-			st.bump(st.objects, n, -1)
+			st.bump(st.graph.Objects, n, -1)
 		}
 	})
 }
@@ -174,16 +174,16 @@ func applyGatewayClass(st *state, in topoInput) []Key {
 func applyGateway(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if old := st.gateways[n]; old != nil {
-			delSet(st.gwByClass, old.Class, n)
-			delete(st.gateways, n)
-			st.bump(st.objects, n, -1)
+		if old := st.graph.Gateways[n]; old != nil {
+			delSet(st.graph.GatewaysByClass, old.Class, n)
+			delete(st.graph.Gateways, n)
+			st.bump(st.graph.Objects, n, -1)
 		}
 		if add {
 			g := topology.ParseGateway(n, in.spec)
-			st.gateways[n] = g
-			addSet(st.gwByClass, g.Class, n)
-			st.bump(st.objects, n, 1)
+			st.graph.Gateways[n] = g
+			addSet(st.graph.GatewaysByClass, g.Class, n)
+			st.bump(st.graph.Objects, n, 1)
 		}
 	})
 }
@@ -191,16 +191,16 @@ func applyGateway(st *state, in topoInput) []Key {
 func applyListenerSet(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if old := st.listenerSets[n]; old != nil {
-			delSet(st.lsByGateway, old.Parent, n)
-			delete(st.listenerSets, n)
-			st.bump(st.objects, n, -1)
+		if old := st.graph.ListenerSets[n]; old != nil {
+			delSet(st.graph.ListenerSetsByGateway, old.Parent, n)
+			delete(st.graph.ListenerSets, n)
+			st.bump(st.graph.Objects, n, -1)
 		}
 		if add {
 			ls := topology.ParseListenerSet(n, in.spec)
-			st.listenerSets[n] = ls
-			addSet(st.lsByGateway, ls.Parent, n)
-			st.bump(st.objects, n, 1)
+			st.graph.ListenerSets[n] = ls
+			addSet(st.graph.ListenerSetsByGateway, ls.Parent, n)
+			st.bump(st.graph.Objects, n, 1)
 		}
 	})
 }
@@ -210,30 +210,30 @@ func applyListenerSet(st *state, in topoInput) []Key {
 // reference it.
 func applyRoute(st *state, in topoInput) []Key {
 	n := in.id
-	if r := st.routes[n]; r != nil && in.present {
+	if r := st.graph.Routes[n]; r != nil && in.present {
 		// Kept up to date even when nothing the outputs read changed: a
 		// route re-created with the same spec is younger.
 		r.Created = in.created
 	}
 	var touched []topology.NodeID
 	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if old := st.routes[n]; old != nil {
+		if old := st.graph.Routes[n]; old != nil {
 			for _, pr := range old.ParentRefs {
-				delSet(st.routesByParent, pr.ID, n)
+				delSet(st.graph.RoutesByParent, pr.ID, n)
 			}
 			st.routeBackends(old, -1, &touched)
-			delete(st.routes, n)
-			st.bump(st.objects, n, -1)
+			delete(st.graph.Routes, n)
+			st.bump(st.graph.Objects, n, -1)
 		}
 		if add {
 			r := topology.ParseRoute(n, in.spec)
 			r.Created = in.created // request traces break ties by age
-			st.routes[n] = r
+			st.graph.Routes[n] = r
 			for _, pr := range r.ParentRefs {
-				addSet(st.routesByParent, pr.ID, n)
+				addSet(st.graph.RoutesByParent, pr.ID, n)
 			}
 			st.routeBackends(r, 1, &touched)
-			st.bump(st.objects, n, 1)
+			st.bump(st.graph.Objects, n, 1)
 		}
 	})
 	if len(touched) > 0 {
@@ -250,13 +250,13 @@ func applyRoute(st *state, in topoInput) []Key {
 func applyService(st *state, in topoInput) []Key {
 	n := in.id
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if st.services[n] != nil {
-			delete(st.services, n)
-			st.bump(st.objects, n, -1)
+		if st.graph.Services[n] != nil {
+			delete(st.graph.Services, n)
+			st.bump(st.graph.Objects, n, -1)
 		}
 		if add {
-			st.services[n] = topology.ParseService(n, in.spec)
-			st.bump(st.objects, n, 1)
+			st.graph.Services[n] = topology.ParseService(n, in.spec)
+			st.bump(st.graph.Objects, n, 1)
 		}
 	})
 }
@@ -266,20 +266,20 @@ func (st *state) routeBackends(r *topology.Route, d int, touched *[]topology.Nod
 		parent := r.ID
 		parent.Section = ru.Section
 		for _, b := range ru.Backends {
-			m := st.backendParents[b]
+			m := st.graph.BackendParents[b]
 			if m == nil {
 				m = map[topology.NodeID]int{}
-				st.backendParents[b] = m
+				st.graph.BackendParents[b] = m
 			}
 			m[parent] += d
 			if m[parent] <= 0 {
 				delete(m, parent)
 			}
 			if len(m) == 0 {
-				delete(st.backendParents, b)
+				delete(st.graph.BackendParents, b)
 			}
 			if b.Group != "" || b.Kind != "Service" {
-				st.bump(st.objects, b, d)
+				st.bump(st.graph.Objects, b, d)
 				*touched = append(*touched, b)
 			}
 		}
@@ -302,7 +302,7 @@ func (st *state) applyTopo(n topology.NodeID, add bool, lbls map[string]string, 
 		}
 	}
 	ks := keySet{}
-	st.subtree(n, ks, visited{})
+	st.subtree(n, ks, topology.Visited{})
 	mutate(add)
 	if add {
 		st.fingerprints[n] = fp
@@ -311,7 +311,7 @@ func (st *state) applyTopo(n topology.NodeID, add bool, lbls map[string]string, 
 		delete(st.fingerprints, n)
 		delete(st.objLabels, n)
 	}
-	st.subtree(n, ks, visited{})
+	st.subtree(n, ks, topology.Visited{})
 	st.reresolve(st.policiesNaming([]topology.NodeID{n}, &n), ks)
 	return ks.sorted()
 }
@@ -363,7 +363,7 @@ func lessPolicyID(a, b semantics.PolicyID) bool {
 
 func (st *state) applyNamespace(name string, add bool, lbls map[string]string) []Key {
 	n := topology.NamespaceNode(name)
-	old, had := st.nsLabels[name]
+	old, had := st.graph.NSLabels[name]
 	if add && had && reflect.DeepEqual(old, lbls) {
 		return nil
 	}
@@ -373,9 +373,9 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	ks := keySet{}
 	// Labels decide which routes and ListenerSets listeners admit.
 	affectNS := func() {
-		for c := range st.byNS[name] {
+		for c := range st.graph.ByNS[name] {
 			if topology.IsRouteGK(c.GK()) || topology.IsListenerSetGK(c.GK()) {
-				st.subtree(c, ks, visited{})
+				st.subtree(c, ks, topology.Visited{})
 			}
 		}
 	}
@@ -384,13 +384,13 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 		if lbls == nil {
 			lbls = map[string]string{}
 		}
-		st.nsLabels[name] = lbls
+		st.graph.NSLabels[name] = lbls
 		if !had {
-			st.bump(st.objects, n, 1)
+			st.bump(st.graph.Objects, n, 1)
 		}
 	} else {
-		delete(st.nsLabels, name)
-		st.bump(st.objects, n, -1)
+		delete(st.graph.NSLabels, name)
+		st.bump(st.graph.Objects, n, -1)
 	}
 	affectNS()
 	// Wide selectors pick namespaces by their labels.
@@ -407,17 +407,17 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 
 func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
 	if add {
-		if st.grants[ns] == nil {
-			st.grants[ns] = map[string]*topology.ReferenceGrant{}
+		if st.graph.Grants[ns] == nil {
+			st.graph.Grants[ns] = map[string]*topology.ReferenceGrant{}
 		}
-		st.grants[ns][name] = topology.ParseGrant(spec)
+		st.graph.Grants[ns][name] = topology.ParseGrant(spec)
 	} else {
-		if st.grants[ns] == nil || st.grants[ns][name] == nil {
+		if st.graph.Grants[ns] == nil || st.graph.Grants[ns][name] == nil {
 			return nil
 		}
-		delete(st.grants[ns], name)
-		if len(st.grants[ns]) == 0 {
-			delete(st.grants, ns)
+		delete(st.graph.Grants[ns], name)
+		if len(st.graph.Grants[ns]) == 0 {
+			delete(st.graph.Grants, ns)
 		}
 	}
 	ks := keySet{}
@@ -433,54 +433,16 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 	return ks.sorted()
 }
 
-// grantNamespace is where a ReferenceGrant for target t must live.
-func grantNamespace(t topology.NodeID) string {
-	if topology.IsNamespaceNode(t) {
-		return t.Name
-	}
-	return t.Namespace
-}
-
 func (st *state) granted(p *semantics.Policy, t topology.NodeID) bool {
-	return st.grantAllows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
-}
-
-// grantAllows reports whether a ReferenceGrant in t's namespace lets objects of group/kind in
-// namespace fromNS refer to t.
-func (st *state) grantAllows(group, kind, fromNS string, t topology.NodeID) bool {
-	for _, g := range st.grants[grantNamespace(t)] {
-		from := false
-		for _, f := range g.From {
-			if f.Group == group && f.Kind == kind && f.Namespace == fromNS {
-				from = true
-				break
-			}
-		}
-		if !from {
-			continue
-		}
-		for _, to := range g.To {
-			if to.Group == t.Group && to.Kind == t.Kind && (to.Name == "" || to.Name == t.Name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// backendAllowed reports whether backend b hangs under route rule r: always in the route's
-// namespace, in another only when a ReferenceGrant there lets the route's kind refer to it
-// (Gateway API: backendRefs and RequestMirror backends across namespaces).
-func (st *state) backendAllowed(r, b topology.NodeID) bool {
-	return r.Namespace == b.Namespace || st.grantAllows(r.Group, r.Kind, r.Namespace, b)
+	return st.graph.GrantAllows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
 }
 
 // crossNSBackends adds the subtrees of the backends in namespace ns that routes of other
 // namespaces reference: a ReferenceGrant there decides whether they hang under those routes.
 func (st *state) crossNSBackends(ns string, ks keySet) {
-	seen := visited{}
-	for b := range st.byNS[ns] {
-		for p := range st.backendParents[b] {
+	seen := topology.Visited{}
+	for b := range st.graph.ByNS[ns] {
+		for p := range st.graph.BackendParents[b] {
 			if p.Namespace != ns {
 				st.subtree(b, ks, seen)
 				break

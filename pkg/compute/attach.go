@@ -115,7 +115,7 @@ func (st *state) affect(p *semantics.Policy, ks keySet) {
 	if st.bulk {
 		return
 	}
-	seen := visited{}
+	seen := topology.Visited{}
 	for _, a := range p.Resolution.Attachments {
 		ks[keyOf(a.Node)] = true
 		if a.Invalid == "" && p.Class == v1alpha1.ClassInherited {
@@ -141,7 +141,7 @@ func (st *state) resolve(p *semantics.Policy) semantics.Resolution {
 		t := ref.Target
 		r.Named = append(r.Named, t.Object())
 		if ref.ExplicitNS && p.ID.Namespace != "" {
-			r.CrossNS = append(r.CrossNS, grantNamespace(t))
+			r.CrossNS = append(r.CrossNS, topology.GrantNamespace(t))
 		}
 		if a, found := st.resolveRef(p, ref); found {
 			add(a)
@@ -168,10 +168,10 @@ func (st *state) resolveRef(p *semantics.Policy, ref semantics.NamedRef) (a sema
 	case !st.served(t.GK()):
 		a.Virtual = true
 		a.Node = t
-		if !st.exists(t) {
+		if !st.graph.Exists(t) {
 			a.Node.Namespace = p.ID.Namespace
 		}
-	case st.exists(t), st.unnamedRuleFor(p, t):
+	case st.graph.Exists(t), st.unnamedRuleFor(p, t):
 		a.Node = t
 	default:
 		return a, false
@@ -180,7 +180,7 @@ func (st *state) resolveRef(p *semantics.Policy, ref semantics.NamedRef) (a sema
 	case p.Invalid != "":
 		a.Invalid = p.Invalid
 	case ref.ExplicitNS && p.ID.Namespace != "" && !st.granted(p, t):
-		a.Invalid = fmt.Sprintf("target %s is in namespace %q and no ReferenceGrant there allows %s from namespace %q to reach it", t, grantNamespace(t), p.ID.GK.Kind, p.ID.Namespace)
+		a.Invalid = fmt.Sprintf("target %s is in namespace %q and no ReferenceGrant there allows %s from namespace %q to reach it", t, topology.GrantNamespace(t), p.ID.GK.Kind, p.ID.Namespace)
 	}
 	return a, true
 }
@@ -193,8 +193,8 @@ func (st *state) selected(p *semantics.Policy) []topology.NodeID {
 	var matched []topology.NodeID
 	for _, s := range p.Selectors {
 		for _, ns := range st.selectorNamespaces(p, s) {
-			for n := range st.byNS[ns] {
-				if st.objects[n] == 0 || s.GK != n.GK() || !s.Selector.Matches(labels.Set(st.objLabels[n])) {
+			for n := range st.graph.ByNS[ns] {
+				if st.graph.Objects[n] == 0 || s.GK != n.GK() || !s.Selector.Matches(labels.Set(st.objLabels[n])) {
 					continue
 				}
 				if ns != p.ID.Namespace && !st.granted(p, n) {
@@ -217,8 +217,8 @@ func (st *state) selectorNamespaces(p *semantics.Policy, s semantics.SelectorRef
 		return []string{p.ID.Namespace}
 	}
 	var out []string
-	for ns := range st.byNS {
-		lbls, ok := st.nsLabels[ns]
+	for ns := range st.graph.ByNS {
+		lbls, ok := st.graph.NSLabels[ns]
 		if s.NamespaceSelector == nil || ok && s.NamespaceSelector.Matches(labels.Set(lbls)) {
 			out = append(out, ns)
 		}
@@ -233,7 +233,7 @@ func (st *state) unnamedRuleFor(p *semantics.Policy, t topology.NodeID) bool {
 	if ki == nil || !ki.pk.Profile.UnnamedRuleSections() || t.Section == "" || !topology.IsRouteGK(t.GK()) {
 		return false
 	}
-	if r := st.routes[t.Object()]; r != nil && st.objects[t.Object()] > 0 {
+	if r := st.graph.Routes[t.Object()]; r != nil && st.graph.Objects[t.Object()] > 0 {
 		for _, ru := range r.Rules {
 			if ru.Unnamed && ru.Section == t.Section {
 				return true
@@ -248,7 +248,7 @@ func (st *state) applyRes(p *semantics.Policy, d int) {
 	for _, a := range p.Resolution.Attachments {
 		o := a.Node.Object()
 		if a.Virtual {
-			st.bump(st.virt, o, d)
+			st.bump(st.graph.Virt, o, d)
 		}
 		switch {
 		case a.Invalid != "":

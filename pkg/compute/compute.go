@@ -136,7 +136,7 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 		vs.add(s.extend(nil, n, k), "", nil)
 	} else {
 		var buf [4]topology.NodeID
-		ps := s.st.appendParents(buf[:0], n)
+		ps := s.st.graph.AppendParents(buf[:0], n)
 		if len(ps) == 0 {
 			vs.add(s.extend(nil, n, k), "", nil)
 		}

@@ -78,31 +78,20 @@ type state struct {
 	crdServed    map[schema.GroupKind]bool
 	clusterKinds map[schema.GroupKind]bool
 
-	classes map[string]bool
 	// classControllers: each GatewayClass's controllerName, which says
 	// how its Gateways match requests (RequestTrace).
 	classControllers map[string]string
-	nsLabels         map[string]map[string]string
-	gateways         map[topology.NodeID]*topology.Gateway
-	gwByClass        map[string]map[topology.NodeID]bool
-	listenerSets     map[topology.NodeID]*topology.ListenerSet
-	lsByGateway      map[topology.NodeID]map[topology.NodeID]bool
-	routes           map[topology.NodeID]*topology.Route
-	routesByParent   map[topology.NodeID]map[topology.NodeID]bool
-	services         map[topology.NodeID]*topology.Service
-	backendParents   map[topology.NodeID]map[topology.NodeID]int
-	grants           map[string]map[string]*topology.ReferenceGrant
-	objLabels        map[topology.NodeID]map[string]string
+	// graph: the topology objects and the indexes of their edges, guarded
+	// like the rest of state.
+	graph     *topology.Graph
+	objLabels map[topology.NodeID]map[string]string
 	// specs holds the spec of every present topology object, encoded.
 	specs        map[topology.NodeID]storedSpec
 	fingerprints map[topology.NodeID]fingerprint
 	fpBuf        []byte // scratch of fingerprintOf
 	specBuf      []byte // scratch of encodeSpec
 
-	objects map[topology.NodeID]int   // existence: topology objects, referenced backends
-	virt    map[topology.NodeID]int   // virtual targets and unserved kinds named by policies
-	byKey   map[Key][]topology.NodeID // nodes per output key: usually one, so a slice
-	byNS    map[string]map[topology.NodeID]bool
+	byKey map[Key][]topology.NodeID // nodes per output key: usually one, so a slice
 
 	policies    map[semantics.PolicyID]*semantics.Policy
 	byTarget    map[topology.NodeID]map[*semantics.Policy]bool
@@ -117,30 +106,17 @@ type state struct {
 
 func newState(opts Options) (*state, error) {
 	st := &state{
+		graph:            topology.NewGraph(),
 		descs:            map[schema.GroupKind]Descriptor{},
 		crds:             map[string]*crdInfo{},
 		kinds:            map[schema.GroupKind]*kindIndex{},
 		crdServed:        map[schema.GroupKind]bool{},
 		clusterKinds:     map[schema.GroupKind]bool{},
-		classes:          map[string]bool{},
 		classControllers: map[string]string{},
-		nsLabels:         map[string]map[string]string{},
-		gateways:         map[topology.NodeID]*topology.Gateway{},
-		gwByClass:        map[string]map[topology.NodeID]bool{},
-		listenerSets:     map[topology.NodeID]*topology.ListenerSet{},
-		lsByGateway:      map[topology.NodeID]map[topology.NodeID]bool{},
-		routes:           map[topology.NodeID]*topology.Route{},
-		routesByParent:   map[topology.NodeID]map[topology.NodeID]bool{},
-		services:         map[topology.NodeID]*topology.Service{},
-		backendParents:   map[topology.NodeID]map[topology.NodeID]int{},
-		grants:           map[string]map[string]*topology.ReferenceGrant{},
 		objLabels:        map[topology.NodeID]map[string]string{},
 		specs:            map[topology.NodeID]storedSpec{},
 		fingerprints:     map[topology.NodeID]fingerprint{},
-		objects:          map[topology.NodeID]int{},
-		virt:             map[topology.NodeID]int{},
 		byKey:            map[Key][]topology.NodeID{},
-		byNS:             map[string]map[topology.NodeID]bool{},
 		policies:         map[semantics.PolicyID]*semantics.Policy{},
 		byTarget:         map[topology.NodeID]map[*semantics.Policy]bool{},
 		selPolicies:      map[string]map[*semantics.Policy]bool{},
@@ -221,69 +197,13 @@ func (st *state) served(gk schema.GroupKind) bool {
 
 // ---- existence and indexes ----
 
-func (st *state) exists(n topology.NodeID) bool {
-	o := n.Object()
-	if st.objects[o] == 0 && st.virt[o] == 0 {
-		return false
-	}
-	if n.Section == "" {
-		return true
-	}
-	return st.hasSection(n)
-}
-
-func (st *state) hasSection(n topology.NodeID) bool {
-	o := n.Object()
-	switch {
-	case o.Group == topology.GatewayGroup && o.Kind == "Gateway":
-		if g := st.gateways[o]; g != nil {
-			for _, l := range g.Listeners {
-				if l.Name == n.Section {
-					return true
-				}
-			}
-		}
-		return false
-	case topology.IsListenerSetGK(o.GK()):
-		if ls := st.listenerSets[o]; ls != nil {
-			for _, l := range ls.Listeners {
-				if l.Name == n.Section {
-					return true
-				}
-			}
-		}
-		return false
-	case topology.IsRouteGK(o.GK()):
-		if r := st.routes[o]; r != nil {
-			for _, ru := range r.Rules {
-				if ru.Section == n.Section && !ru.Unnamed {
-					return true
-				}
-			}
-		}
-		return false
-	case o.Group == "" && o.Kind == "Service":
-		if s := st.services[o]; s != nil {
-			for _, p := range s.Ports {
-				if p.Name != "" && p.Name == n.Section {
-					return true
-				}
-			}
-		}
-		return false
-	case o.Group == "" && o.Kind == "Namespace", o.Group == topology.GatewayGroup && o.Kind == "GatewayClass":
-		return false
-	}
-	return true // other backends and virtual targets: sections are not known, accept them
-}
-
 func (st *state) bump(m map[topology.NodeID]int, n topology.NodeID, d int) {
-	was := st.objects[n] > 0 || st.virt[n] > 0
+	was := st.graph.Objects[n] > 0 || st.graph.Virt[n] > 0
 	m[n] += d
 	if m[n] <= 0 {
 		delete(m, n)
 	}
-	is := st.objects[n] > 0 || st.virt[n] > 0
+	is := st.graph.Objects[n] > 0 || st.graph.Virt[n] > 0
 	if was == is {
 		return
 	}
@@ -293,7 +213,7 @@ func (st *state) bump(m map[topology.NodeID]int, n topology.NodeID, d int) {
 			st.byKey[k] = append(st.byKey[k], n)
 		}
 		if n.Namespace != "" {
-			addSet(st.byNS, n.Namespace, n)
+			addSet(st.graph.ByNS, n.Namespace, n)
 		}
 	} else {
 		if l := slices.DeleteFunc(st.byKey[k], func(x topology.NodeID) bool { return x == n }); len(l) == 0 {
@@ -302,7 +222,7 @@ func (st *state) bump(m map[topology.NodeID]int, n topology.NodeID, d int) {
 			st.byKey[k] = l
 		}
 		if n.Namespace != "" {
-			delSet(st.byNS, n.Namespace, n)
+			delSet(st.graph.ByNS, n.Namespace, n)
 		}
 	}
 }
@@ -411,10 +331,10 @@ func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
 			ks[keyOf(n)] = true
 		}
 	}
-	seen := visited{}
+	seen := topology.Visited{}
 	for n := range ki.at {
 		if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
-			st.descend(n, true, seen, visit)
+			st.graph.Descend(n, true, seen, visit)
 		} else {
 			visit(n)
 		}
@@ -426,7 +346,7 @@ func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
 // owners of Invalid listings.
 func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
-	seen := make(visited, len(st.objects))
+	seen := make(topology.Visited, len(st.graph.Objects))
 	for _, ki := range st.kinds {
 		if l, ok := ki.pk.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.pk.GK.Kind) {
 			st.limitedKeys(ki, ks)

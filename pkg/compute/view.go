@@ -92,18 +92,18 @@ func (v View) Gateways(namespace, name string) []ViewGateway {
 	var ids []topology.NodeID
 	if name != "" {
 		id := topology.NodeID{Group: topology.GatewayGroup, Kind: "Gateway", Namespace: namespace, Name: name}
-		if v.st.gateways[id] != nil {
+		if v.st.graph.Gateways[id] != nil {
 			ids = append(ids, id)
 		}
 	} else {
-		for id := range v.st.gateways {
+		for id := range v.st.graph.Gateways {
 			ids = append(ids, id)
 		}
 		sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	}
 	out := make([]ViewGateway, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, v.gateway(v.st.gateways[id]))
+		out = append(out, v.gateway(v.st.graph.Gateways[id]))
 	}
 	return out
 }
@@ -112,7 +112,7 @@ func (v View) gateway(g *topology.Gateway) ViewGateway {
 	st := v.st
 	vg := ViewGateway{Namespace: g.ID.Namespace, Name: g.ID.Name, id: g.ID}
 	var top []v1alpha1.ObjectReference
-	if st.classes[g.Class] {
+	if st.graph.Classes[g.Class] {
 		vg.ControllerName = st.classControllers[g.Class]
 		top = append(top, topology.NodeID{Group: topology.GatewayGroup, Kind: "GatewayClass", Name: g.Class}.Ref())
 	}
@@ -121,7 +121,7 @@ func (v View) gateway(g *topology.Gateway) ViewGateway {
 	sets := v.allowedSets(g)
 	for _, c := range sets {
 		ref := c.Ref()
-		v.addListeners(&vg, c, &ref, st.listenerSets[c].Listeners, append(top[:len(top):len(top)], ref))
+		v.addListeners(&vg, c, &ref, st.graph.ListenerSets[c].Listeners, append(top[:len(top):len(top)], ref))
 	}
 	return vg
 }
@@ -129,8 +129,8 @@ func (v View) gateway(g *topology.Gateway) ViewGateway {
 // allowedSets lists the ListenerSets g allows, sorted.
 func (v View) allowedSets(g *topology.Gateway) []topology.NodeID {
 	var sets []topology.NodeID
-	for c := range v.st.lsByGateway[g.ID] {
-		if ls := v.st.listenerSets[c]; ls != nil && v.st.lsAllowed(g, ls) {
+	for c := range v.st.graph.ListenerSetsByGateway[g.ID] {
+		if ls := v.st.graph.ListenerSets[c]; ls != nil && v.st.graph.LSAllowed(g, ls) {
 			sets = append(sets, c)
 		}
 	}
@@ -142,7 +142,7 @@ func (v View) allowedSets(g *topology.Gateway) []topology.NodeID {
 // ListenerSets) but attach through none of its listeners, and whose
 // hostnames keep accepts (nil: all), sorted.
 func (v View) Refused(gw ViewGateway, keep func(hostnames []string) bool) []ViewRefused {
-	g := v.st.gateways[gw.id]
+	g := v.st.graph.Gateways[gw.id]
 	if g == nil {
 		return nil
 	}
@@ -155,23 +155,23 @@ func (v View) refused(g *topology.Gateway, sets []topology.NodeID, keep func(hos
 	st := v.st
 	owners := map[topology.NodeID][]topology.Listener{g.ID: g.Listeners}
 	for _, c := range sets {
-		owners[c] = st.listenerSets[c].Listeners
+		owners[c] = st.graph.ListenerSets[c].Listeners
 	}
 	var ids []topology.NodeID
 	for o := range owners {
-		for rid := range st.routesByParent[o] {
+		for rid := range st.graph.RoutesByParent[o] {
 			ids = append(ids, rid)
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	var out []ViewRefused
 	for i, rid := range ids {
-		r := st.routes[rid]
+		r := st.graph.Routes[rid]
 		if r == nil || i > 0 && ids[i-1] == rid || keep != nil && !keep(r.Hostnames) {
 			continue
 		}
 		attached := false
-		st.eachRouteParent(r, func(p topology.NodeID) bool {
+		st.graph.EachRouteParent(r, func(p topology.NodeID) bool {
 			_, ours := owners[p.Object()]
 			attached = ours
 			return !attached
@@ -195,8 +195,8 @@ func (v View) why(r *topology.Route, owners map[topology.NodeID][]topology.Liste
 			if pr.Section != "" && pr.Section != l.Name || pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if why := v.st.refusal(l, pr.ID.Namespace, r); why != admitted {
-				return why.words(l, pr.ID.Namespace, r)
+			if why := v.st.graph.Refusal(l, pr.ID.Namespace, r); why != topology.Admitted {
+				return why.Words(l, pr.ID.Namespace, r)
 			}
 		}
 		switch {
@@ -232,12 +232,12 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	// Hostnames first: they are cheap to check, attachment is not (every
 	// parentRef against every listener), and a trace keeps one or two
 	// routes of hundreds.
-	for rid := range v.st.routesByParent[l.node.Object()] {
-		r := v.st.routes[rid]
+	for rid := range v.st.graph.RoutesByParent[l.node.Object()] {
+		r := v.st.graph.Routes[rid]
 		if r == nil || keep != nil && !keep(r.Hostnames) {
 			continue
 		}
-		if v.st.attachesTo(r, l.node) {
+		if v.st.graph.AttachesTo(r, l.node) {
 			ids = append(ids, rid)
 		}
 	}
@@ -245,8 +245,8 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	if attached == 0 && keep != nil {
 		// Whether any route is attached at all (no route for the host, or
 		// none on the listener): the first one answers.
-		for rid := range v.st.routesByParent[l.node.Object()] {
-			if r := v.st.routes[rid]; r != nil && v.st.attachesTo(r, l.node) {
+		for rid := range v.st.graph.RoutesByParent[l.node.Object()] {
+			if r := v.st.graph.Routes[rid]; r != nil && v.st.graph.AttachesTo(r, l.node) {
 				attached = 1
 				break
 			}
@@ -255,7 +255,7 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	out := make([]ViewRoute, len(ids))
 	for i, rid := range ids {
-		r := v.st.routes[rid]
+		r := v.st.graph.Routes[rid]
 		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.Hostnames, Created: r.Created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.Rules))}
 		for j, ru := range r.Rules {
 			vr.RuleSections[j] = ru.Section
@@ -305,14 +305,14 @@ func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
 func (v View) BackendAllowed(route, backend v1alpha1.ObjectReference) bool {
 	r := topology.NodeID{Group: route.Group, Kind: route.Kind, Namespace: route.Namespace, Name: route.Name}
 	b := topology.NodeID{Group: backend.Group, Kind: backend.Kind, Namespace: backend.Namespace, Name: backend.Name}
-	return v.st.backendAllowed(r, b)
+	return v.st.graph.BackendAllowed(r, b)
 }
 
 // ServicePort reports whether Service namespace/name exists and returns
 // the name of its port numbered port: the section node a backendRef to
 // that port reaches ("" when no named port has that number).
 func (v View) ServicePort(namespace, name string, port int32) (section string, exists bool) {
-	s := v.st.services[topology.NodeID{Kind: "Service", Namespace: namespace, Name: name}]
+	s := v.st.graph.Services[topology.NodeID{Kind: "Service", Namespace: namespace, Name: name}]
 	if s == nil {
 		return "", false
 	}

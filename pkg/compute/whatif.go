@@ -278,11 +278,11 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 		u.Object["spec"] = spec
 	}
 	if topology.IsNamespaceNode(n) {
-		u.SetLabels(st.nsLabels[name])
+		u.SetLabels(st.graph.NSLabels[name])
 	} else {
 		u.SetLabels(st.objLabels[n])
 	}
-	if r := st.routes[n]; r != nil {
+	if r := st.graph.Routes[n]; r != nil {
 		u.SetCreationTimestamp(metav1.NewTime(r.Created))
 	}
 	return u, nil

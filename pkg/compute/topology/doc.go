@@ -4,6 +4,9 @@
 // inputs of any shape, and listener and route hostnames. It is separate
 // because every other part of the engine speaks of nodes — attachments,
 // contexts, the profiles of the implementations — while none of them needs
-// to know how a Gateway or a route is read; the graph over these objects
-// (parents, children, walks) is still kept by the engine's state.
+// to know how a Gateway or a route is read. The graph over these objects
+// (Graph: parents, children, walks) lives here too, as it needs nothing
+// but them: the keys, policies and generations the engine derives from
+// the graph stay in the engine, which holds one Graph and guards it with
+// its own lock.
 package topology
