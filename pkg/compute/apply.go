@@ -157,51 +157,24 @@ func applyReferenceGrant(st *state, in topoInput) []Key {
 func applyGatewayClass(st *state, in topoInput) []Key {
 	n, name := in.id, in.id.Name
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
+		st.graph.ApplyGatewayClass(n, add)
 		if add {
-			if !st.graph.Classes[name] {
-				st.bump(st.graph.Objects, n, 1)
-			}
-			st.graph.Classes[name] = true
 			st.classControllers[name] = topology.StringField(in.spec, "controllerName")
-		} else if st.graph.Classes[name] {
-			delete(st.graph.Classes, name)
+		} else {
 			delete(st.classControllers, name)
-			st.bump(st.graph.Objects, n, -1)
 		}
 	})
 }
 
 func applyGateway(st *state, in topoInput) []Key {
-	n := in.id
-	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if old := st.graph.Gateways[n]; old != nil {
-			delSet(st.graph.GatewaysByClass, old.Class, n)
-			delete(st.graph.Gateways, n)
-			st.bump(st.graph.Objects, n, -1)
-		}
-		if add {
-			g := topology.ParseGateway(n, in.spec)
-			st.graph.Gateways[n] = g
-			addSet(st.graph.GatewaysByClass, g.Class, n)
-			st.bump(st.graph.Objects, n, 1)
-		}
+	return st.applyTopo(in.id, in.present, in.labels, func(add bool) {
+		st.graph.ApplyGateway(in.id, add, in.spec)
 	})
 }
 
 func applyListenerSet(st *state, in topoInput) []Key {
-	n := in.id
-	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if old := st.graph.ListenerSets[n]; old != nil {
-			delSet(st.graph.ListenerSetsByGateway, old.Parent, n)
-			delete(st.graph.ListenerSets, n)
-			st.bump(st.graph.Objects, n, -1)
-		}
-		if add {
-			ls := topology.ParseListenerSet(n, in.spec)
-			st.graph.ListenerSets[n] = ls
-			addSet(st.graph.ListenerSetsByGateway, ls.Parent, n)
-			st.bump(st.graph.Objects, n, 1)
-		}
+	return st.applyTopo(in.id, in.present, in.labels, func(add bool) {
+		st.graph.ApplyListenerSet(in.id, add, in.spec)
 	})
 }
 
@@ -217,24 +190,7 @@ func applyRoute(st *state, in topoInput) []Key {
 	}
 	var touched []topology.NodeID
 	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if old := st.graph.Routes[n]; old != nil {
-			for _, pr := range old.ParentRefs {
-				delSet(st.graph.RoutesByParent, pr.ID, n)
-			}
-			st.routeBackends(old, -1, &touched)
-			delete(st.graph.Routes, n)
-			st.bump(st.graph.Objects, n, -1)
-		}
-		if add {
-			r := topology.ParseRoute(n, in.spec)
-			r.Created = in.created // request traces break ties by age
-			st.graph.Routes[n] = r
-			for _, pr := range r.ParentRefs {
-				addSet(st.graph.RoutesByParent, pr.ID, n)
-			}
-			st.routeBackends(r, 1, &touched)
-			st.bump(st.graph.Objects, n, 1)
-		}
+		st.graph.ApplyRoute(n, add, in.spec, in.created, &touched)
 	})
 	if len(touched) > 0 {
 		ks := keySet{}
@@ -248,42 +204,9 @@ func applyRoute(st *state, in topoInput) []Key {
 }
 
 func applyService(st *state, in topoInput) []Key {
-	n := in.id
-	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		if st.graph.Services[n] != nil {
-			delete(st.graph.Services, n)
-			st.bump(st.graph.Objects, n, -1)
-		}
-		if add {
-			st.graph.Services[n] = topology.ParseService(n, in.spec)
-			st.bump(st.graph.Objects, n, 1)
-		}
+	return st.applyTopo(in.id, in.present, in.labels, func(add bool) {
+		st.graph.ApplyService(in.id, add, in.spec)
 	})
-}
-
-func (st *state) routeBackends(r *topology.Route, d int, touched *[]topology.NodeID) {
-	for _, ru := range r.Rules {
-		parent := r.ID
-		parent.Section = ru.Section
-		for _, b := range ru.Backends {
-			m := st.graph.BackendParents[b]
-			if m == nil {
-				m = map[topology.NodeID]int{}
-				st.graph.BackendParents[b] = m
-			}
-			m[parent] += d
-			if m[parent] <= 0 {
-				delete(m, parent)
-			}
-			if len(m) == 0 {
-				delete(st.graph.BackendParents, b)
-			}
-			if b.Group != "" || b.Kind != "Service" {
-				st.bump(st.graph.Objects, b, d)
-				*touched = append(*touched, b)
-			}
-		}
-	}
 }
 
 // applyTopo handles a topology object: the keys of its subtree before and
@@ -380,18 +303,7 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 		}
 	}
 	affectNS()
-	if add {
-		if lbls == nil {
-			lbls = map[string]string{}
-		}
-		st.graph.NSLabels[name] = lbls
-		if !had {
-			st.bump(st.graph.Objects, n, 1)
-		}
-	} else {
-		delete(st.graph.NSLabels, name)
-		st.bump(st.graph.Objects, n, -1)
-	}
+	st.graph.ApplyNamespace(name, add, lbls)
 	affectNS()
 	// Wide selectors pick namespaces by their labels.
 	set := map[*semantics.Policy]bool{}
@@ -406,19 +318,8 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 }
 
 func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
-	if add {
-		if st.graph.Grants[ns] == nil {
-			st.graph.Grants[ns] = map[string]*topology.ReferenceGrant{}
-		}
-		st.graph.Grants[ns][name] = topology.ParseGrant(spec)
-	} else {
-		if st.graph.Grants[ns] == nil || st.graph.Grants[ns][name] == nil {
-			return nil
-		}
-		delete(st.graph.Grants[ns], name)
-		if len(st.graph.Grants[ns]) == 0 {
-			delete(st.graph.Grants, ns)
-		}
+	if !st.graph.ApplyGrant(ns, name, add, spec) {
+		return nil
 	}
 	ks := keySet{}
 	st.crossNSBackends(ns, ks)

@@ -248,7 +248,7 @@ func (st *state) applyRes(p *semantics.Policy, d int) {
 	for _, a := range p.Resolution.Attachments {
 		o := a.Node.Object()
 		if a.Virtual {
-			st.bump(st.graph.Virt, o, d)
+			st.graph.BumpVirtual(o, d)
 		}
 		switch {
 		case a.Invalid != "":

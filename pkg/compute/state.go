@@ -141,6 +141,7 @@ func newState(opts Options) (*state, error) {
 		}
 		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
+	st.graph.OnExists = st.keyExists
 	return st, nil
 }
 
@@ -197,33 +198,20 @@ func (st *state) served(gk schema.GroupKind) bool {
 
 // ---- existence and indexes ----
 
-func (st *state) bump(m map[topology.NodeID]int, n topology.NodeID, d int) {
-	was := st.graph.Objects[n] > 0 || st.graph.Virt[n] > 0
-	m[n] += d
-	if m[n] <= 0 {
-		delete(m, n)
-	}
-	is := st.graph.Objects[n] > 0 || st.graph.Virt[n] > 0
-	if was == is {
-		return
-	}
+// keyExists keeps byKey as nodes start and stop existing (the graph's
+// OnExists).
+func (st *state) keyExists(n topology.NodeID, is bool) {
 	k := keyOf(n)
 	if is {
 		if !slices.Contains(st.byKey[k], n) {
 			st.byKey[k] = append(st.byKey[k], n)
 		}
-		if n.Namespace != "" {
-			addSet(st.graph.ByNS, n.Namespace, n)
-		}
+		return
+	}
+	if l := slices.DeleteFunc(st.byKey[k], func(x topology.NodeID) bool { return x == n }); len(l) == 0 {
+		delete(st.byKey, k)
 	} else {
-		if l := slices.DeleteFunc(st.byKey[k], func(x topology.NodeID) bool { return x == n }); len(l) == 0 {
-			delete(st.byKey, k)
-		} else {
-			st.byKey[k] = l
-		}
-		if n.Namespace != "" {
-			delSet(st.graph.ByNS, n.Namespace, n)
-		}
+		st.byKey[k] = l
 	}
 }
 

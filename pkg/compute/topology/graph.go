@@ -2,14 +2,14 @@ package topology
 
 // The hierarchy as a graph (docs/spec.md §3): the objects and the indexes
 // edges are derived from, which nodes exist, and which references a
-// ReferenceGrant allows. The walks are in walks.go.
+// ReferenceGrant allows. Objects are put in and taken out in mutate.go,
+// the walks are in walks.go.
 
 // Graph holds the topology objects the engine was fed and the indexes
 // their edges are derived from; parents and children are computed on
 // demand from them, never stored. It has no lock: its owner (the engine's
-// state) guards it with its own, and the owner's mutations fill the maps
-// directly (their counts and sets are the owner's bookkeeping of what
-// changed), while the walks only read them.
+// state) guards it with its own, calls the Apply methods under its write
+// lock and the walks under either lock; the walks only read.
 type Graph struct {
 	Classes  map[string]bool              // GatewayClasses present
 	NSLabels map[string]map[string]string // Namespace labels, for allowedRoutes and ListenerSet selectors
@@ -34,6 +34,9 @@ type Graph struct {
 	Virt    map[NodeID]int
 	// ByNS: the existing nodes of each namespace (the Namespace node's children).
 	ByNS map[string]map[NodeID]bool
+	// OnExists, when set, is told each time a node starts (exists true) or
+	// stops existing: the engine keeps its nodes by output key with it.
+	OnExists func(n NodeID, exists bool)
 }
 
 // NewGraph returns an empty graph.

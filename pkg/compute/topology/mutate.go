@@ -1,0 +1,201 @@
+package topology
+
+// The graph's mutations: the objects put in or taken out, with the indexes
+// and existence counts that go with them. What a change means for outputs
+// and attachments (keys, policies to re-resolve) is the engine's business.
+
+import "time"
+
+// bump adds d to n's count in m (Objects or Virt); when n starts or stops
+// existing, ByNS follows and OnExists is told.
+func (gr *Graph) bump(m map[NodeID]int, n NodeID, d int) {
+	was := gr.Objects[n] > 0 || gr.Virt[n] > 0
+	m[n] += d
+	if m[n] <= 0 {
+		delete(m, n)
+	}
+	is := gr.Objects[n] > 0 || gr.Virt[n] > 0
+	if was == is {
+		return
+	}
+	if gr.OnExists != nil {
+		gr.OnExists(n, is)
+	}
+	if n.Namespace != "" {
+		if is {
+			addSet(gr.ByNS, n.Namespace, n)
+		} else {
+			delSet(gr.ByNS, n.Namespace, n)
+		}
+	}
+}
+
+// BumpVirtual adds d to the count of policies naming n as a virtual target
+// (or a target of an unserved kind).
+func (gr *Graph) BumpVirtual(n NodeID, d int) { gr.bump(gr.Virt, n, d) }
+
+// ApplyGatewayClass adds GatewayClass n, or removes it when add is false.
+func (gr *Graph) ApplyGatewayClass(n NodeID, add bool) {
+	name := n.Name
+	if add {
+		if !gr.Classes[name] {
+			gr.bump(gr.Objects, n, 1)
+		}
+		gr.Classes[name] = true
+	} else if gr.Classes[name] {
+		delete(gr.Classes, name)
+		gr.bump(gr.Objects, n, -1)
+	}
+}
+
+// ApplyGateway replaces Gateway n by the one spec describes, or removes it
+// when add is false.
+func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
+	if old := gr.Gateways[n]; old != nil {
+		delSet(gr.GatewaysByClass, old.Class, n)
+		delete(gr.Gateways, n)
+		gr.bump(gr.Objects, n, -1)
+	}
+	if add {
+		g := ParseGateway(n, spec)
+		gr.Gateways[n] = g
+		addSet(gr.GatewaysByClass, g.Class, n)
+		gr.bump(gr.Objects, n, 1)
+	}
+}
+
+// ApplyListenerSet replaces ListenerSet n by the one spec describes, or
+// removes it when add is false.
+func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{}) {
+	if old := gr.ListenerSets[n]; old != nil {
+		delSet(gr.ListenerSetsByGateway, old.Parent, n)
+		delete(gr.ListenerSets, n)
+		gr.bump(gr.Objects, n, -1)
+	}
+	if add {
+		ls := ParseListenerSet(n, spec)
+		gr.ListenerSets[n] = ls
+		addSet(gr.ListenerSetsByGateway, ls.Parent, n)
+		gr.bump(gr.Objects, n, 1)
+	}
+}
+
+// ApplyRoute replaces route n by the one spec describes (created at
+// created), or removes it when add is false. The backends whose references
+// changed (other than Services, which exist on their own) are appended to
+// touched.
+func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, created time.Time, touched *[]NodeID) {
+	if old := gr.Routes[n]; old != nil {
+		for _, pr := range old.ParentRefs {
+			delSet(gr.RoutesByParent, pr.ID, n)
+		}
+		gr.routeBackends(old, -1, touched)
+		delete(gr.Routes, n)
+		gr.bump(gr.Objects, n, -1)
+	}
+	if add {
+		r := ParseRoute(n, spec)
+		r.Created = created // request traces break ties by age
+		gr.Routes[n] = r
+		for _, pr := range r.ParentRefs {
+			addSet(gr.RoutesByParent, pr.ID, n)
+		}
+		gr.routeBackends(r, 1, touched)
+		gr.bump(gr.Objects, n, 1)
+	}
+}
+
+func (gr *Graph) routeBackends(r *Route, d int, touched *[]NodeID) {
+	for _, ru := range r.Rules {
+		parent := r.ID
+		parent.Section = ru.Section
+		for _, b := range ru.Backends {
+			m := gr.BackendParents[b]
+			if m == nil {
+				m = map[NodeID]int{}
+				gr.BackendParents[b] = m
+			}
+			m[parent] += d
+			if m[parent] <= 0 {
+				delete(m, parent)
+			}
+			if len(m) == 0 {
+				delete(gr.BackendParents, b)
+			}
+			if b.Group != "" || b.Kind != "Service" {
+				gr.bump(gr.Objects, b, d)
+				*touched = append(*touched, b)
+			}
+		}
+	}
+}
+
+// ApplyService replaces Service n by the one spec describes, or removes it
+// when add is false.
+func (gr *Graph) ApplyService(n NodeID, add bool, spec map[string]interface{}) {
+	if gr.Services[n] != nil {
+		delete(gr.Services, n)
+		gr.bump(gr.Objects, n, -1)
+	}
+	if add {
+		gr.Services[n] = ParseService(n, spec)
+		gr.bump(gr.Objects, n, 1)
+	}
+}
+
+// ApplyNamespace sets the labels of Namespace name (nil: none), or removes
+// it when add is false.
+func (gr *Graph) ApplyNamespace(name string, add bool, lbls map[string]string) {
+	n := NamespaceNode(name)
+	_, had := gr.NSLabels[name]
+	if add {
+		if lbls == nil {
+			lbls = map[string]string{}
+		}
+		gr.NSLabels[name] = lbls
+		if !had {
+			gr.bump(gr.Objects, n, 1)
+		}
+	} else {
+		delete(gr.NSLabels, name)
+		gr.bump(gr.Objects, n, -1)
+	}
+}
+
+// ApplyGrant puts ReferenceGrant ns/name as spec describes, or removes it
+// when add is false; it reports false when there was nothing to remove.
+func (gr *Graph) ApplyGrant(ns, name string, add bool, spec map[string]interface{}) bool {
+	if add {
+		if gr.Grants[ns] == nil {
+			gr.Grants[ns] = map[string]*ReferenceGrant{}
+		}
+		gr.Grants[ns][name] = ParseGrant(spec)
+		return true
+	}
+	if gr.Grants[ns] == nil || gr.Grants[ns][name] == nil {
+		return false
+	}
+	delete(gr.Grants[ns], name)
+	if len(gr.Grants[ns]) == 0 {
+		delete(gr.Grants, ns)
+	}
+	return true
+}
+
+func addSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
+	s := m[k]
+	if s == nil {
+		s = map[V]bool{}
+		m[k] = s
+	}
+	s[v] = true
+}
+
+func delSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
+	if s := m[k]; s != nil {
+		delete(s, v)
+		if len(s) == 0 {
+			delete(m, k)
+		}
+	}
+}
