@@ -32,8 +32,9 @@ func (gr *Graph) admits(l Listener, ownerNS string, r *Route) bool {
 // every walk of the graph, so a code, put in words only for a trace.
 type RefusalReason uint8
 
+// The refusals; Admitted is none.
 const (
-	Admitted RefusalReason = iota // no refusal
+	Admitted RefusalReason = iota
 	refusedNamespaceSelector
 	refusedNamespaceSame
 	refusedNamespaceFrom
