@@ -16,8 +16,8 @@
 //
 // # The hierarchy
 //
-// The engine keeps a graph of object nodes and section nodes (listeners,
-// named route rules, named Service ports):
+// The engine keeps a graph (topology.Graph) of object nodes and section
+// nodes (listeners, named route rules, named Service ports):
 //
 //	GatewayClass > Gateway > [ListenerSet >] Listener > Route > RouteRule > Backend > Port
 //	Service > [Port >] Route > RouteRule > Backend > Port   (mesh routes, GAMMA)
