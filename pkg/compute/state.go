@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/setmap"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
@@ -215,30 +216,12 @@ func (st *state) keyExists(n topology.NodeID, is bool) {
 	}
 }
 
-func addSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
-	s := m[k]
-	if s == nil {
-		s = map[V]bool{}
-		m[k] = s
-	}
-	s[v] = true
-}
-
-func delSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
-	if s := m[k]; s != nil {
-		delete(s, v)
-		if len(s) == 0 {
-			delete(m, k)
-		}
-	}
-}
-
 // updateSet adds v to the set under k when d > 0, else removes it.
 func updateSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V, d int) {
 	if d > 0 {
-		addSet(m, k, v)
+		setmap.Add(m, k, v)
 	} else {
-		delSet(m, k, v)
+		setmap.Remove(m, k, v)
 	}
 }
 

@@ -4,7 +4,11 @@ package topology
 // and existence counts that go with them. What a change means for outputs
 // and attachments (keys, policies to re-resolve) is the engine's business.
 
-import "time"
+import (
+	"time"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/setmap"
+)
 
 // bump adds d to n's count in m (Objects or Virt); when n starts or stops
 // existing, ByNS follows and OnExists is told.
@@ -23,9 +27,9 @@ func (gr *Graph) bump(m map[NodeID]int, n NodeID, d int) {
 	}
 	if n.Namespace != "" {
 		if is {
-			addSet(gr.ByNS, n.Namespace, n)
+			setmap.Add(gr.ByNS, n.Namespace, n)
 		} else {
-			delSet(gr.ByNS, n.Namespace, n)
+			setmap.Remove(gr.ByNS, n.Namespace, n)
 		}
 	}
 }
@@ -52,14 +56,14 @@ func (gr *Graph) ApplyGatewayClass(n NodeID, add bool) {
 // when add is false.
 func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
 	if old := gr.Gateways[n]; old != nil {
-		delSet(gr.GatewaysByClass, old.Class, n)
+		setmap.Remove(gr.GatewaysByClass, old.Class, n)
 		delete(gr.Gateways, n)
 		gr.bump(gr.Objects, n, -1)
 	}
 	if add {
 		g := ParseGateway(n, spec)
 		gr.Gateways[n] = g
-		addSet(gr.GatewaysByClass, g.Class, n)
+		setmap.Add(gr.GatewaysByClass, g.Class, n)
 		gr.bump(gr.Objects, n, 1)
 	}
 }
@@ -68,14 +72,14 @@ func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
 // removes it when add is false.
 func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{}) {
 	if old := gr.ListenerSets[n]; old != nil {
-		delSet(gr.ListenerSetsByGateway, old.Parent, n)
+		setmap.Remove(gr.ListenerSetsByGateway, old.Parent, n)
 		delete(gr.ListenerSets, n)
 		gr.bump(gr.Objects, n, -1)
 	}
 	if add {
 		ls := ParseListenerSet(n, spec)
 		gr.ListenerSets[n] = ls
-		addSet(gr.ListenerSetsByGateway, ls.Parent, n)
+		setmap.Add(gr.ListenerSetsByGateway, ls.Parent, n)
 		gr.bump(gr.Objects, n, 1)
 	}
 }
@@ -87,7 +91,7 @@ func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{
 func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, created time.Time, touched *[]NodeID) {
 	if old := gr.Routes[n]; old != nil {
 		for _, pr := range old.ParentRefs {
-			delSet(gr.RoutesByParent, pr.ID, n)
+			setmap.Remove(gr.RoutesByParent, pr.ID, n)
 		}
 		gr.routeBackends(old, -1, touched)
 		delete(gr.Routes, n)
@@ -98,7 +102,7 @@ func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, cre
 		r.Created = created // request traces break ties by age
 		gr.Routes[n] = r
 		for _, pr := range r.ParentRefs {
-			addSet(gr.RoutesByParent, pr.ID, n)
+			setmap.Add(gr.RoutesByParent, pr.ID, n)
 		}
 		gr.routeBackends(r, 1, touched)
 		gr.bump(gr.Objects, n, 1)
@@ -180,22 +184,4 @@ func (gr *Graph) ApplyGrant(ns, name string, add bool, spec map[string]interface
 		delete(gr.Grants, ns)
 	}
 	return true
-}
-
-func addSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
-	s := m[k]
-	if s == nil {
-		s = map[V]bool{}
-		m[k] = s
-	}
-	s[v] = true
-}
-
-func delSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V) {
-	if s := m[k]; s != nil {
-		delete(s, v)
-		if len(s) == 0 {
-			delete(m, k)
-		}
-	}
 }
