@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -133,7 +134,7 @@ spec:
 	}
 	// b1 PatchDefaults (merge), b2 AtomicOverrides at the route: start with
 	// b2 {m:{b:3}}; b1 PatchDefaults -> {m:{a:1,b:3}}.
-	if e := onlyEffective(t, rt, ""); normJSON(t, e.Spec.Raw) != `{"m":{"a":1,"b":3}}` {
+	if e := onlyEffective(t, rt, ""); jsontest.Canonical(t, e.Spec.Raw) != `{"m":{"a":1,"b":3}}` {
 		t.Errorf("spec %s", e.Spec.Raw)
 	}
 	// C's label value is not recognized.
@@ -225,7 +226,7 @@ spec:
 	if tp == nil || tp.Class != v1alpha1.ClassInherited {
 		t.Fatalf("descriptor did not win:\n%s", dump(got[Key{"appns", "rt"}]))
 	}
-	if e := onlyEffective(t, tp, ""); normJSON(t, e.Spec.Raw) != `{"a":1,"b":2}` {
+	if e := onlyEffective(t, tp, ""); jsontest.Canonical(t, e.Spec.Raw) != `{"a":1,"b":2}` {
 		t.Errorf("descriptor default Patch: %s", e.Spec.Raw)
 	}
 	if _, err := NewEngine(Options{Descriptors: []Descriptor{{Kind: "X"}}}); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -96,14 +97,14 @@ spec:
 		t.Fatalf("no RateLimitPolicy:\n%s", dump(rt))
 	}
 	// Gateway override (merge = patch) patches the route's limits map.
-	if e := onlyEffective(t, rl, ""); normJSON(t, e.Spec.Raw) != `{"limits":{"global":{"rates":[{"limit":100,"window":"1m"}]},"per-user":{"rates":[{"limit":10,"window":"1m"}]}}}` {
+	if e := onlyEffective(t, rl, ""); jsontest.Canonical(t, e.Spec.Raw) != `{"limits":{"global":{"rates":[{"limit":100,"window":"1m"}]},"per-user":{"rates":[{"limit":10,"window":"1m"}]}}}` {
 		t.Errorf("kuadrant merge: %s", e.Spec.Raw)
 	}
 	if o, _ := sourceOutcome(rl, "appns/rt-rl", "*"); o != v1alpha1.OutcomePartiallyEnforced {
 		t.Errorf("rt-rl %s", o)
 	}
 	cs := findTP(rt, "HTTPRoute", "gateway.nginx.org", "ClientSettingsPolicy")
-	if cs == nil || normJSON(t, onlyEffective(t, cs, "").Spec.Raw) != `{"body":{"maxSize":"1m","timeout":"30s"}}` {
+	if cs == nil || jsontest.Canonical(t, onlyEffective(t, cs, "").Spec.Raw) != `{"body":{"maxSize":"1m","timeout":"30s"}}` {
 		t.Errorf("nginx client settings: %+v", cs)
 	}
 	tls := findTP(got[Key{"appns", "svc"}], "Service", "gateway.networking.k8s.io", "BackendTLSPolicy")

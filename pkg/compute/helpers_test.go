@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -69,29 +68,6 @@ func findTP(obj runtime.Object, targetKind, pgroup, pkind string) *v1alpha1.Targ
 		}
 	}
 	return nil
-}
-
-func normJSON(t testing.TB, v interface{}) string {
-	t.Helper()
-	var b []byte
-	switch x := v.(type) {
-	case []byte:
-		b = x
-	case json.RawMessage:
-		b = x
-	default:
-		var err error
-		b, err = json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	var decoded interface{}
-	if err := json.Unmarshal(b, &decoded); err != nil {
-		t.Fatalf("json %s: %v", b, err)
-	}
-	out, _ := json.Marshal(decoded)
-	return string(out)
 }
 
 func dump(obj runtime.Object) string {

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -162,7 +163,7 @@ func viasAt(got map[Key]runtime.Object, key Key, section string) []string {
 
 func specJSON(t *testing.T, e v1alpha1.EffectiveSpec) string {
 	t.Helper()
-	return normJSON(t, e.Spec.Raw)
+	return jsontest.Canonical(t, e.Spec.Raw)
 }
 
 // TestMeshRouteKeys: a mesh route is below its Service only as the top of

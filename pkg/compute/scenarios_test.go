@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -126,13 +128,13 @@ func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenarioExpect
 				continue
 			}
 			found = true
-			if g, w := normJSON(t, eff.Spec.Raw), normJSON(t, []byte(e.Spec)); g != w {
+			if g, w := jsontest.Canonical(t, eff.Spec.Raw), jsontest.Canonical(t, []byte(e.Spec)); g != w {
 				t.Errorf("%s/%s %s via %v: spec %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, g, w)
 			}
 			if e.FieldSources == nil && !strictFieldSources {
 				continue
 			}
-			if g, w := normJSON(t, eff.FieldSources), normJSON(t, e.FieldSources); g != w {
+			if g, w := jsontest.Canonical(t, eff.FieldSources), jsontest.Canonical(t, e.FieldSources); g != w {
 				t.Errorf("%s/%s %s via %v: fieldSources %s, want %s", e.Namespace, e.Name, e.Target.Kind, e.Via, g, w)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -178,7 +179,7 @@ func TestPatchListMapAndLists(t *testing.T) {
 	tp := effAt(t, got, Key{"appns", "rt"}, "HTTPRoute", retryK)
 	e := onlyEffective(t, tp, "")
 	want := `{"keep":"kept","list":["c","d"],"listMaps":[{"bar":"f","baz":"g","foo":"e","name":"o1"},{"bar":"d","foo":"c","name":"o2"}],"obj":{"bar":"d","foo":"c"},"str":"bar"}`
-	if g := normJSON(t, e.Spec.Raw); g != want {
+	if g := jsontest.Canonical(t, e.Spec.Raw); g != want {
 		t.Fatalf("spec\n%s\nwant\n%s", g, want)
 	}
 	wantFS := map[string]string{
@@ -186,7 +187,7 @@ func TestPatchListMapAndLists(t *testing.T) {
 		"/listMaps/0/name": "appns/ovr", "/listMaps/0/foo": "appns/ovr", "/listMaps/0/bar": "appns/ovr", "/listMaps/0/baz": "appns/ovr",
 		"/listMaps/1/name": "appns/base", "/listMaps/1/foo": "appns/base", "/listMaps/1/bar": "appns/base",
 	}
-	if normJSON(t, e.FieldSources) != normJSON(t, wantFS) {
+	if jsontest.Canonical(t, e.FieldSources) != jsontest.Canonical(t, wantFS) {
 		t.Errorf("fieldSources %v\nwant %v", e.FieldSources, wantFS)
 	}
 	if o, _ := sourceOutcome(tp, "appns/base", v1alpha1.StanzaDefaults); o != v1alpha1.OutcomePartiallyEnforced {
@@ -205,7 +206,7 @@ func TestPatchListMapAndLists(t *testing.T) {
 	got = world(t, baseTopology, patchPolicies)
 	e = onlyEffective(t, effAt(t, got, Key{"appns", "rt"}, "HTTPRoute", retryK), "")
 	want = `{"list":["c","d"],"listMaps":[{"bar":"f","baz":"g","foo":"e","name":"o1"}],"obj":{"bar":"d","foo":"c"},"str":"bar"}`
-	if g := normJSON(t, e.Spec.Raw); g != want {
+	if g := jsontest.Canonical(t, e.Spec.Raw); g != want {
 		t.Fatalf("atomic: spec\n%s\nwant\n%s", g, want)
 	}
 }
@@ -252,14 +253,14 @@ spec:
 	// by acc -> {attempts:3, codes:[503], budget:{50,10s}}; ns-ovr
 	// PatchOverrides -> budget.percent 20.
 	want := `{"attempts":3,"budget":{"interval":"10s","percent":20},"codes":[503]}`
-	if g := normJSON(t, whole.Spec.Raw); g != want {
+	if g := jsontest.Canonical(t, whole.Spec.Raw); g != want {
 		t.Fatalf("whole spec %s want %s", g, want)
 	}
 	if viaString(whole.Via) != "[Namespace/appns Gateway/gw HTTPRoute/rt]" {
 		t.Errorf("via %s", viaString(whole.Via))
 	}
 	wantFS := map[string]string{"/attempts": "appns/gw-def", "/budget/interval": "appns/gw-def", "/budget/percent": "appns/ns-ovr", "/codes": "appns/rt-def"}
-	if normJSON(t, whole.FieldSources) != normJSON(t, wantFS) {
+	if jsontest.Canonical(t, whole.FieldSources) != jsontest.Canonical(t, wantFS) {
 		t.Errorf("fieldSources %v", whole.FieldSources)
 	}
 	// Section "main": the rule-level AtomicOverrides is the most specific,
@@ -267,7 +268,7 @@ spec:
 	// PatchDefaults fills in; ns-ovr patches budget.
 	sec := onlyEffective(t, tp, "main")
 	want = `{"attempts":3,"budget":{"interval":"10s","percent":20},"codes":[500,502],"timeout":"1s"}`
-	if g := normJSON(t, sec.Spec.Raw); g != want {
+	if g := jsontest.Canonical(t, sec.Spec.Raw); g != want {
 		t.Fatalf("section spec %s want %s", g, want)
 	}
 	if viaString(sec.Via) != "[Namespace/appns Gateway/gw HTTPRoute/rt HTTPRoute/rt#main]" {
@@ -281,7 +282,7 @@ spec:
 	}
 	// svc hangs under rule "main": the section node is on its path.
 	svcTP := effAt(t, got, Key{"appns", "svc"}, "Service", retryK)
-	if e := onlyEffective(t, svcTP, ""); normJSON(t, e.Spec.Raw) != want {
+	if e := onlyEffective(t, svcTP, ""); jsontest.Canonical(t, e.Spec.Raw) != want {
 		t.Errorf("svc spec %s", e.Spec.Raw)
 	}
 	// svc2 hangs under the unnamed rule: no section on its path.
@@ -291,7 +292,7 @@ spec:
 	}
 	// The Namespace itself: only what is attached to it.
 	nsTP := effAt(t, got, Key{"", "appns"}, "Namespace", retryK)
-	if e := onlyEffective(t, nsTP, ""); normJSON(t, e.Spec.Raw) != `{"budget":{"percent":20}}` {
+	if e := onlyEffective(t, nsTP, ""); jsontest.Canonical(t, e.Spec.Raw) != `{"budget":{"percent":20}}` {
 		t.Errorf("namespace spec %s", e.Spec.Raw)
 	}
 }
@@ -326,7 +327,7 @@ spec:
 		got := world(t, baseTopology, both, Options{DefaultInheritedStrategy: tc.opt})
 		tp := effAt(t, got, Key{"appns", "rt"}, "HTTPRoute", retryK)
 		e := onlyEffective(t, tp, "")
-		if g := normJSON(t, e.Spec.Raw); g != tc.want {
+		if g := jsontest.Canonical(t, e.Spec.Raw); g != tc.want {
 			t.Errorf("opt %q: spec %s want %s", tc.opt, g, tc.want)
 		}
 		for _, s := range tp.Sources {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -551,7 +552,7 @@ spec:
 		t.Helper()
 		tp := effAt(t, got, key, kind, retryK)
 		e := onlyEffective(t, tp, "")
-		if viaString(e.Via) != via || normJSON(t, e.Spec.Raw) != spec {
+		if viaString(e.Via) != via || jsontest.Canonical(t, e.Spec.Raw) != spec {
 			t.Errorf("%v %s: via %s spec %s, want %s %s", key, kind, viaString(e.Via), e.Spec.Raw, via, spec)
 		}
 	}

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
+
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -47,7 +49,7 @@ func checkAgainstOracle(t *testing.T, doc, patch interface{}) {
 		return // the oracle rejects non-object documents in some versions
 	}
 	got := mustJSON(ToJSON(StripNulls(Patch(Build(doc, 0, nil), Build(patch, 1, nil)))))
-	if normJSON(t, got) != normJSON(t, want) {
+	if jsontest.Canonical(t, got) != jsontest.Canonical(t, want) {
 		t.Fatalf("merge(%s, %s) = %s, oracle %s", db, pb, got, want)
 	}
 }
@@ -244,29 +246,4 @@ func mustJSON(v interface{}) []byte {
 		return []byte("{}")
 	}
 	return b
-}
-
-// normJSON re-encodes JSON (bytes or a value) canonically, so that equal
-// documents compare equal.
-func normJSON(t testing.TB, v interface{}) string {
-	t.Helper()
-	var b []byte
-	switch x := v.(type) {
-	case []byte:
-		b = x
-	case json.RawMessage:
-		b = x
-	default:
-		var err error
-		b, err = json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	var decoded interface{}
-	if err := json.Unmarshal(b, &decoded); err != nil {
-		t.Fatalf("json %s: %v", b, err)
-	}
-	out, _ := json.Marshal(decoded)
-	return string(out)
 }
