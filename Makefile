@@ -57,7 +57,8 @@ test-long: build
 	E2E_TAGS=e2e,long E2E_RUN='^TestLong' hack/e2e.sh
 	FUZZTIME=$(LONG_FUZZTIME) hack/fuzz.sh
 
-# The end-to-end suite five times in a row on a machine the script keeps busy (docs/reliability.md);
+# The end-to-end suite five times on a busy machine (docs/reliability.md): in a row against busy
+# workers, or FLAKE_AT_ONCE side by side in fresh clones, each the others' load;
 # FLAKE_TARGET=test runs the whole suite, FLAKE_RUNS and FLAKE_LOAD_PER_CORE set the rest.
 test-flakes:
 	hack/test-flakes.sh
