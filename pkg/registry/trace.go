@@ -2,14 +2,12 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 
@@ -122,17 +120,9 @@ func (r *TraceREST) Create(ctx context.Context, obj runtime.Object, createValida
 			return targets
 		},
 	}
-	status, err := requesttrace.Trace(topo, in.Spec, caller)
-	var notFound requesttrace.ErrGatewayNotFound
-	if errors.As(err, &notFound) {
-		return nil, apierrors.NewInvalid(requestTraceGK, in.Name, field.ErrorList{
-			field.NotFound(field.NewPath("spec", "gateway"), notFound.Namespace+"/"+notFound.Name),
-		})
-	}
-	if err != nil {
+	out, err := requesttrace.Answer(topo, in, caller)
+	if _, isAPIError := err.(apierrors.APIStatus); err != nil && !isAPIError {
 		return nil, apierrors.NewInternalError(err)
 	}
-	out := in.DeepCopy()
-	out.Status = status
-	return out, nil
+	return out, err
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -10,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
@@ -19,7 +17,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
@@ -237,19 +234,7 @@ func (s *offlineSource) Trace(_ context.Context, rt *v1alpha1.RequestTrace) (*v1
 	if errs := validation.ValidateRequestTrace(rt); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(requestTraceGK, rt.Name, errs)
 	}
-	status, err := s.cluster.Trace(rt.Spec)
-	var notFound requesttrace.ErrGatewayNotFound
-	if errors.As(err, &notFound) {
-		return nil, apierrors.NewInvalid(requestTraceGK, rt.Name, field.ErrorList{
-			field.NotFound(field.NewPath("spec", "gateway"), notFound.Namespace+"/"+notFound.Name),
-		})
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := rt.DeepCopy()
-	out.Status = status
-	return out, nil
+	return s.cluster.Trace(rt)
 }
 
 // Review answers the review as the server does (pkg/review: the same

@@ -129,12 +129,12 @@ func (c *Cluster) PolicyReaches(namespace string, cluster bool) []runtime.Object
 	return out
 }
 
-// Trace answers a RequestTrace: the status the server would return. The
-// spec must be valid (the server validates it; so does the plugin before
-// it calls Trace). spec.gateway naming no Gateway is an
-// requesttrace.ErrGatewayNotFound.
-func (c *Cluster) Trace(spec v1alpha1.RequestTraceSpec) (v1alpha1.RequestTraceStatus, error) {
-	return requesttrace.Trace(c.engine, spec, requesttrace.Caller{
+// Trace answers a RequestTrace as the server would (requesttrace.Answer),
+// with everything visible. It must be valid (the server validates it; so
+// does the plugin before it calls Trace); spec.gateway naming no Gateway is
+// an Invalid error on that field.
+func (c *Cluster) Trace(rt *v1alpha1.RequestTrace) (*v1alpha1.RequestTrace, error) {
+	return requesttrace.Answer(c.engine, rt, requesttrace.Caller{
 		Effective: func(namespace, name string) []v1alpha1.Target {
 			return targets(c.outputs[compute.Key{Namespace: namespace, Name: name}])
 		},

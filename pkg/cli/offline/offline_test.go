@@ -4,15 +4,16 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
 )
 
 const root = "../../.."
@@ -126,13 +127,16 @@ func TestLookups(t *testing.T) {
 	if got := len(c.EffectivePolicies("infra", false)); got != 1 {
 		t.Errorf("%d EffectivePolicies in infra, want 1 (cupcakes)", got)
 	}
-	_, err = c.Trace(v1alpha1.RequestTraceSpec{Gateway: &v1alpha1.GatewayReference{Namespace: "infra", Name: "nope"}, Request: v1alpha1.TracedRequest{Host: "a.example"}})
-	if !errors.As(err, new(requesttrace.ErrGatewayNotFound)) {
-		t.Errorf("a trace through a missing Gateway: %v", err)
+	_, err = c.Trace(&v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{Gateway: &v1alpha1.GatewayReference{Namespace: "infra", Name: "nope"}, Request: v1alpha1.TracedRequest{Host: "a.example"}}})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `spec.gateway: Not found: "infra/nope"`) {
+		t.Errorf("a trace through a missing Gateway: %v, want Invalid on spec.gateway", err)
 	}
-	st, err := c.Trace(v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: "baker.cupcakes.example"}})
-	if err != nil || len(st.Matches) != 1 || st.Matches[0].Reason != "Matched" || len(st.Matches[0].Policies) != 2 {
-		t.Errorf("the trace of baker.cupcakes.example: %v %+v", err, st)
+	answer, err := c.Trace(&v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: "baker.cupcakes.example"}}})
+	if err != nil {
+		t.Fatalf("the trace of baker.cupcakes.example: %v", err)
+	}
+	if st := answer.Status; len(st.Matches) != 1 || st.Matches[0].Reason != "Matched" || len(st.Matches[0].Policies) != 2 {
+		t.Errorf("the trace of baker.cupcakes.example: %+v", st)
 	}
 }
 
