@@ -18,11 +18,15 @@ LINT=$(gotool::path golangci-lint github.com/golangci/golangci-lint/v2/cmd/golan
 # Linting type-checks every package and its dependencies: the first run on a machine also
 # downloads the module's dependencies and fills golangci-lint's cache (about a minute), later
 # runs only look at what changed.
+# golangci-lint takes a machine-wide lock on start and, by default, exits with "parallel
+# golangci-lint is running" when another run holds it: two checkouts verified at once (or a lint
+# beside `make test`) failed. --allow-serial-runners waits for the lock instead.
+LINT_RUN=("${LINT}" run --allow-serial-runners --config "${ROOT}/.golangci.yml")
 echo "lint: $("${LINT}" version --short 2>/dev/null || echo "${GOLANGCI_LINT_VERSION}") over ./..."
-"${LINT}" run --config "${ROOT}/.golangci.yml" "$@"
+"${LINT_RUN[@]}" "$@"
 # The image assembler is a module of its own (hack/image/go.mod): ./... above does not reach it.
 if [[ $# -eq 0 ]]; then
   echo "lint: hack/image"
-  (cd hack/image && GOWORK=off GOFLAGS= "${LINT}" run --config "${ROOT}/.golangci.yml" ./...)
+  (cd hack/image && GOWORK=off GOFLAGS= "${LINT_RUN[@]}" ./...)
 fi
 echo "lint: ok"
