@@ -88,6 +88,13 @@ func Measure(ctx context.Context, dc dynamic.Interface, w *Watcher, name, field 
 	}
 	empty := ""
 	w.marker.Store(&empty)
+	summarize(&res, firsts, updates)
+	return res, nil
+}
+
+// summarize sets the percentiles of res: of its complete edits' last events,
+// of their first events (firsts), and of every Update request (updates).
+func summarize(res *report.EditResult, firsts, updates []float64) {
 	if len(res.LastMs) > 0 {
 		s := append([]float64(nil), res.LastMs...)
 		sort.Float64s(s)
@@ -97,7 +104,6 @@ func Measure(ctx context.Context, dc dynamic.Interface, w *Watcher, name, field 
 	}
 	sort.Float64s(updates)
 	res.UpdateP50 = measure.Pct(updates, 0.5)
-	return res, nil
 }
 
 // collectHits gathers the outputs an edit reaches until the watch is quiet for 5 s (or
