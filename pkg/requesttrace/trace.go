@@ -167,6 +167,8 @@ func (t *gatewayTrace) convert(vr compute.ViewRoute) (requestmatch.Route, bool) 
 	return c.route, c.ok
 }
 
+// run traces the request through the Gateway into status: the listeners
+// that would take it and, on each, the route it matches or why none does.
 func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]lookup) {
 	gw := t.gw
 	mode := hostnameMatching(gw.ControllerName)
@@ -191,68 +193,85 @@ func (t *gatewayTrace) run(status *v1alpha1.RequestTraceStatus, lookups *[]looku
 		return
 	}
 	for _, i := range chosen {
-		vl := &gw.Listeners[i]
-		front := t.caller.visible(gw.Namespace) && (vl.ListenerSet == nil || t.caller.visible(vl.ListenerSet.Namespace))
-		l := listeners[i]
-		// Only the routes that serve the host can take the request: the
-		// others are never converted (most of a trace's cost otherwise).
-		routes, attached := t.v.Routes(*vl, t.servesHost)
-		if len(routes) == 0 && !t.named {
-			// Tracing every Gateway: a listener no route serves the host
-			// through is not where the request goes (a named Gateway says
-			// why instead).
-			continue
-		}
-		var unread []string
-		hidden := 0 // routes on the listener the caller may not see
-		for _, vr := range routes {
-			visible := t.caller.visible(vr.Ref.Namespace)
-			if !visible {
-				hidden++
-			}
-			r, ok := t.convert(vr)
-			if !ok {
-				if visible {
-					unread = append(unread, vr.Ref.Kind+" "+vr.Ref.Namespace+"/"+vr.Ref.Name)
-				}
-				continue
-			}
-			l.Routes = append(l.Routes, r)
-		}
-		res := requestmatch.MatchListener(l, t.req)
-		if len(routes) == 0 && attached > 0 {
-			res.Reason = requestmatch.ReasonNoRouteForHost
-			res.Message = fmt.Sprintf("no route on listener %s matches host %q", vl.Name, t.req.Host)
-		}
-		reachesVisibleRoute := res.Matched() && t.caller.visible(res.Route.Namespace)
-		if !front && !reachesVisibleRoute {
-			// The Gateway (or ListenerSet) is named only to those who may
-			// read its namespace, or the route it brings the request to:
-			// that route's parentRefs and effective policy name it anyway.
-			status.HiddenMatches++
-			continue
-		}
-		m := v1alpha1.TraceMatch{
-			Gateway: gwRef, Listener: vl.Name, ListenerSet: vl.ListenerSet,
-			Port: vl.Port, Protocol: vl.Protocol, HostnameMatching: mode,
-			Reason: string(res.Reason), Message: res.Message,
-		}
-		if !res.Matched() && hidden > 0 {
-			// requestmatch's messages name the routes it tried.
-			m.Message = unnamedMessage(res.Reason)
-		}
-		if len(unread) > 0 {
-			m.Message = joinMessages(m.Message, "left out, their rules could not be read: "+strings.Join(unread, ", "))
-		}
-		if !res.Matched() {
-			m.Message = joinMessages(m.Message, t.refusals())
-		}
-		status.Matches = append(status.Matches, m)
-		if res.Matched() {
-			idx := len(status.Matches) - 1
-			t.matched(&status.Matches[idx], idx, vl, routes, res, lookups)
-		}
+		t.traceListener(status, lookups, &gw.Listeners[i], listeners[i], mode, gwRef)
 	}
+}
+
+// traceListener traces the request on listener vl (l to requestmatch), one
+// the request's port and host select, into status.
+func (t *gatewayTrace) traceListener(status *v1alpha1.RequestTraceStatus, lookups *[]lookup, vl *compute.ViewListener, l requestmatch.Listener, mode string, gwRef v1alpha1.ObjectReference) {
+	front := t.caller.visible(t.gw.Namespace) && (vl.ListenerSet == nil || t.caller.visible(vl.ListenerSet.Namespace))
+	// Only the routes that serve the host can take the request: the
+	// others are never converted (most of a trace's cost otherwise).
+	routes, attached := t.v.Routes(*vl, t.servesHost)
+	if len(routes) == 0 && !t.named {
+		// Tracing every Gateway: a listener no route serves the host
+		// through is not where the request goes (a named Gateway says
+		// why instead).
+		return
+	}
+	l, unread, hidden := t.addRoutes(l, routes)
+	res := requestmatch.MatchListener(l, t.req)
+	if len(routes) == 0 && attached > 0 {
+		res.Reason = requestmatch.ReasonNoRouteForHost
+		res.Message = fmt.Sprintf("no route on listener %s matches host %q", vl.Name, t.req.Host)
+	}
+	reachesVisibleRoute := res.Matched() && t.caller.visible(res.Route.Namespace)
+	if !front && !reachesVisibleRoute {
+		// The Gateway (or ListenerSet) is named only to those who may
+		// read its namespace, or the route it brings the request to:
+		// that route's parentRefs and effective policy name it anyway.
+		status.HiddenMatches++
+		return
+	}
+	status.Matches = append(status.Matches, t.listenerMatch(gwRef, vl, mode, res, hidden, unread))
+	if res.Matched() {
+		idx := len(status.Matches) - 1
+		t.matched(&status.Matches[idx], idx, vl, routes, res, lookups)
+	}
+}
+
+// addRoutes adds to l the routes that could be read; it returns the visible
+// ones that could not, and how many of routes the caller may not see.
+func (t *gatewayTrace) addRoutes(l requestmatch.Listener, routes []compute.ViewRoute) (requestmatch.Listener, []string, int) {
+	var unread []string
+	hidden := 0 // routes on the listener the caller may not see
+	for _, vr := range routes {
+		visible := t.caller.visible(vr.Ref.Namespace)
+		if !visible {
+			hidden++
+		}
+		r, ok := t.convert(vr)
+		if !ok {
+			if visible {
+				unread = append(unread, vr.Ref.Kind+" "+vr.Ref.Namespace+"/"+vr.Ref.Name)
+			}
+			continue
+		}
+		l.Routes = append(l.Routes, r)
+	}
+	return l, unread, hidden
+}
+
+// listenerMatch is the entry of listener vl in the status: res, its message
+// naming no route the caller may not see, and the routes left out.
+func (t *gatewayTrace) listenerMatch(gwRef v1alpha1.ObjectReference, vl *compute.ViewListener, mode string, res requestmatch.Result, hidden int, unread []string) v1alpha1.TraceMatch {
+	m := v1alpha1.TraceMatch{
+		Gateway: gwRef, Listener: vl.Name, ListenerSet: vl.ListenerSet,
+		Port: vl.Port, Protocol: vl.Protocol, HostnameMatching: mode,
+		Reason: string(res.Reason), Message: res.Message,
+	}
+	if !res.Matched() && hidden > 0 {
+		// requestmatch's messages name the routes it tried.
+		m.Message = unnamedMessage(res.Reason)
+	}
+	if len(unread) > 0 {
+		m.Message = joinMessages(m.Message, "left out, their rules could not be read: "+strings.Join(unread, ", "))
+	}
+	if !res.Matched() {
+		m.Message = joinMessages(m.Message, t.refusals())
+	}
+	return m
 }
 
 const gatewayGroup = "gateway.networking.k8s.io"

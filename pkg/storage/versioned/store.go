@@ -274,8 +274,39 @@ func (s *Store[T]) updateSortedLocked(added []string, removed map[string]bool) {
 func (s *Store[T]) Apply(changes []Change[T]) (uint64, []T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	b := &batch[T]{rv: s.rv}
+	for _, c := range s.lastPerKey(changes) {
+		s.applyLocked(b, c)
+	}
+	if len(b.events) == 0 {
+		return s.rv, nil
+	}
+	s.commitLocked(b)
+	return s.rv, b.applied
+}
 
-	// Last change per key wins; keep the order of first appearance.
+// batch is what one Apply changes: its events and the objects as stored, in
+// order, and the keys it adds and removes.
+type batch[T Object] struct {
+	rv      uint64 // the resourceVersion of the last event so far
+	events  []event[T]
+	applied []T
+	added   []string
+	removed map[string]bool
+}
+
+// next is the resourceVersion of the batch's next event. Every event gets
+// its own, as every write does in etcd: a client whose watch broke after
+// some events of this batch resumes from the last one it saw and must still
+// get the rest.
+func (b *batch[T]) next() (uint64, string) {
+	b.rv++
+	return b.rv, resourceversion.Format(b.rv)
+}
+
+// lastPerKey keeps the last change of each key, in the order of the keys'
+// first appearance.
+func (s *Store[T]) lastPerKey(changes []Change[T]) []Change[T] {
 	idx := map[string]int{}
 	var dedup []Change[T]
 	for _, c := range changes {
@@ -287,72 +318,76 @@ func (s *Store[T]) Apply(changes []Change[T]) (uint64, []T) {
 		idx[k] = len(dedup)
 		dedup = append(dedup, c)
 	}
+	return dedup
+}
 
-	// Every event gets its own resourceVersion, as every write does in
-	// etcd: a client whose watch broke after some events of this batch
-	// resumes from the last one it saw and must still get the rest.
-	newRV := s.rv
-	next := func() (uint64, string) {
-		newRV++
-		return newRV, resourceversion.Format(newRV)
-	}
-	var events []event[T]
-	var applied []T
+// applyLocked applies one change to the objects and records it in b, unless
+// it changes nothing.
+func (s *Store[T]) applyLocked(b *batch[T], c Change[T]) {
 	var deleted T // the zero T, a nil pointer: Change.Object of a delete
-	var added []string
-	var removed map[string]bool
-	for _, c := range dedup {
-		k, ns := s.key(c.Namespace, c.Name)
-		old, exists := s.objects[k]
-		if c.Object == deleted {
-			if !exists {
-				continue
-			}
-			last := shallow(old)
-			rv, rvs := next()
-			last.SetResourceVersion(rvs)
-			delete(s.objects, k)
-			if removed == nil {
-				removed = map[string]bool{}
-			}
-			removed[k] = true
-			events = append(events, event[T]{rv: rv, namespace: ns, typ: watch.Deleted, obj: last})
-			applied = append(applied, last)
-			continue
-		}
-		obj := shallow(c.Object)
-		obj.SetNamespace(ns)
-		obj.SetName(c.Name)
-		if exists && sameContent(old, obj) {
-			continue
-		}
-		rv, rvs := next()
-		obj.SetResourceVersion(rvs)
-		typ := watch.Added
+	k, ns := s.key(c.Namespace, c.Name)
+	old, exists := s.objects[k]
+	if c.Object == deleted {
 		if exists {
-			typ = watch.Modified
-			obj.SetCreationTimestamp(old.GetCreationTimestamp())
-			obj.SetUID(old.GetUID())
-		} else {
-			obj.SetCreationTimestamp(metav1.NewTime(s.opts.Now().UTC().Truncate(time.Second)))
-			obj.SetUID(s.uid(ns, c.Name, obj.GetCreationTimestamp()))
-			added = append(added, k) // once: changes are deduplicated by key
+			s.deleteLocked(b, k, ns, old)
 		}
-		s.objects[k] = obj
-		events = append(events, event[T]{rv: rv, namespace: ns, typ: typ, obj: obj})
-		applied = append(applied, obj)
+		return
 	}
-	if len(events) == 0 {
-		return s.rv, nil
+	s.putLocked(b, c, k, ns, old, exists)
+}
+
+// deleteLocked removes key k; the event carries its last state under the new
+// resourceVersion.
+func (s *Store[T]) deleteLocked(b *batch[T], k, ns string, old T) {
+	last := shallow(old)
+	rv, rvs := b.next()
+	last.SetResourceVersion(rvs)
+	delete(s.objects, k)
+	if b.removed == nil {
+		b.removed = map[string]bool{}
 	}
-	s.updateSortedLocked(added, removed)
-	s.rv = newRV
-	s.history = append(s.history, events...)
+	b.removed[k] = true
+	b.events = append(b.events, event[T]{rv: rv, namespace: ns, typ: watch.Deleted, obj: last})
+	b.applied = append(b.applied, last)
+}
+
+// putLocked stores a copy of c's object under key k, keeping the
+// creationTimestamp and uid of the object it replaces; an object of the same
+// content as the stored one changes nothing.
+func (s *Store[T]) putLocked(b *batch[T], c Change[T], k, ns string, old T, exists bool) {
+	obj := shallow(c.Object)
+	obj.SetNamespace(ns)
+	obj.SetName(c.Name)
+	if exists && sameContent(old, obj) {
+		return
+	}
+	rv, rvs := b.next()
+	obj.SetResourceVersion(rvs)
+	typ := watch.Added
+	if exists {
+		typ = watch.Modified
+		obj.SetCreationTimestamp(old.GetCreationTimestamp())
+		obj.SetUID(old.GetUID())
+	} else {
+		obj.SetCreationTimestamp(metav1.NewTime(s.opts.Now().UTC().Truncate(time.Second)))
+		obj.SetUID(s.uid(ns, c.Name, obj.GetCreationTimestamp()))
+		b.added = append(b.added, k) // once: changes are deduplicated by key
+	}
+	s.objects[k] = obj
+	b.events = append(b.events, event[T]{rv: rv, namespace: ns, typ: typ, obj: obj})
+	b.applied = append(b.applied, obj)
+}
+
+// commitLocked makes b's events the store's: its sorted keys, its
+// resourceVersion, its history, and what every watcher is sent.
+func (s *Store[T]) commitLocked(b *batch[T]) {
+	s.updateSortedLocked(b.added, b.removed)
+	s.rv = b.rv
+	s.history = append(s.history, b.events...)
 	s.trimLocked()
 	for w := range s.watchers {
-		w.push(events)
+		w.push(b.events)
 	}
-	return s.rv, applied
 }
 
 // trimLocked drops the oldest events until the history fits HistorySize.

@@ -1,4 +1,4 @@
-package main
+package measure
 
 import (
 	"context"
@@ -11,31 +11,33 @@ import (
 	"sync"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/scale/e2ebench/localup"
 )
 
 // profileSeconds is how long each CPU profile of the server runs.
 const profileSeconds = 8
 
-// profileHotPaths writes CPU profiles of the server (its /debug/pprof/profile, on its own
+// ProfileHotPaths writes CPU profiles of the server (its /debug/pprof/profile, on its own
 // port with the admin certificate) into dir while it serves, through kube-apiserver, the
 // LIST of every EffectivePolicy again and again (profile-list.pb.gz), and GETs of single
 // EffectivePolicies at concurrency 16 (profile-get.pb.gz): the hot paths of the goals the
 // report measures. Taken after every measurement, so that profiling slows none.
-func profileHotPaths(ctx context.Context, rc rest.Interface, local, dir string, names []string) error {
+func ProfileHotPaths(ctx context.Context, rc rest.Interface, local, dir string, names []string) error {
 	if dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	base, hc, err := serverClient(local)
+	base, hc, err := localup.ServerClient(local)
 	if err != nil {
 		return err
 	}
 	hc.Timeout = 0 // the profile request lasts profileSeconds
 	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, profileSeconds)
 	list := func(ctx context.Context) error {
-		_, _, err := timedList(ctx, rc, epPath)
+		_, _, err := TimedList(ctx, rc, EPPath)
 		return err
 	}
 	rng := rand.New(rand.NewPCG(1, 9))
@@ -44,14 +46,14 @@ func profileHotPaths(ctx context.Context, rc rest.Interface, local, dir string, 
 		mu.Lock()
 		key := names[rng.IntN(len(names))]
 		mu.Unlock()
-		return rc.Get().AbsPath(epGetPath(key)).SetHeader("Accept", "application/json").Do(ctx).Error()
+		return rc.Get().AbsPath(EPGetPath(key)).SetHeader("Accept", "application/json").Do(ctx).Error()
 	}
 	for _, p := range []struct {
 		file    string
 		workers int
 		work    func(context.Context) error
 	}{{"profile-list.pb.gz", 1, list}, {"profile-get.pb.gz", 16, get}} {
-		logf("profiling the server for %d s (%s)", profileSeconds, p.file)
+		Logf("profiling the server for %d s (%s)", profileSeconds, p.file)
 		if err := profileWhile(ctx, hc, url, filepath.Join(dir, p.file), p.workers, p.work); err != nil {
 			return err
 		}
