@@ -65,25 +65,9 @@ type Live struct {
 	// cacheErr is set when persistence is off or failing (memory only).
 	cacheErr atomic.Pointer[error]
 
-	// The dirty set and its generation: marked counts the markDirty calls
-	// that added keys, so "every change up to generation g" is a point a
-	// read can wait for.
-	dirtyMu sync.Mutex
-	dirty   map[compute.Key]struct{}
-	// dirtyPolicies are policies whose own state (kinds, labels, named
-	// targets) changed: their reaches are rebuilt, as are those of the
-	// policies whose entries in recomputed outputs changed.
-	dirtyPolicies map[compute.Key]struct{}
-	marked        uint64
-	kick          chan struct{} // a change was marked: flush after the debounce
-	urgent        chan struct{} // a read waits: flush now
-
-	// applied is the generation the worker has applied to the Stores (and
-	// written to the cache); appliedCh is closed and replaced whenever it
-	// advances, waking the reads that wait for it.
-	appliedMu sync.Mutex
-	applied   uint64
-	appliedCh chan struct{}
+	// queue holds the dirty keys until the worker applies them, and the
+	// generation it has applied, which reads wait for (dirty.go).
+	queue *dirtyQueue
 
 	// Written only by the goroutine of Run (the first computation, then the
 	// worker loop): the Stores, the cache file and rewrite. A cache file
@@ -122,11 +106,7 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		reachCL:       newStore(o, epoch, ResourceClusterPolicyReaches, false),
 		reach:         reach.NewIndex(),
 		cacheDir:      o.CacheDir,
-		dirty:         map[compute.Key]struct{}{},
-		dirtyPolicies: map[compute.Key]struct{}{},
-		kick:          make(chan struct{}, 1),
-		urgent:        make(chan struct{}, 1),
-		appliedCh:     make(chan struct{}),
+		queue:         newDirtyQueue(),
 		reachesBuilt:  make(chan struct{}),
 		adopt:         make(chan adoption),
 	}
@@ -134,7 +114,7 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	l.clBackend = &Backend{l: l, store: l.cluster}
 	l.reachNSBackend = &Backend{l: l, store: l.reachNS, namespaced: true, reach: true}
 	l.reachCLBackend = &Backend{l: l, store: l.reachCL, reach: true}
-	l.inputs = inputs.NewManager(client, sink{l})
+	l.inputs = inputs.NewManager(client, sink{engine: engine, queue: l.queue})
 	l.openCache()
 	l.retryOpen = l.cacheDir != "" && l.db == nil
 	return l, nil
@@ -243,7 +223,7 @@ func (l *Live) Run(ctx context.Context) error {
 		"policyreaches", len(snapshotKeys(l.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.reachCL)))
 	// Keys that changed during the full computation are dirty: the worker
 	// flushes them first.
-	signal(l.kick)
+	signal(l.queue.kick)
 	l.worker(ctx)
 	return nil
 }
@@ -279,7 +259,7 @@ func startupGC() (end func()) {
 // dirty key. It returns the dirty policies and those whose entries it
 // changed; the caller builds their reaches (all of them, at start-up).
 func (l *Live) fullRecompute() map[compute.Key]struct{} {
-	dirty, policies, gen := l.takeDirty()
+	dirty, policies, gen := l.queue.take()
 	set := map[compute.Key]struct{}{}
 	for _, k := range dirty {
 		set[k] = struct{}{}
@@ -299,7 +279,7 @@ func (l *Live) fullRecompute() map[compute.Key]struct{} {
 	}
 	compute.SortKeys(keys)
 	l.applyKeys(keys, policies)
-	l.setApplied(gen)
+	l.queue.setApplied(gen)
 	return policies
 }
 
@@ -325,8 +305,8 @@ func (l *Live) worker(ctx context.Context) {
 		case a := <-l.adopt:
 			l.adoptCache(a)
 			continue
-		case <-l.kick:
-		case <-l.urgent:
+		case <-l.queue.kick:
+		case <-l.queue.urgent:
 			urgent = true
 		}
 		if !urgent && l.debounce > 0 {
@@ -336,7 +316,7 @@ func (l *Live) worker(ctx context.Context) {
 				t.Stop()
 				return
 			case <-t.C:
-			case <-l.urgent:
+			case <-l.queue.urgent:
 				t.Stop()
 			}
 		}
@@ -347,10 +327,10 @@ func (l *Live) worker(ctx context.Context) {
 // flush applies every dirty key, then rebuilds the reaches of the dirty
 // policies and of those whose entries in the recomputed outputs changed.
 func (l *Live) flush() {
-	keys, policies, gen := l.takeDirty()
+	keys, policies, gen := l.queue.take()
 	l.applyKeys(keys, policies)
 	l.applyReaches(policies)
-	l.setApplied(gen)
+	l.queue.setApplied(gen)
 }
 
 // applyKeys computes keys in batches, applies each batch to the Stores and
