@@ -78,14 +78,14 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			if err := cacheCheckAt(h.live, "/readyz/"+CacheCheckName); err == nil {
 				t.Error("/readyz/effectivepolicy-cache passes while the cache is unusable")
 			}
-			epoch := h.live.namespaced.Epoch()
+			epoch := h.live.stores.namespaced.Epoch()
 
 			fix()
 			h.eventually("the cache adopted", func() bool { return h.live.CacheError() == nil })
 			if err := cacheCheckAt(h.live, "/readyz/"+CacheCheckName); err != nil {
 				t.Errorf("/readyz/effectivepolicy-cache after recovery: %v", err)
 			}
-			if e := h.live.namespaced.Epoch(); e != epoch {
+			if e := h.live.stores.namespaced.Epoch(); e != epoch {
 				t.Fatalf("adopting the cache changed the served epoch %d -> %d", epoch, e)
 			}
 			h.watching("retrypolicies", 1)
@@ -102,7 +102,7 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			if got != want || rv != wantRV {
 				t.Errorf("restart restores\n%s @%d\nwant what was served\n%s @%d", got, rv, want, wantRV)
 			}
-			if e := h2.live.namespaced.Epoch(); e != epoch {
+			if e := h2.live.stores.namespaced.Epoch(); e != epoch {
 				t.Errorf("restored epoch %d, want the served history's %d", e, epoch)
 			}
 		})

@@ -51,33 +51,20 @@ type Live struct {
 	// reviewTimeout bounds a review's hold of the engine (Options.ReviewTimeout).
 	reviewTimeout time.Duration
 
-	// The Stores of the four served resources: effective policies and, built
-	// from them, policy reaches (docs/spec.md §8), namespaced and cluster-scoped.
-	namespaced, cluster            *outputStore
-	reachNS, reachCL               *outputStore
+	stores                         storeSet
 	nsBackend, clBackend           *Backend
 	reachNSBackend, reachCLBackend *Backend
 	// reach holds every output's source entries by policy (pkg/reach);
 	// written only by the goroutine of Run, like the Stores.
 	reach *reach.Index
 
-	cacheDir string
-	// cacheErr is set when persistence is off or failing (memory only).
-	cacheErr atomic.Pointer[error]
-
 	// queue holds the dirty keys until the worker applies them, and the
 	// generation it has applied, which reads wait for (dirty.go).
 	queue *dirtyQueue
 
-	// Written only by the goroutine of Run (the first computation, then the
-	// worker loop): the Stores, the cache file and rewrite. A cache file
-	// that becomes usable later reaches that goroutine through adopt.
-	db      cacheFile // nil: memory only
-	rewrite bool      // a write failed: the next one rewrites everything
-	adopt   chan adoption
-	// retryOpen: the cache directory was set but the file could not be
-	// opened at start; retryCache keeps trying.
-	retryOpen bool
+	// cache restores the Stores from the bbolt file and persists what they
+	// apply (cachefile.go).
+	cache *persistence
 
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
@@ -96,27 +83,28 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	}
 	registerMetrics()
 	epoch := resourceversion.NewEpoch() // memory only; the cache's replaces it
+	stores := storeSet{
+		namespaced: newStore(o, epoch, ResourceEffectivePolicies, true),
+		cluster:    newStore(o, epoch, ResourceClusterEffectivePolicies, false),
+		reachNS:    newStore(o, epoch, ResourcePolicyReaches, true),
+		reachCL:    newStore(o, epoch, ResourceClusterPolicyReaches, false),
+	}
 	l := &Live{
 		engine:        engine,
 		debounce:      o.RecomputeDebounce,
 		reviewTimeout: o.ReviewTimeout,
-		namespaced:    newStore(o, epoch, ResourceEffectivePolicies, true),
-		cluster:       newStore(o, epoch, ResourceClusterEffectivePolicies, false),
-		reachNS:       newStore(o, epoch, ResourcePolicyReaches, true),
-		reachCL:       newStore(o, epoch, ResourceClusterPolicyReaches, false),
+		stores:        stores,
 		reach:         reach.NewIndex(),
-		cacheDir:      o.CacheDir,
 		queue:         newDirtyQueue(),
+		cache:         newPersistence(o.CacheDir, stores),
 		reachesBuilt:  make(chan struct{}),
-		adopt:         make(chan adoption),
 	}
-	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
-	l.clBackend = &Backend{l: l, store: l.cluster}
-	l.reachNSBackend = &Backend{l: l, store: l.reachNS, namespaced: true, reach: true}
-	l.reachCLBackend = &Backend{l: l, store: l.reachCL, reach: true}
+	l.nsBackend = &Backend{l: l, store: stores.namespaced, namespaced: true}
+	l.clBackend = &Backend{l: l, store: stores.cluster}
+	l.reachNSBackend = &Backend{l: l, store: stores.reachNS, namespaced: true, reach: true}
+	l.reachCLBackend = &Backend{l: l, store: stores.reachCL, reach: true}
 	l.inputs = inputs.NewManager(client, sink{engine: engine, queue: l.queue})
-	l.openCache()
-	l.retryOpen = l.cacheDir != "" && l.db == nil
+	l.cache.open()
 	return l, nil
 }
 
@@ -146,13 +134,22 @@ type resourceStore struct {
 	store *outputStore
 }
 
-// stores maps each resource (and bbolt bucket) to its Store.
-func (l *Live) stores() map[string]resourceStore {
+// storeSet holds the Stores of the four served resources: effective
+// policies and, built from them, policy reaches (docs/spec.md §8),
+// namespaced and cluster-scoped. They are written only by the goroutine of
+// Run.
+type storeSet struct {
+	namespaced, cluster *outputStore
+	reachNS, reachCL    *outputStore
+}
+
+// byResource maps each resource (and bbolt bucket) to its Store.
+func (s storeSet) byResource() map[string]resourceStore {
 	return map[string]resourceStore{
-		ResourceEffectivePolicies:        {encoded.KindEffectivePolicy, l.namespaced},
-		ResourceClusterEffectivePolicies: {encoded.KindClusterEffectivePolicy, l.cluster},
-		ResourcePolicyReaches:            {encoded.KindPolicyReach, l.reachNS},
-		ResourceClusterPolicyReaches:     {encoded.KindClusterPolicyReach, l.reachCL},
+		ResourceEffectivePolicies:        {encoded.KindEffectivePolicy, s.namespaced},
+		ResourceClusterEffectivePolicies: {encoded.KindClusterEffectivePolicy, s.cluster},
+		ResourcePolicyReaches:            {encoded.KindPolicyReach, s.reachNS},
+		ResourceClusterPolicyReaches:     {encoded.KindClusterPolicyReach, s.reachCL},
 	}
 }
 
@@ -180,15 +177,10 @@ func (l *Live) Run(ctx context.Context) error {
 	wg.Add(3)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
 	go func() { defer wg.Done(); l.reportInformers(ctx, informerReportInterval) }()
-	go func() { defer wg.Done(); l.retryCache(ctx) }() // health.go
+	go func() { defer wg.Done(); l.cache.retry(ctx) }()
 	defer func() {
 		wg.Wait()
-		if l.db != nil {
-			if err := l.db.Close(); err != nil {
-				klog.ErrorS(err, "Closing the output cache")
-			}
-			l.db = nil
-		}
+		l.cache.close()
 	}()
 
 	start := time.Now()
@@ -213,14 +205,14 @@ func (l *Live) Run(ctx context.Context) error {
 	goruntime.GC()
 	l.ready.Store(true)
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
-		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
+		"effectivepolicies", len(snapshotKeys(l.stores.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.stores.cluster)))
 	// The reaches are read off the outputs: built once those are served.
 	// Their reads wait for this (awaitReaches); the worker starts after it.
 	l.applyReaches(l.everyPolicy(policies))
 	close(l.reachesBuilt)
 	endStartupGC()
 	klog.InfoS("Policy reaches built", "duration", time.Since(start),
-		"policyreaches", len(snapshotKeys(l.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.reachCL)))
+		"policyreaches", len(snapshotKeys(l.stores.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.stores.reachCL)))
 	// Keys that changed during the full computation are dirty: the worker
 	// flushes them first.
 	signal(l.queue.kick)
@@ -267,10 +259,10 @@ func (l *Live) fullRecompute() map[compute.Key]struct{} {
 	for _, k := range l.engine.Keys() {
 		set[k] = struct{}{}
 	}
-	for _, k := range snapshotKeys(l.namespaced) {
+	for _, k := range snapshotKeys(l.stores.namespaced) {
 		set[k] = struct{}{}
 	}
-	for _, k := range snapshotKeys(l.cluster) {
+	for _, k := range snapshotKeys(l.stores.cluster) {
 		set[k] = struct{}{}
 	}
 	keys := make([]compute.Key, 0, len(set))
@@ -302,8 +294,8 @@ func (l *Live) worker(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case a := <-l.adopt:
-			l.adoptCache(a)
+		case a := <-l.cache.adopt:
+			l.cache.adoptFile(a)
 			continue
 		case <-l.queue.kick:
 		case <-l.queue.urgent:
@@ -379,11 +371,11 @@ func (l *Live) applyBatch(keys []compute.Key, policies map[compute.Key]struct{})
 	}
 	recomputed.Add(float64(len(keys)))
 	batch, changed := applyResults(keys, results,
-		scopedStores{ResourceEffectivePolicies, l.namespaced, ResourceClusterEffectivePolicies, l.cluster})
+		scopedStores{ResourceEffectivePolicies, l.stores.namespaced, ResourceClusterEffectivePolicies, l.stores.cluster})
 	applyDuration.Observe(time.Since(start).Seconds())
 	klog.V(4).InfoS("Recomputed", "keys", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
-		l.persist(batch)
+		l.cache.write(batch)
 	}
 }
 

@@ -385,7 +385,7 @@ func TestRestartServesCachedObjects(t *testing.T) {
 		return err == nil && describe(watch.Event{Object: o}).msg == "p1=1;p4=4;"
 	})
 	before, rvBefore := snapshotJSON(t, h1.live.EffectivePolicies())
-	epoch := h1.live.namespaced.Epoch()
+	epoch := h1.live.stores.namespaced.Epoch()
 	h1.stop()
 	if resourceversion.CounterOf(rvBefore) < 2 || resourceversion.EpochOf(rvBefore) != epoch {
 		t.Fatalf("resourceVersion %d, want at least 2", rvBefore)
@@ -397,7 +397,7 @@ func TestRestartServesCachedObjects(t *testing.T) {
 	if after != before || rvAfter != rvBefore {
 		t.Fatalf("before recomputation the restarted server serves\n%s @%d\nwant\n%s @%d", after, rvAfter, before, rvBefore)
 	}
-	if e, ce := h2.live.namespaced.Epoch(), h2.live.cluster.Epoch(); e != epoch || ce != epoch {
+	if e, ce := h2.live.stores.namespaced.Epoch(), h2.live.stores.cluster.Epoch(); e != epoch || ce != epoch {
 		t.Fatalf("epochs after restart %d, %d; want the cache's %d", e, ce, epoch)
 	}
 	w, err := h2.live.EffectivePolicies().Watch(context.Background(), "", rvAfter)
@@ -595,8 +595,8 @@ func (f *flakyFile) Write(b cache.Batch, replace bool) error {
 func TestFailedWritesServeFromMemoryAndRecover(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarness(t, dir, time.Millisecond, crd("example.com", "RetryPolicy", "retrypolicies", true), policy("default", "p1", "r", "1"))
-	ff := &flakyFile{cacheFile: h.live.db}
-	h.live.db = ff
+	ff := &flakyFile{cacheFile: h.live.cache.db}
+	h.live.cache.db = ff
 	h.start()
 	h.watching("retrypolicies", 1)
 	ctx := context.Background()

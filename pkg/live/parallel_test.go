@@ -57,9 +57,9 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 	l.applyKeys(keys, map[compute.Key]struct{}{})
 
 	e.armed, e.gen = true, "2"
-	before := l.namespaced.ResourceVersion()
+	before := l.stores.namespaced.ResourceVersion()
 	l.applyKeys(keys, map[compute.Key]struct{}{})
-	if got, want := l.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
+	if got, want := l.stores.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
 		t.Errorf("%d resourceVersions for %d changed outputs", got, want)
 	}
 	objs, _, _ := l.EffectivePolicies().List(context.Background(), "")

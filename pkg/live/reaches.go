@@ -45,7 +45,7 @@ func (l *Live) everyPolicy(policies map[compute.Key]struct{}) map[compute.Key]st
 	for _, k := range l.reach.Policies() {
 		policies[k] = struct{}{}
 	}
-	for _, s := range []*outputStore{l.reachNS, l.reachCL} {
+	for _, s := range []*outputStore{l.stores.reachNS, l.stores.reachCL} {
 		for _, k := range snapshotKeys(s) {
 			policies[k] = struct{}{}
 		}
@@ -76,10 +76,10 @@ func (l *Live) applyReachBatch(keys []compute.Key) {
 		built[i] = l.buildReach(keys[i])
 	})
 	batch, changed := applyResults(keys, built,
-		scopedStores{ResourcePolicyReaches, l.reachNS, ResourceClusterPolicyReaches, l.reachCL})
+		scopedStores{ResourcePolicyReaches, l.stores.reachNS, ResourceClusterPolicyReaches, l.stores.reachCL})
 	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
-		l.persist(batch)
+		l.cache.write(batch)
 	}
 }
 
