@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -19,7 +18,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
@@ -39,10 +37,6 @@ const (
 	ResourceClusterPolicyReaches     = "clusterpolicyreaches"
 )
 
-// batchSize bounds the keys computed, applied and written in one batch (one
-// resourceVersion per store, one bbolt transaction).
-const batchSize = 500
-
 // Live is the running live layer.
 type Live struct {
 	engine   Engine
@@ -54,9 +48,10 @@ type Live struct {
 	stores                         storeSet
 	nsBackend, clBackend           *Backend
 	reachNSBackend, reachCLBackend *Backend
-	// reach holds every output's source entries by policy (pkg/reach);
-	// written only by the goroutine of Run, like the Stores.
-	reach *reach.Index
+	// outputs computes the effective policies the worker takes from queue
+	// (outputs.go), reaches builds the policy reaches from them (reaches.go).
+	outputs *outputs
+	reaches *reaches
 
 	// queue holds the dirty keys until the worker applies them, and the
 	// generation it has applied, which reads wait for (dirty.go).
@@ -69,9 +64,6 @@ type Live struct {
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
 	ready   atomic.Bool // first full computation done
-	// reachesBuilt is closed once every policy's reach has been built
-	// after the first full computation.
-	reachesBuilt chan struct{}
 }
 
 // NewWithEngine builds the live layer around engine, reading the cluster
@@ -94,11 +86,14 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		debounce:      o.RecomputeDebounce,
 		reviewTimeout: o.ReviewTimeout,
 		stores:        stores,
-		reach:         reach.NewIndex(),
 		queue:         newDirtyQueue(),
 		cache:         newPersistence(o.CacheDir, stores),
-		reachesBuilt:  make(chan struct{}),
 	}
+	index := reach.NewIndex()
+	l.outputs = &outputs{engine: engine, index: index, cache: l.cache,
+		stores: scopedStores{ResourceEffectivePolicies, stores.namespaced, ResourceClusterEffectivePolicies, stores.cluster}}
+	l.reaches = &reaches{engine: engine, index: index, cache: l.cache, built: make(chan struct{}),
+		stores: scopedStores{ResourcePolicyReaches, stores.reachNS, ResourceClusterPolicyReaches, stores.reachCL}}
 	l.nsBackend = &Backend{l: l, store: stores.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: stores.cluster}
 	l.reachNSBackend = &Backend{l: l, store: stores.reachNS, namespaced: true, reach: true}
@@ -208,8 +203,8 @@ func (l *Live) Run(ctx context.Context) error {
 		"effectivepolicies", len(snapshotKeys(l.stores.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.stores.cluster)))
 	// The reaches are read off the outputs: built once those are served.
 	// Their reads wait for this (awaitReaches); the worker starts after it.
-	l.applyReaches(l.everyPolicy(policies))
-	close(l.reachesBuilt)
+	l.reaches.apply(l.reaches.every(policies))
+	close(l.reaches.built)
 	endStartupGC()
 	klog.InfoS("Policy reaches built", "duration", time.Since(start),
 		"policyreaches", len(snapshotKeys(l.stores.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.stores.reachCL)))
@@ -270,7 +265,7 @@ func (l *Live) fullRecompute() map[compute.Key]struct{} {
 		keys = append(keys, k)
 	}
 	compute.SortKeys(keys)
-	l.applyKeys(keys, policies)
+	l.outputs.apply(keys, policies)
 	l.queue.setApplied(gen)
 	return policies
 }
@@ -320,134 +315,7 @@ func (l *Live) worker(ctx context.Context) {
 // policies and of those whose entries in the recomputed outputs changed.
 func (l *Live) flush() {
 	keys, policies, gen := l.queue.take()
-	l.applyKeys(keys, policies)
-	l.applyReaches(policies)
+	l.outputs.apply(keys, policies)
+	l.reaches.apply(policies)
 	l.queue.setApplied(gen)
-}
-
-// applyKeys computes keys in batches, applies each batch to the Stores and
-// writes what they applied to the cache, in that order, so that the cache
-// sees the batches in the order the Stores applied them. It adds to
-// policies those whose entries in the outputs changed.
-func (l *Live) applyKeys(keys []compute.Key, policies map[compute.Key]struct{}) {
-	for len(keys) > 0 {
-		n := min(len(keys), batchSize)
-		l.applyBatch(keys[:n], policies)
-		keys = keys[n:]
-	}
-}
-
-// computed is the result of l.compute for one key.
-type computed struct {
-	obj *encoded.Object
-	// entries are the output's source entries (pkg/reach).
-	entries []reach.Entry
-	ok      bool
-	err     error
-}
-
-// computeAll computes keys on up to GOMAXPROCS goroutines (the engine is
-// safe for concurrent Compute; l.compute recovers a panic per key). The
-// results are in the order of keys, so what is applied does not depend on
-// scheduling.
-func (l *Live) computeAll(keys []compute.Key) []computed {
-	out := make([]computed, len(keys))
-	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
-		out[i] = l.compute(keys[i])
-	})
-	return out
-}
-
-func (l *Live) applyBatch(keys []compute.Key, policies map[compute.Key]struct{}) {
-	start := time.Now()
-	results := l.computeAll(keys)
-	for i, r := range results {
-		if r.err != nil {
-			continue // keep the previous output (and its entries)
-		}
-		for _, p := range l.reach.Set(keys[i], r.entries) {
-			policies[p] = struct{}{}
-		}
-	}
-	recomputed.Add(float64(len(keys)))
-	batch, changed := applyResults(keys, results,
-		scopedStores{ResourceEffectivePolicies, l.stores.namespaced, ResourceClusterEffectivePolicies, l.stores.cluster})
-	applyDuration.Observe(time.Since(start).Seconds())
-	klog.V(4).InfoS("Recomputed", "keys", len(keys), "changed", changed, "duration", time.Since(start))
-	if len(batch) > 0 {
-		l.cache.write(batch)
-	}
-}
-
-// scopedStores are the Stores of one kind's namespaced and cluster-scoped
-// resources, with their names (the cache's buckets).
-type scopedStores struct {
-	nsResource string
-	ns         *outputStore
-	clResource string
-	cl         *outputStore
-}
-
-// applyResults applies results, one per key (an error keeps the key's
-// previous object, ok=false deletes it), to the Store of the key's scope,
-// and returns what they applied as a cache batch and how many objects
-// changed.
-func applyResults(keys []compute.Key, results []computed, s scopedStores) (cache.Batch, int) {
-	var nsChanges, clChanges []outputChange
-	for i, r := range results {
-		if r.err != nil {
-			continue
-		}
-		var obj *encoded.Object
-		if r.ok {
-			obj = r.obj
-		}
-		c := outputChange{Namespace: keys[i].Namespace, Name: keys[i].Name, Object: obj}
-		if keys[i].Namespace == "" {
-			clChanges = append(clChanges, c)
-		} else {
-			nsChanges = append(nsChanges, c)
-		}
-	}
-	batch, changed := cache.Batch{}, 0
-	for _, x := range []struct {
-		resource string
-		store    *outputStore
-		changes  []outputChange
-	}{{s.nsResource, s.ns, nsChanges}, {s.clResource, s.cl, clChanges}} {
-		if len(x.changes) == 0 {
-			continue
-		}
-		if rv, applied := x.store.Apply(x.changes); len(applied) > 0 {
-			batch[x.resource] = entries(applied, x.changes, rv)
-			changed += len(applied)
-		}
-	}
-	return batch, changed
-}
-
-// compute calls the engine, reads the output's source entries and encodes
-// it (encoded.Object: compact and served without re-encoding;
-// docs/storage.md). A panic of the engine is turned into an error so that
-// no input can crash the server. Encoding runs here, on computeAll's
-// goroutines, and the engine's output is dropped afterwards: the Stores
-// keep only the encoded form, the reach index only the entries.
-func (l *Live) compute(k compute.Key) (c computed) {
-	defer func() {
-		if r := recover(); r != nil {
-			computePanics.Inc()
-			c = computed{err: fmt.Errorf("engine panicked: %v", r)}
-			klog.ErrorS(c.err, "Computing an output failed; keeping the previous one", "key", k.String())
-		}
-	}()
-	obj, ok := l.engine.Compute(k)
-	if !ok || obj == nil {
-		return computed{}
-	}
-	enc, err := encoded.New(obj)
-	if err != nil {
-		klog.ErrorS(err, "Encoding an output failed; keeping the previous one", "key", k.String())
-		return computed{err: err}
-	}
-	return computed{obj: enc, entries: reach.FromOutput(obj), ok: true}
 }
