@@ -42,8 +42,6 @@ type Live struct {
 	engine   Engine
 	inputs   *inputs.Manager
 	debounce time.Duration
-	// reviewTimeout bounds a review's hold of the engine (Options.ReviewTimeout).
-	reviewTimeout time.Duration
 
 	stores                         storeSet
 	nsBackend, clBackend           *Backend
@@ -60,6 +58,8 @@ type Live struct {
 	// cache restores the Stores from the bbolt file and persists what they
 	// apply (cachefile.go).
 	cache *persistence
+	// answers serves traces and reviews from the engine (answers.go).
+	answers *Answers
 
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
@@ -82,18 +82,18 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 		reachCL:    newStore(o, epoch, ResourceClusterPolicyReaches, false),
 	}
 	l := &Live{
-		engine:        engine,
-		debounce:      o.RecomputeDebounce,
-		reviewTimeout: o.ReviewTimeout,
-		stores:        stores,
-		queue:         newDirtyQueue(),
-		cache:         newPersistence(o.CacheDir, stores),
+		engine:   engine,
+		debounce: o.RecomputeDebounce,
+		stores:   stores,
+		queue:    newDirtyQueue(),
+		cache:    newPersistence(o.CacheDir, stores),
 	}
 	index := reach.NewIndex()
 	l.outputs = &outputs{engine: engine, index: index, cache: l.cache,
 		stores: scopedStores{ResourceEffectivePolicies, stores.namespaced, ResourceClusterEffectivePolicies, stores.cluster}}
 	l.reaches = &reaches{engine: engine, index: index, cache: l.cache, built: make(chan struct{}),
 		stores: scopedStores{ResourcePolicyReaches, stores.reachNS, ResourceClusterPolicyReaches, stores.reachCL}}
+	l.answers = &Answers{engine: engine, reviewTimeout: o.ReviewTimeout, ready: l.Ready, awaitApplied: l.awaitApplied}
 	l.nsBackend = &Backend{l: l, store: stores.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: stores.cluster}
 	l.reachNSBackend = &Backend{l: l, store: stores.reachNS, namespaced: true, reach: true}

@@ -50,7 +50,7 @@ func TestReviewTouchesNothing(t *testing.T) {
 
 	blue := colorPolicy("gw", "g1", nil)
 	blue.Object["spec"].(map[string]interface{})["color"] = "blue"
-	outs, err := l.Review(ctx, compute.Proposal{Apply: []*unstructured.Unstructured{blue}})
+	outs, err := l.Answers().Review(ctx, compute.Proposal{Apply: []*unstructured.Unstructured{blue}})
 	if err != nil {
 		t.Fatal(err)
 	}
