@@ -37,7 +37,11 @@ const (
 	ResourceClusterPolicyReaches     = "clusterpolicyreaches"
 )
 
-// Live is the running live layer.
+// Live is the running live layer. It runs the start-up and the worker
+// (Run), gates the reads on them, and composes the parts that do the work:
+// the dirty queue (dirty.go), the computation of the outputs (outputs.go)
+// and of the policy reaches (reaches.go), the cache (cachefile.go) and the
+// answers to traces and reviews (answers.go).
 type Live struct {
 	engine   Engine
 	inputs   *inputs.Manager
@@ -46,19 +50,18 @@ type Live struct {
 	stores                         storeSet
 	nsBackend, clBackend           *Backend
 	reachNSBackend, reachCLBackend *Backend
-	// outputs computes the effective policies the worker takes from queue
-	// (outputs.go), reaches builds the policy reaches from them (reaches.go).
-	outputs *outputs
-	reaches *reaches
 
 	// queue holds the dirty keys until the worker applies them, and the
-	// generation it has applied, which reads wait for (dirty.go).
+	// generation it has applied, which reads wait for.
 	queue *dirtyQueue
-
+	// outputs computes the effective policies the worker takes from queue,
+	// reaches builds the policy reaches from them.
+	outputs *outputs
+	reaches *reaches
 	// cache restores the Stores from the bbolt file and persists what they
-	// apply (cachefile.go).
+	// apply.
 	cache *persistence
-	// answers serves traces and reviews from the engine (answers.go).
+	// answers serves traces and reviews from the engine.
 	answers *Answers
 
 	started atomic.Bool
@@ -171,7 +174,7 @@ func (l *Live) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
-	go func() { defer wg.Done(); l.reportInformers(ctx, informerReportInterval) }()
+	go func() { defer wg.Done(); reportInformers(ctx, l.inputs, informerReportInterval) }()
 	go func() { defer wg.Done(); l.cache.retry(ctx) }()
 	defer func() {
 		wg.Wait()
