@@ -14,10 +14,9 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
-// Answers answers the requests the live layer answers from the engine
-// rather than from a Store: RequestTraces (registry.TraceSource) and
-// EffectivePolicyReviews (review.Source). Neither touches the Stores, their
-// watchers or the cache.
+// Answers serves RequestTraces (registry.TraceSource) and
+// EffectivePolicyReviews (review.Source) from the engine itself rather than
+// from a Store: neither touches the Stores, their watchers or the cache.
 type Answers struct {
 	engine Engine
 	// reviewTimeout bounds a review's hold of the engine (Options.ReviewTimeout).
@@ -34,7 +33,8 @@ var (
 	_ review.Source        = (*Answers)(nil)
 )
 
-// Answers is what serves RequestTraces and EffectivePolicyReviews.
+// Answers returns the part that serves RequestTraces and
+// EffectivePolicyReviews, the source the REST layer takes for both.
 func (l *Live) Answers() *Answers { return l.answers }
 
 // TraceTopology implements registry.TraceSource: the engine, once the

@@ -21,7 +21,8 @@ import (
 
 // reaches builds the policy reaches and applies them: to the Stores of the
 // two policy-reach resources and to the cache. It reads the reach index
-// that outputs writes. Used only by the goroutine of Run, but for await.
+// that outputs writes. Only the goroutine of Run uses it, except await,
+// which reads wait in.
 type reaches struct {
 	engine Engine
 	stores scopedStores
