@@ -2,25 +2,13 @@ package live
 
 import (
 	"context"
-	"fmt"
-	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/access"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/requesttrace"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
-)
-
-var (
-	_ registry.TraceSource = (*Live)(nil)
-	_ review.Source        = (*Live)(nil)
 )
 
 // Backend serves one resource from its versioned Store. Reads never
@@ -100,43 +88,4 @@ func (s sensitiveIndex) SensitiveKind(gk schema.GroupKind) (access.SensitiveKind
 		return access.SensitiveKind{}, false
 	}
 	return access.SensitiveKind{Resource: sk.Resource, Paths: sk.Paths}, true
-}
-
-// TraceTopology implements registry.TraceSource: the engine, once the
-// outputs are current with every change pending when the call arrived (a
-// trace reads the engine's topology and the served outputs, which must
-// agree). Before the first full computation there is nothing to trace in.
-func (l *Live) TraceTopology(ctx context.Context) (requesttrace.Topology, error) {
-	if !l.ready.Load() {
-		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
-	}
-	if err := l.awaitApplied(ctx); err != nil {
-		return nil, err
-	}
-	return l.engine, nil
-}
-
-// Review implements review.Source: the engine's WhatIf on the
-// proposal, its objects trimmed as informers trim live inputs (so a
-// proposed object that equals the live one changes nothing). The stores,
-// their watchers and the cache are not touched; live edits wait for the
-// review (it holds the engine's write lock).
-func (l *Live) Review(ctx context.Context, p compute.Proposal) ([]compute.Outcome, error) {
-	if !l.ready.Load() {
-		return nil, fmt.Errorf("the server is computing the effective policies of the cluster; retry in a few seconds")
-	}
-	trimmed := compute.Proposal{Delete: p.Delete, Apply: make([]*unstructured.Unstructured, len(p.Apply))}
-	for i, o := range p.Apply {
-		trimmed.Apply[i] = inputs.Trim(o, o.GroupVersionKind())
-	}
-	timeout := l.reviewTimeout
-	if timeout <= 0 {
-		timeout = NewOptions().ReviewTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	start := time.Now()
-	out, err := l.engine.WhatIfWithin(ctx, trimmed)
-	reviewDuration.Observe(time.Since(start).Seconds())
-	return out, err
 }

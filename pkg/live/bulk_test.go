@@ -108,7 +108,7 @@ func TestStartUpFeedsInBulk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inject := func() { sink{l}.Upsert(policy("default", "late", "r", "9")) }
+			inject := func() { sink{engine: l.engine, queue: l.queue}.Upsert(policy("default", "late", "r", "9")) }
 			if tc.beforeSwitch {
 				e.before = inject
 			} else {

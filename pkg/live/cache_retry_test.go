@@ -19,21 +19,15 @@ func cacheCheckAt(l *Live, path string) error {
 	return l.CacheCheck().Check(httptest.NewRequest(http.MethodGet, path, nil))
 }
 
-// A cache directory unusable at start is retried with back-off: once it
-// becomes usable, the file is adopted for the history the server already
-// serves (its epoch and resourceVersions), later changes are written to it,
-// and a restart restores exactly what was served. Meanwhile the server serves
-// from memory, /readyz passes and /readyz/effectivepolicy-cache reports why.
-func TestCacheUnusableAtStartIsRetried(t *testing.T) {
-	oldInitial, oldMax := cacheRetryInitial, cacheRetryMax
-	cacheRetryInitial, cacheRetryMax = 10*time.Millisecond, 50*time.Millisecond
-	t.Cleanup(func() { cacheRetryInitial, cacheRetryMax = oldInitial, oldMax })
+// unusableCacheDir is a way to make the cache directory unusable.
+type unusableCacheDir struct {
+	name string
+	// breakDir makes dir unusable and returns what makes it usable again.
+	breakDir func(t *testing.T, dir string) (fix func())
+}
 
-	tests := []struct {
-		name string
-		// break makes dir unusable and returns what makes it usable again.
-		breakDir func(t *testing.T, dir string) (fix func())
-	}{
+func unusableCacheDirs() []unusableCacheDir {
+	return []unusableCacheDir{
 		{"a file where the directory is expected", func(t *testing.T, dir string) func() {
 			if err := os.WriteFile(dir, []byte("not a directory"), 0o600); err != nil {
 				t.Fatal(err)
@@ -58,7 +52,19 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			return func() { _ = other.Close() }
 		}},
 	}
-	for _, tc := range tests {
+}
+
+// A cache directory unusable at start is retried with back-off: once it
+// becomes usable, the file is adopted for the history the server already
+// serves (its epoch and resourceVersions), later changes are written to it,
+// and a restart restores exactly what was served. Meanwhile the server serves
+// from memory, /readyz passes and /readyz/effectivepolicy-cache reports why.
+func TestCacheUnusableAtStartIsRetried(t *testing.T) {
+	oldInitial, oldMax := cacheRetryInitial, cacheRetryMax
+	cacheRetryInitial, cacheRetryMax = 10*time.Millisecond, 50*time.Millisecond
+	t.Cleanup(func() { cacheRetryInitial, cacheRetryMax = oldInitial, oldMax })
+
+	for _, tc := range unusableCacheDirs() {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "cache")
 			fix := tc.breakDir(t, dir)
@@ -78,14 +84,14 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			if err := cacheCheckAt(h.live, "/readyz/"+CacheCheckName); err == nil {
 				t.Error("/readyz/effectivepolicy-cache passes while the cache is unusable")
 			}
-			epoch := h.live.namespaced.Epoch()
+			epoch := h.live.stores.namespaced.Epoch()
 
 			fix()
 			h.eventually("the cache adopted", func() bool { return h.live.CacheError() == nil })
 			if err := cacheCheckAt(h.live, "/readyz/"+CacheCheckName); err != nil {
 				t.Errorf("/readyz/effectivepolicy-cache after recovery: %v", err)
 			}
-			if e := h.live.namespaced.Epoch(); e != epoch {
+			if e := h.live.stores.namespaced.Epoch(); e != epoch {
 				t.Fatalf("adopting the cache changed the served epoch %d -> %d", epoch, e)
 			}
 			h.watching("retrypolicies", 1)
@@ -102,7 +108,7 @@ func TestCacheUnusableAtStartIsRetried(t *testing.T) {
 			if got != want || rv != wantRV {
 				t.Errorf("restart restores\n%s @%d\nwant what was served\n%s @%d", got, rv, want, wantRV)
 			}
-			if e := h2.live.namespaced.Epoch(); e != epoch {
+			if e := h2.live.stores.namespaced.Epoch(); e != epoch {
 				t.Errorf("restored epoch %d, want the served history's %d", e, epoch)
 			}
 		})

@@ -6,6 +6,7 @@ package live
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,43 +17,75 @@ import (
 )
 
 // sink feeds input events to the engine and marks the keys it returns dirty.
-type sink struct{ l *Live }
+type sink struct {
+	engine Engine
+	queue  *dirtyQueue
+}
 
 func (s sink) Upsert(obj *unstructured.Unstructured) {
-	keys := s.l.engine.Upsert(obj)
-	s.l.markDirty(keys, s.l.changedPolicies())
+	keys := s.engine.Upsert(obj)
+	s.queue.mark(keys, s.engine.TakeChangedPolicies())
 }
 
 func (s sink) Delete(gk schema.GroupKind, namespace, name string) {
-	keys := s.l.engine.Delete(gk, namespace, name)
-	s.l.markDirty(keys, s.l.changedPolicies())
+	keys := s.engine.Delete(gk, namespace, name)
+	s.queue.mark(keys, s.engine.TakeChangedPolicies())
 }
 
-func (s sink) PolicyResources() []schema.GroupVersionResource { return s.l.engine.PolicyResources() }
+func (s sink) PolicyResources() []schema.GroupVersionResource { return s.engine.PolicyResources() }
 
-// changedPolicies takes the policies whose own state changed from the
-// engine.
-func (l *Live) changedPolicies() []compute.Key {
-	return l.engine.TakeChangedPolicies()
+// dirtyQueue is the dirty set and its generation, and the generation the
+// worker has applied: the meeting point of the informers' goroutines (mark),
+// the worker (take, setApplied) and the reads (await).
+type dirtyQueue struct {
+	// The dirty set and its generation: marked counts the mark calls that
+	// added keys, so "every change up to generation g" is a point a read
+	// can wait for.
+	mu   sync.Mutex
+	keys map[compute.Key]struct{}
+	// policies are policies whose own state (kinds, labels, named targets)
+	// changed: their reaches are rebuilt, as are those of the policies whose
+	// entries in recomputed outputs changed.
+	policies map[compute.Key]struct{}
+	marked   uint64
+	kick     chan struct{} // a change was marked: flush after the debounce
+	urgent   chan struct{} // a read waits: flush now
+
+	// applied is the generation the worker has applied to the Stores (and
+	// written to the cache); appliedCh is closed and replaced whenever it
+	// advances, waking the reads that wait for it.
+	appliedMu sync.Mutex
+	applied   uint64
+	appliedCh chan struct{}
 }
 
-// markDirty marks output keys, and policies whose reach must be rebuilt
+func newDirtyQueue() *dirtyQueue {
+	return &dirtyQueue{
+		keys:      map[compute.Key]struct{}{},
+		policies:  map[compute.Key]struct{}{},
+		kick:      make(chan struct{}, 1),
+		urgent:    make(chan struct{}, 1),
+		appliedCh: make(chan struct{}),
+	}
+}
+
+// mark marks output keys, and policies whose reach must be rebuilt
 // whatever the outputs say, dirty.
-func (l *Live) markDirty(keys, policies []compute.Key) {
+func (q *dirtyQueue) mark(keys, policies []compute.Key) {
 	if len(keys) == 0 && len(policies) == 0 {
 		return
 	}
-	l.dirtyMu.Lock()
+	q.mu.Lock()
 	for _, k := range keys {
-		l.dirty[k] = struct{}{}
+		q.keys[k] = struct{}{}
 	}
 	for _, k := range policies {
-		l.dirtyPolicies[k] = struct{}{}
+		q.policies[k] = struct{}{}
 	}
-	l.marked++
-	dirtyKeys.Set(float64(len(l.dirty)))
-	l.dirtyMu.Unlock()
-	signal(l.kick)
+	q.marked++
+	dirtyKeys.Set(float64(len(q.keys)))
+	q.mu.Unlock()
+	signal(q.kick)
 }
 
 // signal wakes the worker without blocking: a signal already pending
@@ -64,56 +97,50 @@ func signal(c chan struct{}) {
 	}
 }
 
-// takeDirty removes and returns every dirty key and policy, and the
-// generation they make up to: once they are applied, every change marked
-// so far is.
-func (l *Live) takeDirty() (keys []compute.Key, policies map[compute.Key]struct{}, gen uint64) {
-	l.dirtyMu.Lock()
-	keys = make([]compute.Key, 0, len(l.dirty))
-	for k := range l.dirty {
+// take removes and returns every dirty key and policy, and the generation
+// they make up to: once they are applied, every change marked so far is.
+func (q *dirtyQueue) take() (keys []compute.Key, policies map[compute.Key]struct{}, gen uint64) {
+	q.mu.Lock()
+	keys = make([]compute.Key, 0, len(q.keys))
+	for k := range q.keys {
 		keys = append(keys, k)
 	}
-	l.dirty = map[compute.Key]struct{}{}
-	policies = l.dirtyPolicies
-	l.dirtyPolicies = map[compute.Key]struct{}{}
-	gen = l.marked
+	q.keys = map[compute.Key]struct{}{}
+	policies = q.policies
+	q.policies = map[compute.Key]struct{}{}
+	gen = q.marked
 	dirtyKeys.Set(0)
-	l.dirtyMu.Unlock()
+	q.mu.Unlock()
 	compute.SortKeys(keys)
 	return keys, policies, gen
 }
 
 // setApplied records that every change up to generation gen is applied and
 // wakes the reads waiting for it.
-func (l *Live) setApplied(gen uint64) {
-	l.appliedMu.Lock()
-	defer l.appliedMu.Unlock()
-	if gen <= l.applied {
+func (q *dirtyQueue) setApplied(gen uint64) {
+	q.appliedMu.Lock()
+	defer q.appliedMu.Unlock()
+	if gen <= q.applied {
 		return
 	}
-	l.applied = gen
-	close(l.appliedCh)
-	l.appliedCh = make(chan struct{})
+	q.applied = gen
+	close(q.appliedCh)
+	q.appliedCh = make(chan struct{})
 }
 
-// awaitApplied makes a read see every change that was pending when it
-// arrived: it asks the worker to flush at once (skipping the debounce) and
-// waits until the worker has applied them, or until ctx ends. Reads never
-// compute or write themselves; the worker is the only writer. Before the
-// first computation reads serve the outputs restored from the cache and do
-// not wait.
-func (l *Live) awaitApplied(ctx context.Context) error {
-	if !l.ready.Load() {
-		return nil
-	}
-	l.dirtyMu.Lock()
-	want := l.marked
-	l.dirtyMu.Unlock()
+// await makes a read see every change that was pending when it arrived: it
+// asks the worker to flush at once (skipping the debounce) and waits until
+// the worker has applied them, or until ctx ends. Reads never compute or
+// write themselves; the worker is the only writer.
+func (q *dirtyQueue) await(ctx context.Context) error {
+	q.mu.Lock()
+	want := q.marked
+	q.mu.Unlock()
 	var start time.Time
 	for {
-		l.appliedMu.Lock()
-		applied, ch := l.applied, l.appliedCh
-		l.appliedMu.Unlock()
+		q.appliedMu.Lock()
+		applied, ch := q.applied, q.appliedCh
+		q.appliedMu.Unlock()
 		if applied >= want {
 			if !start.IsZero() {
 				readWait.Observe(time.Since(start).Seconds())
@@ -123,7 +150,7 @@ func (l *Live) awaitApplied(ctx context.Context) error {
 		if start.IsZero() {
 			start = time.Now()
 		}
-		signal(l.urgent)
+		signal(q.urgent)
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -131,4 +158,14 @@ func (l *Live) awaitApplied(ctx context.Context) error {
 			return apierrors.NewTimeoutError("effective policies are still being recomputed after recent changes; try again", 1)
 		}
 	}
+}
+
+// awaitApplied makes a read see every change that was pending when it
+// arrived (dirtyQueue.await). Before the first computation reads serve the
+// outputs restored from the cache and do not wait.
+func (l *Live) awaitApplied(ctx context.Context) error {
+	if !l.ready.Load() {
+		return nil
+	}
+	return l.queue.await(ctx)
 }

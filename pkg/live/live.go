@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -19,7 +18,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/inputs"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/cache"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/resourceversion"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
@@ -39,68 +37,36 @@ const (
 	ResourceClusterPolicyReaches     = "clusterpolicyreaches"
 )
 
-// batchSize bounds the keys computed, applied and written in one batch (one
-// resourceVersion per store, one bbolt transaction).
-const batchSize = 500
-
-// Live is the running live layer.
+// Live is the running live layer. It runs the start-up and the worker
+// (Run), gates the reads on them, and composes the parts that do the work:
+// the dirty queue (dirty.go), the computation of the outputs (outputs.go)
+// and of the policy reaches (reaches.go), the cache (cachefile.go) and the
+// answers to traces and reviews (answers.go).
 type Live struct {
 	engine   Engine
 	inputs   *inputs.Manager
 	debounce time.Duration
-	// reviewTimeout bounds a review's hold of the engine (Options.ReviewTimeout).
-	reviewTimeout time.Duration
 
-	// The Stores of the four served resources: effective policies and, built
-	// from them, policy reaches (docs/spec.md §8), namespaced and cluster-scoped.
-	namespaced, cluster            *outputStore
-	reachNS, reachCL               *outputStore
+	stores                         storeSet
 	nsBackend, clBackend           *Backend
 	reachNSBackend, reachCLBackend *Backend
-	// reach holds every output's source entries by policy (pkg/reach);
-	// written only by the goroutine of Run, like the Stores.
-	reach *reach.Index
 
-	cacheDir string
-	// cacheErr is set when persistence is off or failing (memory only).
-	cacheErr atomic.Pointer[error]
-
-	// The dirty set and its generation: marked counts the markDirty calls
-	// that added keys, so "every change up to generation g" is a point a
-	// read can wait for.
-	dirtyMu sync.Mutex
-	dirty   map[compute.Key]struct{}
-	// dirtyPolicies are policies whose own state (kinds, labels, named
-	// targets) changed: their reaches are rebuilt, as are those of the
-	// policies whose entries in recomputed outputs changed.
-	dirtyPolicies map[compute.Key]struct{}
-	marked        uint64
-	kick          chan struct{} // a change was marked: flush after the debounce
-	urgent        chan struct{} // a read waits: flush now
-
-	// applied is the generation the worker has applied to the Stores (and
-	// written to the cache); appliedCh is closed and replaced whenever it
-	// advances, waking the reads that wait for it.
-	appliedMu sync.Mutex
-	applied   uint64
-	appliedCh chan struct{}
-
-	// Written only by the goroutine of Run (the first computation, then the
-	// worker loop): the Stores, the cache file and rewrite. A cache file
-	// that becomes usable later reaches that goroutine through adopt.
-	db      cacheFile // nil: memory only
-	rewrite bool      // a write failed: the next one rewrites everything
-	adopt   chan adoption
-	// retryOpen: the cache directory was set but the file could not be
-	// opened at start; retryCache keeps trying.
-	retryOpen bool
+	// queue holds the dirty keys until the worker applies them, and the
+	// generation it has applied, which reads wait for.
+	queue *dirtyQueue
+	// outputs computes the effective policies the worker takes from queue,
+	// reaches builds the policy reaches from them.
+	outputs *outputs
+	reaches *reaches
+	// cache restores the Stores from the bbolt file and persists what they
+	// apply.
+	cache *persistence
+	// answers serves traces and reviews from the engine.
+	answers *Answers
 
 	started atomic.Bool
 	synced  atomic.Bool // inputs synced once
 	ready   atomic.Bool // first full computation done
-	// reachesBuilt is closed once every policy's reach has been built
-	// after the first full computation.
-	reachesBuilt chan struct{}
 }
 
 // NewWithEngine builds the live layer around engine, reading the cluster
@@ -112,31 +78,31 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	}
 	registerMetrics()
 	epoch := resourceversion.NewEpoch() // memory only; the cache's replaces it
-	l := &Live{
-		engine:        engine,
-		debounce:      o.RecomputeDebounce,
-		reviewTimeout: o.ReviewTimeout,
-		namespaced:    newStore(o, epoch, ResourceEffectivePolicies, true),
-		cluster:       newStore(o, epoch, ResourceClusterEffectivePolicies, false),
-		reachNS:       newStore(o, epoch, ResourcePolicyReaches, true),
-		reachCL:       newStore(o, epoch, ResourceClusterPolicyReaches, false),
-		reach:         reach.NewIndex(),
-		cacheDir:      o.CacheDir,
-		dirty:         map[compute.Key]struct{}{},
-		dirtyPolicies: map[compute.Key]struct{}{},
-		kick:          make(chan struct{}, 1),
-		urgent:        make(chan struct{}, 1),
-		appliedCh:     make(chan struct{}),
-		reachesBuilt:  make(chan struct{}),
-		adopt:         make(chan adoption),
+	stores := storeSet{
+		namespaced: newStore(o, epoch, ResourceEffectivePolicies, true),
+		cluster:    newStore(o, epoch, ResourceClusterEffectivePolicies, false),
+		reachNS:    newStore(o, epoch, ResourcePolicyReaches, true),
+		reachCL:    newStore(o, epoch, ResourceClusterPolicyReaches, false),
 	}
-	l.nsBackend = &Backend{l: l, store: l.namespaced, namespaced: true}
-	l.clBackend = &Backend{l: l, store: l.cluster}
-	l.reachNSBackend = &Backend{l: l, store: l.reachNS, namespaced: true, reach: true}
-	l.reachCLBackend = &Backend{l: l, store: l.reachCL, reach: true}
-	l.inputs = inputs.NewManager(client, sink{l})
-	l.openCache()
-	l.retryOpen = l.cacheDir != "" && l.db == nil
+	l := &Live{
+		engine:   engine,
+		debounce: o.RecomputeDebounce,
+		stores:   stores,
+		queue:    newDirtyQueue(),
+		cache:    newPersistence(o.CacheDir, stores),
+	}
+	index := reach.NewIndex()
+	l.outputs = &outputs{engine: engine, index: index, cache: l.cache,
+		stores: scopedStores{ResourceEffectivePolicies, stores.namespaced, ResourceClusterEffectivePolicies, stores.cluster}}
+	l.reaches = &reaches{engine: engine, index: index, cache: l.cache, built: make(chan struct{}),
+		stores: scopedStores{ResourcePolicyReaches, stores.reachNS, ResourceClusterPolicyReaches, stores.reachCL}}
+	l.answers = &Answers{engine: engine, reviewTimeout: o.ReviewTimeout, ready: l.Ready, awaitApplied: l.awaitApplied}
+	l.nsBackend = &Backend{l: l, store: stores.namespaced, namespaced: true}
+	l.clBackend = &Backend{l: l, store: stores.cluster}
+	l.reachNSBackend = &Backend{l: l, store: stores.reachNS, namespaced: true, reach: true}
+	l.reachCLBackend = &Backend{l: l, store: stores.reachCL, reach: true}
+	l.inputs = inputs.NewManager(client, sink{engine: engine, queue: l.queue})
+	l.cache.open()
 	return l, nil
 }
 
@@ -166,13 +132,22 @@ type resourceStore struct {
 	store *outputStore
 }
 
-// stores maps each resource (and bbolt bucket) to its Store.
-func (l *Live) stores() map[string]resourceStore {
+// storeSet holds the Stores of the four served resources: effective
+// policies and, built from them, policy reaches (docs/spec.md §8),
+// namespaced and cluster-scoped. They are written only by the goroutine of
+// Run.
+type storeSet struct {
+	namespaced, cluster *outputStore
+	reachNS, reachCL    *outputStore
+}
+
+// byResource maps each resource (and bbolt bucket) to its Store.
+func (s storeSet) byResource() map[string]resourceStore {
 	return map[string]resourceStore{
-		ResourceEffectivePolicies:        {encoded.KindEffectivePolicy, l.namespaced},
-		ResourceClusterEffectivePolicies: {encoded.KindClusterEffectivePolicy, l.cluster},
-		ResourcePolicyReaches:            {encoded.KindPolicyReach, l.reachNS},
-		ResourceClusterPolicyReaches:     {encoded.KindClusterPolicyReach, l.reachCL},
+		ResourceEffectivePolicies:        {encoded.KindEffectivePolicy, s.namespaced},
+		ResourceClusterEffectivePolicies: {encoded.KindClusterEffectivePolicy, s.cluster},
+		ResourcePolicyReaches:            {encoded.KindPolicyReach, s.reachNS},
+		ResourceClusterPolicyReaches:     {encoded.KindClusterPolicyReach, s.reachCL},
 	}
 }
 
@@ -199,16 +174,11 @@ func (l *Live) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); l.inputs.Run(ctx) }()
-	go func() { defer wg.Done(); l.reportInformers(ctx, informerReportInterval) }()
-	go func() { defer wg.Done(); l.retryCache(ctx) }() // health.go
+	go func() { defer wg.Done(); reportInformers(ctx, l.inputs, informerReportInterval) }()
+	go func() { defer wg.Done(); l.cache.retry(ctx) }()
 	defer func() {
 		wg.Wait()
-		if l.db != nil {
-			if err := l.db.Close(); err != nil {
-				klog.ErrorS(err, "Closing the output cache")
-			}
-			l.db = nil
-		}
+		l.cache.close()
 	}()
 
 	start := time.Now()
@@ -233,17 +203,17 @@ func (l *Live) Run(ctx context.Context) error {
 	goruntime.GC()
 	l.ready.Store(true)
 	klog.InfoS("First computation done; ready", "duration", time.Since(start),
-		"effectivepolicies", len(snapshotKeys(l.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.cluster)))
+		"effectivepolicies", len(snapshotKeys(l.stores.namespaced)), "clustereffectivepolicies", len(snapshotKeys(l.stores.cluster)))
 	// The reaches are read off the outputs: built once those are served.
 	// Their reads wait for this (awaitReaches); the worker starts after it.
-	l.applyReaches(l.everyPolicy(policies))
-	close(l.reachesBuilt)
+	l.reaches.apply(l.reaches.every(policies))
+	close(l.reaches.built)
 	endStartupGC()
 	klog.InfoS("Policy reaches built", "duration", time.Since(start),
-		"policyreaches", len(snapshotKeys(l.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.reachCL)))
+		"policyreaches", len(snapshotKeys(l.stores.reachNS)), "clusterpolicyreaches", len(snapshotKeys(l.stores.reachCL)))
 	// Keys that changed during the full computation are dirty: the worker
 	// flushes them first.
-	signal(l.kick)
+	signal(l.queue.kick)
 	l.worker(ctx)
 	return nil
 }
@@ -279,7 +249,7 @@ func startupGC() (end func()) {
 // dirty key. It returns the dirty policies and those whose entries it
 // changed; the caller builds their reaches (all of them, at start-up).
 func (l *Live) fullRecompute() map[compute.Key]struct{} {
-	dirty, policies, gen := l.takeDirty()
+	dirty, policies, gen := l.queue.take()
 	set := map[compute.Key]struct{}{}
 	for _, k := range dirty {
 		set[k] = struct{}{}
@@ -287,10 +257,10 @@ func (l *Live) fullRecompute() map[compute.Key]struct{} {
 	for _, k := range l.engine.Keys() {
 		set[k] = struct{}{}
 	}
-	for _, k := range snapshotKeys(l.namespaced) {
+	for _, k := range snapshotKeys(l.stores.namespaced) {
 		set[k] = struct{}{}
 	}
-	for _, k := range snapshotKeys(l.cluster) {
+	for _, k := range snapshotKeys(l.stores.cluster) {
 		set[k] = struct{}{}
 	}
 	keys := make([]compute.Key, 0, len(set))
@@ -298,8 +268,8 @@ func (l *Live) fullRecompute() map[compute.Key]struct{} {
 		keys = append(keys, k)
 	}
 	compute.SortKeys(keys)
-	l.applyKeys(keys, policies)
-	l.setApplied(gen)
+	l.outputs.apply(keys, policies)
+	l.queue.setApplied(gen)
 	return policies
 }
 
@@ -322,11 +292,11 @@ func (l *Live) worker(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case a := <-l.adopt:
-			l.adoptCache(a)
+		case a := <-l.cache.adopt:
+			l.cache.adoptFile(a)
 			continue
-		case <-l.kick:
-		case <-l.urgent:
+		case <-l.queue.kick:
+		case <-l.queue.urgent:
 			urgent = true
 		}
 		if !urgent && l.debounce > 0 {
@@ -336,7 +306,7 @@ func (l *Live) worker(ctx context.Context) {
 				t.Stop()
 				return
 			case <-t.C:
-			case <-l.urgent:
+			case <-l.queue.urgent:
 				t.Stop()
 			}
 		}
@@ -347,135 +317,8 @@ func (l *Live) worker(ctx context.Context) {
 // flush applies every dirty key, then rebuilds the reaches of the dirty
 // policies and of those whose entries in the recomputed outputs changed.
 func (l *Live) flush() {
-	keys, policies, gen := l.takeDirty()
-	l.applyKeys(keys, policies)
-	l.applyReaches(policies)
-	l.setApplied(gen)
-}
-
-// applyKeys computes keys in batches, applies each batch to the Stores and
-// writes what they applied to the cache, in that order, so that the cache
-// sees the batches in the order the Stores applied them. It adds to
-// policies those whose entries in the outputs changed.
-func (l *Live) applyKeys(keys []compute.Key, policies map[compute.Key]struct{}) {
-	for len(keys) > 0 {
-		n := min(len(keys), batchSize)
-		l.applyBatch(keys[:n], policies)
-		keys = keys[n:]
-	}
-}
-
-// computed is the result of l.compute for one key.
-type computed struct {
-	obj *encoded.Object
-	// entries are the output's source entries (pkg/reach).
-	entries []reach.Entry
-	ok      bool
-	err     error
-}
-
-// computeAll computes keys on up to GOMAXPROCS goroutines (the engine is
-// safe for concurrent Compute; l.compute recovers a panic per key). The
-// results are in the order of keys, so what is applied does not depend on
-// scheduling.
-func (l *Live) computeAll(keys []compute.Key) []computed {
-	out := make([]computed, len(keys))
-	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
-		out[i] = l.compute(keys[i])
-	})
-	return out
-}
-
-func (l *Live) applyBatch(keys []compute.Key, policies map[compute.Key]struct{}) {
-	start := time.Now()
-	results := l.computeAll(keys)
-	for i, r := range results {
-		if r.err != nil {
-			continue // keep the previous output (and its entries)
-		}
-		for _, p := range l.reach.Set(keys[i], r.entries) {
-			policies[p] = struct{}{}
-		}
-	}
-	recomputed.Add(float64(len(keys)))
-	batch, changed := applyResults(keys, results,
-		scopedStores{ResourceEffectivePolicies, l.namespaced, ResourceClusterEffectivePolicies, l.cluster})
-	applyDuration.Observe(time.Since(start).Seconds())
-	klog.V(4).InfoS("Recomputed", "keys", len(keys), "changed", changed, "duration", time.Since(start))
-	if len(batch) > 0 {
-		l.persist(batch)
-	}
-}
-
-// scopedStores are the Stores of one kind's namespaced and cluster-scoped
-// resources, with their names (the cache's buckets).
-type scopedStores struct {
-	nsResource string
-	ns         *outputStore
-	clResource string
-	cl         *outputStore
-}
-
-// applyResults applies results, one per key (an error keeps the key's
-// previous object, ok=false deletes it), to the Store of the key's scope,
-// and returns what they applied as a cache batch and how many objects
-// changed.
-func applyResults(keys []compute.Key, results []computed, s scopedStores) (cache.Batch, int) {
-	var nsChanges, clChanges []outputChange
-	for i, r := range results {
-		if r.err != nil {
-			continue
-		}
-		var obj *encoded.Object
-		if r.ok {
-			obj = r.obj
-		}
-		c := outputChange{Namespace: keys[i].Namespace, Name: keys[i].Name, Object: obj}
-		if keys[i].Namespace == "" {
-			clChanges = append(clChanges, c)
-		} else {
-			nsChanges = append(nsChanges, c)
-		}
-	}
-	batch, changed := cache.Batch{}, 0
-	for _, x := range []struct {
-		resource string
-		store    *outputStore
-		changes  []outputChange
-	}{{s.nsResource, s.ns, nsChanges}, {s.clResource, s.cl, clChanges}} {
-		if len(x.changes) == 0 {
-			continue
-		}
-		if rv, applied := x.store.Apply(x.changes); len(applied) > 0 {
-			batch[x.resource] = entries(applied, x.changes, rv)
-			changed += len(applied)
-		}
-	}
-	return batch, changed
-}
-
-// compute calls the engine, reads the output's source entries and encodes
-// it (encoded.Object: compact and served without re-encoding;
-// docs/storage.md). A panic of the engine is turned into an error so that
-// no input can crash the server. Encoding runs here, on computeAll's
-// goroutines, and the engine's output is dropped afterwards: the Stores
-// keep only the encoded form, the reach index only the entries.
-func (l *Live) compute(k compute.Key) (c computed) {
-	defer func() {
-		if r := recover(); r != nil {
-			computePanics.Inc()
-			c = computed{err: fmt.Errorf("engine panicked: %v", r)}
-			klog.ErrorS(c.err, "Computing an output failed; keeping the previous one", "key", k.String())
-		}
-	}()
-	obj, ok := l.engine.Compute(k)
-	if !ok || obj == nil {
-		return computed{}
-	}
-	enc, err := encoded.New(obj)
-	if err != nil {
-		klog.ErrorS(err, "Encoding an output failed; keeping the previous one", "key", k.String())
-		return computed{err: err}
-	}
-	return computed{obj: enc, entries: reach.FromOutput(obj), ok: true}
+	keys, policies, gen := l.queue.take()
+	l.outputs.apply(keys, policies)
+	l.reaches.apply(policies)
+	l.queue.setApplied(gen)
 }

@@ -78,10 +78,10 @@ func registerMetrics() {
 	})
 }
 
-// Metrics of the live layer's queue and cache. The call sites are in live.go: dirtyKeys where
-// the dirty set changes, cacheWrites and cacheSize after each successful
-// bbolt write batch (and cacheSize when the file is opened), informerSynced
-// from reportInformers.
+// Metrics of the live layer's queue and cache. The call sites: dirtyKeys
+// where the dirty set changes (dirty.go), cacheWrites and cacheSize after
+// each successful bbolt write batch (and cacheSize when the file is opened;
+// cachefile.go), informerSynced from reportInformers.
 var (
 	dirtyKeys = metrics.NewGauge(&metrics.GaugeOpts{
 		Subsystem:      subsystem,
@@ -114,19 +114,19 @@ var (
 var informerReportInterval = time.Second
 
 // reportInformers sets effectivepolicy_informer_synced{resource} for every
-// running input informer every interval until ctx is done, and removes the
-// series of informers that stopped (all of them when ctx is done).
-func (l *Live) reportInformers(ctx context.Context, interval time.Duration) {
+// running input informer of m every interval until ctx is done, and removes
+// the series of informers that stopped (all of them when ctx is done).
+func reportInformers(ctx context.Context, m *inputs.Manager, interval time.Duration) {
 	reported := map[string]bool{}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		pending := map[string]bool{} // by GroupVersionResource.String()
-		for _, r := range l.inputs.Pending() {
+		for _, r := range m.Pending() {
 			pending[r] = true
 		}
 		running := map[string]bool{} // by label: GroupResource.String(), e.g. httproutes.gateway.networking.k8s.io
-		for _, gvr := range append([]schema.GroupVersionResource{inputs.CRDResource, inputs.NamespaceResource, inputs.ServiceResource}, l.inputs.Running()...) {
+		for _, gvr := range append([]schema.GroupVersionResource{inputs.CRDResource, inputs.NamespaceResource, inputs.ServiceResource}, m.Running()...) {
 			r := gvr.GroupResource().String()
 			running[r] = true
 			v := 1.0

@@ -54,12 +54,12 @@ func TestParallelBatchRecoversPanicsPerKey(t *testing.T) {
 		keys = append(keys, compute.Key{Namespace: "ns", Name: name})
 	}
 	compute.SortKeys(keys)
-	l.applyKeys(keys, map[compute.Key]struct{}{})
+	l.outputs.apply(keys, map[compute.Key]struct{}{})
 
 	e.armed, e.gen = true, "2"
-	before := l.namespaced.ResourceVersion()
-	l.applyKeys(keys, map[compute.Key]struct{}{})
-	if got, want := l.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
+	before := l.stores.namespaced.ResourceVersion()
+	l.outputs.apply(keys, map[compute.Key]struct{}{})
+	if got, want := l.stores.namespaced.ResourceVersion()-before, uint64(len(keys)-booms); got != want {
 		t.Errorf("%d resourceVersions for %d changed outputs", got, want)
 	}
 	objs, _, _ := l.EffectivePolicies().List(context.Background(), "")

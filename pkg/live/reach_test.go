@@ -25,53 +25,8 @@ import (
 // and the reaches' names with the policies'. It returns the differences.
 func reachDiff(t *testing.T, l *Live, policies []*unstructured.Unstructured) []string {
 	t.Helper()
-	ctx := context.Background()
-	want := map[string]int{}
-	for _, b := range []*Backend{l.EffectivePolicies(), l.ClusterEffectivePolicies()} {
-		objs, _, err := b.List(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range objs {
-			dec, err := o.Decode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range reach.FromOutput(dec) {
-				want[entryLine(e.Policy.String(), e.Group, e.Kind, e.Reach)]++
-			}
-		}
-	}
-	got := map[string]int{}
-	names := map[string]bool{}
-	for _, b := range []*Backend{l.PolicyReaches(), l.ClusterPolicyReaches()} {
-		objs, _, err := b.List(ctx, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range objs {
-			key := o.Name
-			if o.Namespace != "" {
-				key = o.Namespace + "/" + o.Name
-			}
-			names[key] = true
-			ps, err := o.Policies()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s := o.Summary.Reach; s == nil {
-				t.Fatalf("%s has no reach summary", key)
-			}
-			for _, p := range ps {
-				if int(p.Summary.Targets) != len(p.Reaches) || p.HiddenTargets != 0 {
-					t.Errorf("%s %s: summary %+v, hidden %d, for %d reaches", key, p.Kind, p.Summary, p.HiddenTargets, len(p.Reaches))
-				}
-				for _, r := range p.Reaches {
-					got[entryLine(key, p.Group, p.Kind, r)]++
-				}
-			}
-		}
-	}
+	want := outputEntryLines(t, l)
+	got, names := servedReachLines(t, l)
 	var d []string
 	for k, n := range want {
 		if got[k] != n {
@@ -103,6 +58,68 @@ func reachDiff(t *testing.T, l *Live, policies []*unstructured.Unstructured) []s
 	}
 	sort.Strings(d)
 	return d
+}
+
+// outputEntryLines counts the source entries of the served outputs, by
+// entryLine.
+func outputEntryLines(t *testing.T, l *Live) map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	want := map[string]int{}
+	for _, b := range []*Backend{l.EffectivePolicies(), l.ClusterEffectivePolicies()} {
+		objs, _, err := b.List(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			dec, err := o.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range reach.FromOutput(dec) {
+				want[entryLine(e.Policy.String(), e.Group, e.Kind, e.Reach)]++
+			}
+		}
+	}
+	return want
+}
+
+// servedReachLines counts the reaches the reach Stores serve, by entryLine,
+// and returns the reaches' names; it checks each reach's summary.
+func servedReachLines(t *testing.T, l *Live) (got map[string]int, names map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	got = map[string]int{}
+	names = map[string]bool{}
+	for _, b := range []*Backend{l.PolicyReaches(), l.ClusterPolicyReaches()} {
+		objs, _, err := b.List(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			key := o.Name
+			if o.Namespace != "" {
+				key = o.Namespace + "/" + o.Name
+			}
+			names[key] = true
+			ps, err := o.Policies()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := o.Summary.Reach; s == nil {
+				t.Fatalf("%s has no reach summary", key)
+			}
+			for _, p := range ps {
+				if int(p.Summary.Targets) != len(p.Reaches) || p.HiddenTargets != 0 {
+					t.Errorf("%s %s: summary %+v, hidden %d, for %d reaches", key, p.Kind, p.Summary, p.HiddenTargets, len(p.Reaches))
+				}
+				for _, r := range p.Reaches {
+					got[entryLine(key, p.Group, p.Kind, r)]++
+				}
+			}
+		}
+	}
+	return got, names
 }
 
 func entryLine(policy, group, kind string, r v1alpha1.Reach) string {
@@ -145,6 +162,18 @@ func reachEvent(t *testing.T, e watch.Event) string {
 	return fmt.Sprintf("%s %s/%s %v %v", e.Type, o.Namespace, o.Name, o.Labels, targets)
 }
 
+// nextReach waits for w's next event, as reachEvent describes it.
+func nextReach(t *testing.T, w watch.Interface) string {
+	t.Helper()
+	select {
+	case e := <-w.ResultChan():
+		return reachEvent(t, e)
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for a watch event")
+		return ""
+	}
+}
+
 // TestPolicyReachWatchEvents: edits that change what a policy reaches (or
 // its labels) produce one event, on its PolicyReach only; a policy that
 // nothing touched gets none.
@@ -168,16 +197,6 @@ func TestPolicyReachWatchEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	nextReach := func() string {
-		t.Helper()
-		select {
-		case e := <-w.ResultChan():
-			return reachEvent(t, e)
-		case <-time.After(10 * time.Second):
-			t.Fatal("timed out waiting for a watch event")
-			return ""
-		}
-	}
 	policyGVR := schema.GroupVersionResource{Group: "colors.example.com", Version: "v1", Resource: "colorpolicies"}
 	routeRes := schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
 	steps := []struct {
@@ -214,7 +233,7 @@ func TestPolicyReachWatchEvents(t *testing.T) {
 		if err := s.do(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if got := nextReach(); got != s.want {
+		if got := nextReach(t, w); got != s.want {
 			t.Errorf("%s:\n got %s\nwant %s", s.name, got, s.want)
 		}
 		// Exactly one event: nothing for the bystander, whose reach (b2,

@@ -19,33 +19,53 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
 )
 
+// reaches builds the policy reaches and applies them: to the Stores of the
+// two policy-reach resources and to the cache. It reads the reach index
+// that outputs writes. Only the goroutine of Run uses it, except await,
+// which reads wait in.
+type reaches struct {
+	engine Engine
+	stores scopedStores
+	index  *reach.Index
+	cache  *persistence
+	// built is closed once every policy's reach has been built after the
+	// first full computation.
+	built chan struct{}
+}
+
 // awaitReaches makes a read of a reach, once the outputs of the first
 // computation are served, wait until the reaches have been built from them
-// (or ctx ends). Before, reads serve what the cache restored, as for the
+// (reaches.await). Before, reads serve what the cache restored, as for the
 // outputs.
 func (l *Live) awaitReaches(ctx context.Context) error {
 	if !l.ready.Load() {
 		return nil
 	}
+	return l.reaches.await(ctx)
+}
+
+// await waits until the reaches of the first computation are built, or ctx
+// ends.
+func (r *reaches) await(ctx context.Context) error {
 	select {
-	case <-l.reachesBuilt:
+	case <-r.built:
 		return nil
 	case <-ctx.Done():
 		return apierrors.NewTimeoutError("policy reaches are still being built after start-up; try again", 1)
 	}
 }
 
-// everyPolicy adds to policies every policy that may have a reach: the
+// every adds to policies every policy that may have a reach: the
 // engine's, those with entries, and those the Stores hold (restored from
 // the cache or built before), for a full recomputation.
-func (l *Live) everyPolicy(policies map[compute.Key]struct{}) map[compute.Key]struct{} {
-	for _, k := range l.engine.PolicyKeys() {
+func (r *reaches) every(policies map[compute.Key]struct{}) map[compute.Key]struct{} {
+	for _, k := range r.engine.PolicyKeys() {
 		policies[k] = struct{}{}
 	}
-	for _, k := range l.reach.Policies() {
+	for _, k := range r.index.Policies() {
 		policies[k] = struct{}{}
 	}
-	for _, s := range []*outputStore{l.reachNS, l.reachCL} {
+	for _, s := range []*outputStore{r.stores.ns, r.stores.cl} {
 		for _, k := range snapshotKeys(s) {
 			policies[k] = struct{}{}
 		}
@@ -53,9 +73,9 @@ func (l *Live) everyPolicy(policies map[compute.Key]struct{}) map[compute.Key]st
 	return policies
 }
 
-// applyReaches rebuilds the reaches of policies, in batches, and applies
-// and persists them as applyBatch does the outputs.
-func (l *Live) applyReaches(policies map[compute.Key]struct{}) {
+// apply rebuilds the reaches of policies, in batches, and applies and
+// persists them as outputs.applyBatch does the outputs.
+func (r *reaches) apply(policies map[compute.Key]struct{}) {
 	keys := make([]compute.Key, 0, len(policies))
 	for k := range policies {
 		keys = append(keys, k)
@@ -63,37 +83,36 @@ func (l *Live) applyReaches(policies map[compute.Key]struct{}) {
 	compute.SortKeys(keys)
 	for len(keys) > 0 {
 		n := min(len(keys), batchSize)
-		l.applyReachBatch(keys[:n])
+		r.applyBatch(keys[:n])
 		keys = keys[n:]
 	}
 }
 
-func (l *Live) applyReachBatch(keys []compute.Key) {
+func (r *reaches) applyBatch(keys []compute.Key) {
 	start := time.Now()
 	built := make([]computed, len(keys))
 	// The index is only read here (the worker writes it, and is here).
 	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
-		built[i] = l.buildReach(keys[i])
+		built[i] = r.build(keys[i])
 	})
-	batch, changed := applyResults(keys, built,
-		scopedStores{ResourcePolicyReaches, l.reachNS, ResourceClusterPolicyReaches, l.reachCL})
+	batch, changed := applyResults(keys, built, r.stores)
 	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
-		l.persist(batch)
+		r.cache.write(batch)
 	}
 }
 
-// buildReach builds and encodes the reach of one policy key; obj is nil
+// build builds and encodes the reach of one policy key; obj is nil
 // when there is no policy of that name (any more).
-func (l *Live) buildReach(k compute.Key) (c computed) {
+func (r *reaches) build(k compute.Key) (c computed) {
 	defer func() {
-		if r := recover(); r != nil {
+		if p := recover(); p != nil {
 			computePanics.Inc()
-			c = computed{err: fmt.Errorf("building a policy reach panicked: %v", r)}
+			c = computed{err: fmt.Errorf("building a policy reach panicked: %v", p)}
 			klog.ErrorS(c.err, "Building a policy reach failed; keeping the previous one", "key", k.String())
 		}
 	}()
-	obj, ok := reach.Build(k, l.engine.Policies(k), l.reach.Of(k))
+	obj, ok := reach.Build(k, r.engine.Policies(k), r.index.Of(k))
 	if !ok {
 		return computed{}
 	}

@@ -50,21 +50,21 @@ func TestRealEngineRestartIsSilent(t *testing.T) {
 			l1 := run()
 			h1 := &harness{t: t, live: l1}
 			h1.start()
-			rv1, crv1 := l1.namespaced.ResourceVersion(), l1.cluster.ResourceVersion()
-			if len(snapshotKeys(l1.namespaced))+len(snapshotKeys(l1.cluster)) == 0 {
+			rv1, crv1 := l1.stores.namespaced.ResourceVersion(), l1.stores.cluster.ResourceVersion()
+			if len(snapshotKeys(l1.stores.namespaced))+len(snapshotKeys(l1.stores.cluster)) == 0 {
 				t.Fatal("the scenario serves nothing")
 			}
 			h1.stop()
 
 			l2 := run()
-			w, err := l2.EffectivePolicies().Watch(context.Background(), "", l2.namespaced.ResourceVersion())
+			w, err := l2.EffectivePolicies().Watch(context.Background(), "", l2.stores.namespaced.ResourceVersion())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer w.Stop()
 			h2 := &harness{t: t, live: l2}
 			h2.start()
-			if rv, crv := l2.namespaced.ResourceVersion(), l2.cluster.ResourceVersion(); rv != rv1 || crv != crv1 {
+			if rv, crv := l2.stores.namespaced.ResourceVersion(), l2.stores.cluster.ResourceVersion(); rv != rv1 || crv != crv1 {
 				t.Fatalf("resourceVersions after the restart %d, %d; want %d, %d (something was re-applied)", rv, crv, rv1, crv1)
 			}
 			select {

@@ -50,7 +50,7 @@ func TestReviewTouchesNothing(t *testing.T) {
 
 	blue := colorPolicy("gw", "g1", nil)
 	blue.Object["spec"].(map[string]interface{})["color"] = "blue"
-	outs, err := l.Review(ctx, compute.Proposal{Apply: []*unstructured.Unstructured{blue}})
+	outs, err := l.Answers().Review(ctx, compute.Proposal{Apply: []*unstructured.Unstructured{blue}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +87,12 @@ func TestReviewTouchesNothing(t *testing.T) {
 // cacheFileOf is the live layer's bbolt file.
 func cacheFileOf(t *testing.T, l *Live) string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(l.cacheDir, "*"))
+	files, _ := filepath.Glob(filepath.Join(l.cache.dir, "*"))
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && !st.IsDir() {
 			return f
 		}
 	}
-	t.Fatalf("no cache file in %s", l.cacheDir)
+	t.Fatalf("no cache file in %s", l.cache.dir)
 	return ""
 }

@@ -73,7 +73,7 @@ func BenchmarkReviewREST(b *testing.B) {
 	s := startLive(b, fakeClient(b, objs), b.TempDir())
 	defer s.stop()
 	checker := access.NewChecker(allowAll{}, 0)
-	reviews := registry.NewReviewREST(s.l, checker, access.NewRedactorWith(checker, s.l.SensitiveFields()))
+	reviews := registry.NewReviewREST(s.l.Answers(), checker, access.NewRedactorWith(checker, s.l.SensitiveFields()))
 	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "bench", Groups: []string{user.AllAuthenticated}})
 	review := func(p *unstructured.Unstructured) (changes, size int) {
 		editPolicy(p, nextEdit())

@@ -54,7 +54,7 @@ func BenchmarkRequestTrace(b *testing.B) {
 	// A user in the context, as the API machinery sets one; with no
 	// Access (nil), nothing is hidden from her.
 	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "bench", Groups: []string{user.AllAuthenticated}})
-	traces := registry.NewTraceREST(s.l, s.l.EffectivePolicies(), nil, nil)
+	traces := registry.NewTraceREST(s.l.Answers(), s.l.EffectivePolicies(), nil, nil)
 	eps := registry.NewEffectivePolicyREST(s.l.EffectivePolicies())
 	request := v1alpha1.TracedRequest{Host: target.host, Path: target.path}
 	named := &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{
@@ -139,7 +139,7 @@ type traceTarget struct {
 // for the first HTTPRoute attached to its first listener that has a
 // hostname: the route's hostname and its first rule's path.
 func pickTraceTarget(l *live.Live) (traceTarget, error) {
-	topo, err := l.TraceTopology(context.Background())
+	topo, err := l.Answers().TraceTopology(context.Background())
 	if err != nil {
 		return traceTarget{}, err
 	}

@@ -177,8 +177,8 @@ func (o *Options) buildBackends(c *apiserver.Config) error {
 	c.ClusterEffectivePolicies = l.ClusterEffectivePolicies()
 	c.PolicyReaches = l.PolicyReaches()
 	c.ClusterPolicyReaches = l.ClusterPolicyReaches()
-	c.RequestTraces = l
-	c.Reviews = l
+	c.RequestTraces = l.Answers()
+	c.Reviews = l.Answers()
 	// Descriptor sensitiveFields: redacted for callers the authorizer does
 	// not allow to get the policy kind (docs/reliability.md).
 	c.SensitiveFields = l.SensitiveFields()
