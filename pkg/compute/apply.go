@@ -318,7 +318,7 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 }
 
 func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
-	if !st.graph.ApplyGrant(ns, name, add, spec) {
+	if !st.graph.Grants.Apply(ns, name, add, spec) {
 		return nil
 	}
 	ks := keySet{}
@@ -335,7 +335,7 @@ func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface
 }
 
 func (st *state) granted(p *semantics.Policy, t topology.NodeID) bool {
-	return st.graph.GrantAllows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
+	return st.graph.Grants.Allows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
 }
 
 // crossNSBackends adds the subtrees of the backends in namespace ns that routes of other

@@ -165,23 +165,3 @@ func (gr *Graph) ApplyNamespace(name string, add bool, lbls map[string]string) {
 		gr.bump(gr.Objects, n, -1)
 	}
 }
-
-// ApplyGrant puts ReferenceGrant ns/name as spec describes, or removes it
-// when add is false; it reports false when there was nothing to remove.
-func (gr *Graph) ApplyGrant(ns, name string, add bool, spec map[string]interface{}) bool {
-	if add {
-		if gr.Grants[ns] == nil {
-			gr.Grants[ns] = map[string]*ReferenceGrant{}
-		}
-		gr.Grants[ns][name] = ParseGrant(spec)
-		return true
-	}
-	if gr.Grants[ns] == nil || gr.Grants[ns][name] == nil {
-		return false
-	}
-	delete(gr.Grants[ns], name)
-	if len(gr.Grants[ns]) == 0 {
-		delete(gr.Grants, ns)
-	}
-	return true
-}

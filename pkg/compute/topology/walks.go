@@ -23,11 +23,6 @@ func (gr *Graph) LSAllowed(g *Gateway, ls *ListenerSet) bool {
 	return false
 }
 
-// admits reports whether listener l (of an object in ownerNS) admits route r.
-func (gr *Graph) admits(l Listener, ownerNS string, r *Route) bool {
-	return gr.Refusal(l, ownerNS, r) == Admitted
-}
-
 // RefusalReason is why a listener does not admit a route; computed on
 // every walk of the graph, so a code, put in words only for a trace.
 type RefusalReason uint8
@@ -144,7 +139,7 @@ func (gr *Graph) EachRouteParent(r *Route, fn func(NodeID) bool) {
 			if pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if !gr.admits(l, pr.ID.Namespace, r) {
+			if gr.Refusal(l, pr.ID.Namespace, r) != Admitted {
 				continue
 			}
 			n := pr.ID
