@@ -114,18 +114,7 @@ func (gr *Graph) routeBackends(r *Route, d int, touched *[]NodeID) {
 		parent := r.ID
 		parent.Section = ru.Section
 		for _, b := range ru.Backends {
-			m := gr.BackendParents[b]
-			if m == nil {
-				m = map[NodeID]int{}
-				gr.BackendParents[b] = m
-			}
-			m[parent] += d
-			if m[parent] <= 0 {
-				delete(m, parent)
-			}
-			if len(m) == 0 {
-				delete(gr.BackendParents, b)
-			}
+			setmap.AddCount(gr.BackendParents, b, parent, d)
 			if b.Group != "" || b.Kind != "Service" {
 				gr.bump(gr.Objects, b, d)
 				*touched = append(*touched, b)
