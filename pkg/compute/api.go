@@ -94,7 +94,7 @@ func (e *Engine) SetBulk(on bool) {
 func (e *Engine) PolicyResources() []schema.GroupVersionResource {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.st.policyResources()
+	return e.st.att.Resources()
 }
 
 // Keys lists every key that has an output object now, sorted.

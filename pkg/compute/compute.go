@@ -6,6 +6,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/attach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
@@ -23,14 +24,14 @@ type via struct {
 }
 
 type foldKey struct {
-	k      *kindIndex
+	k      *attach.KindIndex
 	via    string
 	flavor string // the profile's flavor of the target (profile.flavor)
 }
 
 type memoKey struct {
 	n topology.NodeID
-	k *kindIndex
+	k *attach.KindIndex
 }
 
 // session is one Compute call's view of the shared memo: the memo itself
@@ -47,17 +48,17 @@ func newSession(st *state, m *memo) *session {
 	return &session{st: st, m: m, busy: map[memoKey]bool{}}
 }
 
-func (s *session) bears(n topology.NodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
+func (s *session) bears(n topology.NodeID, k *attach.KindIndex) bool { return len(k.At(n)) > 0 }
 
 // attached returns the valid policies of kind k attached to n, established
 // first (older first, then namespace/name).
-func (s *session) attached(n topology.NodeID, k *kindIndex) []*semantics.Policy {
+func (s *session) attached(n topology.NodeID, k *attach.KindIndex) []*semantics.Policy {
 	mk := memoKey{n, k}
-	gen := k.gen[n]
+	gen := k.Gen(n)
 	if l, ok := s.m.sortedAt.get(mk); ok && l.gen == gen {
 		return l.l
 	}
-	l := append([]*semantics.Policy(nil), k.at[n]...)
+	l := append([]*semantics.Policy(nil), k.At(n)...)
 	sort.Slice(l, func(i, j int) bool { return semantics.EstablishedBefore(l[i], l[j]) })
 	v, _ := s.m.sortedAt.put(mk, orderedAt{gen: gen, l: l}, func(old orderedAt) bool { return old.gen == gen })
 	return v.l
@@ -93,12 +94,12 @@ func hasNode(elems []viaElem, n topology.NodeID) bool {
 // extend appends to a parent context what node n adds: its Namespace (when n
 // is the first object of that namespace on the path and the Namespace bears
 // a policy) and n itself (when it bears a policy).
-func (s *session) extend(base []viaElem, n topology.NodeID, k *kindIndex) []viaElem {
+func (s *session) extend(base []viaElem, n topology.NodeID, k *attach.KindIndex) []viaElem {
 	return s.extendAt(base, n, k, topology.LevelOf(n))
 }
 
 // extendAt is extend with n at the given level.
-func (s *session) extendAt(base []viaElem, n topology.NodeID, k *kindIndex, level int) []viaElem {
+func (s *session) extendAt(base []viaElem, n topology.NodeID, k *attach.KindIndex, level int) []viaElem {
 	out := base
 	copied := false
 	push := func(e viaElem) {
@@ -121,7 +122,7 @@ func (s *session) extendAt(base []viaElem, n topology.NodeID, k *kindIndex, leve
 }
 
 // contexts returns the distinct vias of the paths from a root to n.
-func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
+func (s *session) contexts(n topology.NodeID, k *attach.KindIndex) []via {
 	mk := memoKey{n, k}
 	if v, ok := s.m.vias.get(mk); ok {
 		return v
@@ -176,7 +177,7 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 // parent of a mesh route: the top of the path whatever references the
 // Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
 // listener.
-func (s *session) meshFrontContexts(p topology.NodeID, k *kindIndex) []via {
+func (s *session) meshFrontContexts(p topology.NodeID, k *attach.KindIndex) []via {
 	elems := s.extendAt(nil, p.Object(), k, topology.LevelGateway)
 	if p.Section != "" {
 		elems = s.extendAt(elems, p, k, topology.LevelListener)

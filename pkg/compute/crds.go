@@ -16,7 +16,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
@@ -89,12 +88,9 @@ func parseCRD(name string, u *unstructured.Unstructured) *crdInfo {
 // rebuildKinds recomputes policy kinds and served kinds from the CRDs, then
 // re-parses and re-resolves every policy.
 func (st *state) rebuildKinds() {
-	for _, p := range sortedPolicyMap(st.policies) {
-		st.unapply(p)
-	}
 	st.crdServed = map[schema.GroupKind]bool{}
 	st.clusterKinds = map[schema.GroupKind]bool{}
-	newKinds := map[schema.GroupKind]*kindIndex{}
+	newKinds := map[schema.GroupKind]*policies.Kind{}
 	names := make([]string, 0, len(st.crds))
 	for n := range st.crds {
 		names = append(names, n)
@@ -122,41 +118,24 @@ func (st *state) rebuildKinds() {
 		if _, dup := newKinds[c.gk]; dup {
 			continue
 		}
-		newKinds[c.gk] = &kindIndex{
-			pk: &policies.Kind{
-				GK:         c.gk,
-				GVR:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
-				Descriptor: d,
-				Namespaced: c.namespaced,
-				Schema:     c.schemas[version],
-				Profile:    policies.ProfileOf(&d),
-			},
-			at:       map[topology.NodeID][]*semantics.Policy{},
-			sections: map[topology.NodeID]map[string]int{},
-			invalid:  map[topology.NodeID][]invalidAt{},
-			gen:      map[topology.NodeID]uint64{},
+		newKinds[c.gk] = &policies.Kind{
+			GK:         c.gk,
+			GVR:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
+			Descriptor: d,
+			Namespaced: c.namespaced,
+			Schema:     c.schemas[version],
+			Profile:    policies.ProfileOf(&d),
 		}
 	}
-	st.kinds = newKinds
-	st.kindsGen++
-	old := st.policies
-	for id := range old {
+	for id := range st.att.Policies() {
 		st.policyChanged(id) // its kind may be gone, or parsed anew
 	}
-	st.policies = map[semantics.PolicyID]*semantics.Policy{}
-	for _, p := range sortedPolicyMap(old) {
-		ki := st.kinds[p.ID.GK]
-		if ki == nil {
-			continue // the CRD is gone: forget its policies
-		}
-		np := policies.Parse(ki.pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
+	st.att.SetKinds(newKinds, func(pk *policies.Kind, p *semantics.Policy) *semantics.Policy {
+		np := policies.Parse(pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
 		np.Labels = p.Labels
-		st.policies[np.ID] = np
-	}
-	for _, p := range sortedPolicyMap(st.policies) {
-		p.Resolution = st.resolve(p)
-		st.applyRes(p, 1)
-	}
+		return np
+	})
+	st.kindsGen++
 }
 
 // crdDescriptor recognizes a CRD without a descriptor as a policy kind: by the GEP-713 label
@@ -187,13 +166,4 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func sortedPolicyMap(m map[semantics.PolicyID]*semantics.Policy) []*semantics.Policy {
-	out := make([]*semantics.Policy, 0, len(m))
-	for _, p := range m {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
-	return out
 }

@@ -97,14 +97,14 @@ type orderedAt struct {
 // for everything holds a large set of empty buckets (docs/benchmarks/README.md
 // has the measurement).
 func newMemo(st *state, full bool) *memo {
-	nodes := (len(st.graph.Objects) + len(st.graph.Virt)) * len(st.kinds)
+	nodes := (len(st.graph.Objects) + len(st.graph.Virt)) * len(st.att.Kinds())
 	if !full {
 		nodes = 0
 	}
 	return &memo{
 		vias:     newShardMap[memoKey, []via](nodes*3, hashMemoKey), // sections too
 		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
-		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies), hashMemoKey),
+		sortedAt: newShardMap[memoKey, orderedAt](len(st.att.Policies()), hashMemoKey),
 		strs:     newShardMap[string, string](1024, maphash.String),
 		sgen:     st.structGen,
 		kgen:     st.kindsGen,
@@ -130,7 +130,7 @@ func (m *memo) refresh(st *state, full bool) *memo {
 		// rebuilt. Folds and orders carry their own validity stamps.
 		n := &memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, strs: m.strs, sgen: st.structGen, kgen: m.kgen}
 		n.nfolds.Store(m.nfolds.Load())
-		if limit := int64(maxFoldsPer*(len(st.graph.Objects)+len(st.graph.Virt)+1)*max(len(st.kinds), 1)) + 4096; n.nfolds.Load() > limit {
+		if limit := int64(maxFoldsPer*(len(st.graph.Objects)+len(st.graph.Virt)+1)*max(len(st.att.Kinds()), 1)) + 4096; n.nfolds.Load() > limit {
 			n.folds = newShardMap[foldKey, *foldResult](0, hashFoldKey)
 			n.sortedAt = newShardMap[memoKey, orderedAt](0, hashMemoKey)
 			n.strs = newShardMap[string, string](1024, maphash.String)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/attach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
@@ -82,30 +83,26 @@ func (a *aggs) get(p *semantics.Policy, e *semantics.Entry, n topology.NodeID, l
 	return g
 }
 
-func (s *session) targetPolicy(t topology.NodeID, k *kindIndex) (v1alpha1.TargetPolicy, bool) {
-	tp := v1alpha1.TargetPolicy{Group: k.pk.GK.Group, Kind: k.pk.GK.Kind, Class: k.pk.Descriptor.Class}
+func (s *session) targetPolicy(t topology.NodeID, k *attach.KindIndex) (v1alpha1.TargetPolicy, bool) {
+	tp := v1alpha1.TargetPolicy{Group: k.Kind.GK.Group, Kind: k.Kind.GK.Kind, Class: k.Kind.Descriptor.Class}
 	a := &s.aggs
 	a.reset()
-	a.prof = k.pk.Profile
+	a.prof = k.Kind.Profile
 	// Where the kind cannot take effect there is no effective entry, but a policy listed
 	// Invalid here is still shown.
-	if a.prof.Reaches(k.pk.GK.Kind, t) {
-		var sections []string
-		for sec := range k.sections[t] {
-			sections = append(sections, sec)
-		}
-		sort.Strings(sections)
-		if k.pk.Descriptor.Class == v1alpha1.ClassDirect {
+	if a.prof.Reaches(k.Kind.GK.Kind, t) {
+		sections := k.Sections(t)
+		if k.Kind.Descriptor.Class == v1alpha1.ClassDirect {
 			s.direct(t, k, sections, a, &tp)
 		} else {
 			s.inherited(t, k, sections, a, &tp)
 		}
 	}
-	for _, inv := range k.invalid[t] {
-		es := invalidEntries(inv.pol)
+	for _, inv := range k.Invalid(t) {
+		es := invalidEntries(inv.Policy)
 		for i := range es {
-			g := a.get(inv.pol, &es[i], inv.node, topology.LevelOf(inv.node))
-			g.invalid = inv.msg
+			g := a.get(inv.Policy, &es[i], inv.Node, topology.LevelOf(inv.Node))
+			g.invalid = inv.Msg
 		}
 	}
 	if len(a.l) == 0 {
@@ -126,7 +123,7 @@ func invalidEntries(p *semantics.Policy) []semantics.Entry {
 	return []semantics.Entry{{Stanza: v1alpha1.StanzaDefaults, Strategy: v1alpha1.MergeNone}}
 }
 
-func (s *session) inherited(t topology.NodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+func (s *session) inherited(t topology.NodeID, k *attach.KindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
 	// Size Effective once (contexts are memoised, so counting is cheap):
 	// outputs are kept for long, appending would leave up to half unused.
 	total := len(s.contexts(t, k))
@@ -151,8 +148,8 @@ func (s *session) inherited(t topology.NodeID, k *kindIndex, sections []string, 
 // emitInherited adds an effective entry for each context of n (section:
 // the section it stands for, "" for the whole target) and counts how the
 // sources fared in it.
-func (s *session) emitInherited(n topology.NodeID, section string, k *kindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
-	flavor := k.pk.Profile.Flavor(k.pk.GK.Kind, n)
+func (s *session) emitInherited(n topology.NodeID, section string, k *attach.KindIndex, a *aggs, tp *v1alpha1.TargetPolicy, tally *sourceTally) {
+	flavor := k.Kind.Profile.Flavor(k.Kind.GK.Kind, n)
 	for _, v := range s.contexts(n, k) {
 		if len(v.elems) == 0 {
 			continue
@@ -241,7 +238,7 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 	}
 }
 
-func (s *session) direct(t topology.NodeID, k *kindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
+func (s *session) direct(t topology.NodeID, k *attach.KindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
 	whole := s.attached(t, k)
 	s.emitDirect(t, t, "", k, whole, nil, a, tp)
 	for _, sec := range sections {
@@ -255,11 +252,11 @@ func (s *session) direct(t topology.NodeID, k *kindIndex, sections []string, a *
 // policies there that the profile lets take effect (docs/spec.md §5.3: the established one), their
 // specs merged in order; every other candidate, and every policy on the whole object when n is
 // a section (losers), is Conflicted there.
-func (s *session) emitDirect(t, n topology.NodeID, section string, k *kindIndex, cands, losers []*semantics.Policy, a *aggs, tp *v1alpha1.TargetPolicy) {
+func (s *session) emitDirect(t, n topology.NodeID, section string, k *attach.KindIndex, cands, losers []*semantics.Policy, a *aggs, tp *v1alpha1.TargetPolicy) {
 	if len(cands) == 0 {
 		return
 	}
-	winners := k.pk.Profile.Direct(cands)
+	winners := k.Kind.Profile.Direct(cands)
 	if len(winners) > 0 {
 		s.emitDirectWinners(t, n, section, winners, len(losers) > 0, a, tp)
 	}
@@ -314,7 +311,7 @@ func (s *session) emitDirectWinners(t, n topology.NodeID, section string, winner
 }
 
 // sectionsOf lists the sections of t that p is attached to.
-func sectionsOf(p *semantics.Policy, k *kindIndex, t topology.NodeID) []string {
+func sectionsOf(p *semantics.Policy, k *attach.KindIndex, t topology.NodeID) []string {
 	var out []string
 	for _, a := range p.Resolution.Attachments {
 		if a.Invalid == "" && a.Node.Object() == t && a.Node.Section != "" {
@@ -443,24 +440,9 @@ func (st *state) targetNodes(key Key) []topology.NodeID {
 	return out
 }
 
-func (st *state) sortedKinds() []*kindIndex {
-	out := make([]*kindIndex, 0, len(st.kinds))
-	for _, k := range st.kinds {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].pk.GK, out[j].pk.GK
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		return a.Kind < b.Kind
-	})
-	return out
-}
-
 func (st *state) compute(key Key, s *session) (runtime.Object, bool) {
 	var targets []v1alpha1.Target
-	kinds := st.sortedKinds()
+	kinds := st.att.SortedKinds()
 	for _, n := range st.targetNodes(key) {
 		t := v1alpha1.Target{Group: n.Group, Kind: n.Kind, Name: n.Name}
 		for _, k := range kinds {

@@ -15,35 +15,10 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/setmap"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/attach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
-
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
-
-type invalidAt struct {
-	pol  *semantics.Policy
-	node topology.NodeID
-	msg  string
-}
-
-// kindIndex holds the attachments of one policy kind.
-type kindIndex struct {
-	pk       *policies.Kind
-	at       map[topology.NodeID][]*semantics.Policy // valid attachments by node
-	sections map[topology.NodeID]map[string]int      // object -> sections with attachments
-	invalid  map[topology.NodeID][]invalidAt         // owner object -> Invalid listings
-	// gen is the attachment generation of each node bearing a policy of
-	// this kind: a new value of state.attGen whenever a policy of the kind
-	// is attached there or detached. Memoised folds and orders check it.
-	gen map[topology.NodeID]uint64
-	// changed is the newest gen of the kind: a fold checked at that value
-	// is valid without looking at its nodes.
-	changed uint64
-	// rejectDirty is set when an attachment of the kind changed since the
-	// policies' RejectedBy were last settled (rejections.go).
-	rejectDirty bool
-}
 
 type crdInfo struct {
 	name       string
@@ -65,17 +40,14 @@ type state struct {
 	// its contexts while structGen is unchanged, its folds while gen is.
 	gen       uint64
 	structGen uint64
-	// kindsGen counts rebuilds of the policy kinds (CRD changes); attGen
-	// numbers attachment changes (kindIndex.gen).
+	// kindsGen counts rebuilds of the policy kinds (CRD changes).
 	kindsGen uint64
-	attGen   uint64
 	// structural is set by a mutation that changes graph or attachments.
 	structural      bool
 	defaultStrategy string
 	descs           map[schema.GroupKind]Descriptor
 
 	crds         map[string]*crdInfo
-	kinds        map[schema.GroupKind]*kindIndex
 	crdServed    map[schema.GroupKind]bool
 	clusterKinds map[schema.GroupKind]bool
 
@@ -94,10 +66,10 @@ type state struct {
 
 	byKey map[Key][]topology.NodeID // nodes per output key: usually one, so a slice
 
-	policies    map[semantics.PolicyID]*semantics.Policy
-	byTarget    map[topology.NodeID]map[*semantics.Policy]bool
-	selPolicies map[string]map[*semantics.Policy]bool // by namespace; anyNamespace: wide selectors
-	crossNS     map[string]map[*semantics.Policy]bool
+	// att: the policy kinds, the policies and where they attach.
+	att *attach.Index
+	// invalidKeys: the owner objects with Invalid listings, by output key
+	// (the attachments' OnInvalid).
 	invalidKeys map[Key]map[topology.NodeID]int
 	// changedPolicies are the keys of the policies whose kind, labels or
 	// attachments changed since the caller last took them (not kept in
@@ -110,7 +82,6 @@ func newState(opts Options) (*state, error) {
 		graph:            topology.NewGraph(),
 		descs:            map[schema.GroupKind]Descriptor{},
 		crds:             map[string]*crdInfo{},
-		kinds:            map[schema.GroupKind]*kindIndex{},
 		crdServed:        map[schema.GroupKind]bool{},
 		clusterKinds:     map[schema.GroupKind]bool{},
 		classControllers: map[string]string{},
@@ -118,10 +89,6 @@ func newState(opts Options) (*state, error) {
 		specs:            map[topology.NodeID]storedSpec{},
 		fingerprints:     map[topology.NodeID]fingerprint{},
 		byKey:            map[Key][]topology.NodeID{},
-		policies:         map[semantics.PolicyID]*semantics.Policy{},
-		byTarget:         map[topology.NodeID]map[*semantics.Policy]bool{},
-		selPolicies:      map[string]map[*semantics.Policy]bool{},
-		crossNS:          map[string]map[*semantics.Policy]bool{},
 		invalidKeys:      map[Key]map[topology.NodeID]int{},
 		changedPolicies:  map[Key]struct{}{},
 	}
@@ -143,6 +110,10 @@ func newState(opts Options) (*state, error) {
 		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	st.graph.OnExists = st.keyExists
+	st.att = attach.New(attach.Inputs{
+		Graph: st.graph, Labels: st.objLabels, Served: st.served,
+		OnInvalid: func(o topology.NodeID, d int) { setmap.AddCount(st.invalidKeys, keyOf(o), o, d) },
+	})
 	return st, nil
 }
 
@@ -179,10 +150,6 @@ var builtinClusterKinds = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
 }
 
-// anyNamespace keys the policies whose selectors look in every namespace (no namespace is
-// named so: names are DNS labels).
-const anyNamespace = "*"
-
 func (st *state) clusterScoped(gk schema.GroupKind) bool {
 	return builtinClusterKinds[gk] || st.clusterKinds[gk]
 }
@@ -216,44 +183,6 @@ func (st *state) keyExists(n topology.NodeID, is bool) {
 	}
 }
 
-// updateSet adds v to the set under k when d > 0, else removes it.
-func updateSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V, d int) {
-	if d > 0 {
-		setmap.Add(m, k, v)
-	} else {
-		setmap.Remove(m, k, v)
-	}
-}
-
-// addCount adds d to the count of v under k, dropping counts that reach
-// zero and maps left empty.
-func addCount[K comparable, V comparable](m map[K]map[V]int, k K, v V, d int) {
-	c := m[k]
-	if c == nil {
-		c = map[V]int{}
-		m[k] = c
-	}
-	c[v] += d
-	if c[v] <= 0 {
-		delete(c, v)
-	}
-	if len(c) == 0 {
-		delete(m, k)
-	}
-}
-
-// dropFrom removes the elements for which drop holds, in place (the
-// indexes own their slices; nothing else holds them).
-func dropFrom[T any](l []T, drop func(T) bool) []T {
-	out := l[:0]
-	for _, x := range l {
-		if !drop(x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 type keySet map[Key]bool
 
 func (ks keySet) sorted() []Key {
@@ -276,35 +205,17 @@ func SortKeys(ks []Key) {
 	})
 }
 
-func (st *state) policyResources() []schema.GroupVersionResource {
-	out := make([]schema.GroupVersionResource, 0, len(st.kinds))
-	for _, ki := range st.kinds {
-		out = append(out, ki.pk.GVR)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Resource != b.Resource {
-			return a.Resource < b.Resource
-		}
-		return a.Version < b.Version
-	})
-	return out
-}
-
 // limitedKeys adds the keys of kind ki whose profile limits where it takes effect: those of
 // the nodes below its attachments that the kind reaches.
-func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
+func (st *state) limitedKeys(ki *attach.KindIndex, ks keySet) {
 	visit := func(n topology.NodeID) {
-		if ki.pk.Profile.Reaches(ki.pk.GK.Kind, n) {
+		if ki.Kind.Profile.Reaches(ki.Kind.GK.Kind, n) {
 			ks[keyOf(n)] = true
 		}
 	}
 	seen := topology.Visited{}
-	for n := range ki.at {
-		if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
+	for n := range ki.Nodes() {
+		if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
 			st.graph.Descend(n, true, seen, visit)
 		} else {
 			visit(n)
@@ -318,14 +229,14 @@ func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
 func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
 	seen := make(topology.Visited, len(st.graph.Objects))
-	for _, ki := range st.kinds {
-		if l, ok := ki.pk.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.pk.GK.Kind) {
+	for _, ki := range st.att.Kinds() {
+		if l, ok := ki.Kind.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.Kind.GK.Kind) {
 			st.limitedKeys(ki, ks)
 			continue
 		}
-		for n := range ki.at {
+		for n := range ki.Nodes() {
 			ks[keyOf(n)] = true
-			if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
+			if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
 				st.walk(n, ks, seen)
 			}
 		}

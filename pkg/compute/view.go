@@ -282,7 +282,7 @@ func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
 		nodes[i] = topology.NodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
 	}
 	var out []KindVia
-	for gk, k := range v.st.kinds {
+	for gk, k := range v.st.att.Kinds() {
 		var elems []viaElem
 		for _, n := range nodes {
 			elems = v.s.extend(elems, n, k)

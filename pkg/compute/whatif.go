@@ -161,8 +161,8 @@ func (st *state) checkProposal(p Proposal) error {
 // scope reports whether gk is an input kind of the engine and whether its
 // objects are namespaced.
 func (st *state) scope(gk schema.GroupKind) (namespaced, known bool) {
-	if ki, ok := st.kinds[gk]; ok {
-		return ki.pk.Namespaced, true
+	if ki := st.att.Kind(gk); ki != nil {
+		return ki.Kind.Namespaced, true
 	}
 	if a, ok := topologyAppliers[gk]; ok {
 		return a.namespaced, true
@@ -241,11 +241,11 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	u.SetAPIVersion(schema.GroupVersion{Group: gk.Group, Version: "v1"}.String())
 	u.SetKind(gk.Kind)
 	u.SetName(name)
-	if ki, ok := st.kinds[gk]; ok {
-		if !ki.pk.Namespaced {
+	if ki := st.att.Kind(gk); ki != nil {
+		if !ki.Kind.Namespaced {
 			ns = ""
 		}
-		p := st.policies[semantics.PolicyID{GK: gk, Namespace: ns, Name: name}]
+		p := st.att.Policy(semantics.PolicyID{GK: gk, Namespace: ns, Name: name})
 		if p == nil {
 			return nil, nil
 		}
