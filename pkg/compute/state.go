@@ -249,3 +249,17 @@ func (st *state) keys() []Key {
 
 // keyOf is the output key of n's object.
 func keyOf(n topology.NodeID) Key { return Key{Namespace: n.Namespace, Name: n.Name} }
+
+// targetNodes lists the objects that key names.
+func (st *state) targetNodes(key Key) []topology.NodeID {
+	out := append(make([]topology.NodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
+	for n := range st.invalidKeys[key] {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return topology.LessNode(out[i], out[j]) })
+	}
+	return out
+}

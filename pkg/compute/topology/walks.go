@@ -197,7 +197,7 @@ func (gr *Graph) hangsUnder(rule, b NodeID) bool {
 
 // AppendParents appends the parent nodes of n in the hierarchy to dst
 // (Namespace nodes are not part of the graph; they are inserted into paths,
-// see the engine's session.contexts). Callers pass a small array's slice
+// see fold.Session.contexts). Callers pass a small array's slice
 // as dst: most nodes have one parent, and nothing needs to be allocated.
 func (gr *Graph) AppendParents(dst []NodeID, n NodeID) []NodeID {
 	if n.Section != "" {
@@ -362,7 +362,7 @@ const (
 // Descend calls visit with n and every node below it, each once. front says
 // that the descent did not come to n as a rule's backend: only then are the
 // mesh routes of a Service or port below it, as their paths start at the
-// Service (meshFrontContexts), not at what routes to it.
+// Service (fold.Session.meshFrontContexts), not at what routes to it.
 func (gr *Graph) Descend(n NodeID, front bool, seen Visited, visit func(NodeID)) {
 	if seen[n]&visitedNode == 0 {
 		seen[n] |= visitedNode

@@ -1,4 +1,4 @@
-package compute
+package fold
 
 // The fold of one context (docs/spec.md §5.4): the context's entries, merged by the
 // kind's profile (pkg/compute/semantics), memoised per via and flavor; then which leaf
@@ -22,7 +22,7 @@ type entryOutcome struct {
 
 type foldResult struct {
 	stamp        uint64        // viaStamp when folded
-	checked      atomic.Uint64 // kindIndex.changed when last found valid
+	checked      atomic.Uint64 // attach.KindIndex.Changed when last found valid
 	spec         []byte
 	fieldSources map[string]string
 	entries      []semantics.FoldEntry
@@ -42,7 +42,7 @@ func viaStamp(v via, k *attach.KindIndex) uint64 {
 	return m
 }
 
-func (s *session) fold(v via, k *attach.KindIndex, flavor string) *foldResult {
+func (s *Session) fold(v via, k *attach.KindIndex, flavor string) *foldResult {
 	fk := foldKey{k, v.key, flavor}
 	old, ok := s.m.folds.get(fk)
 	if ok && old.checked.Load() == k.Changed() {
@@ -63,7 +63,7 @@ func (s *session) fold(v via, k *attach.KindIndex, flavor string) *foldResult {
 	return r
 }
 
-func (s *session) doFold(v via, k *attach.KindIndex, flavor string) *foldResult {
+func (s *Session) doFold(v via, k *attach.KindIndex, flavor string) *foldResult {
 	var es []semantics.FoldEntry
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
