@@ -14,7 +14,7 @@ import (
 // attaches it there.
 func (x *Index) Add(p *semantics.Policy) {
 	x.policies[p.ID] = p
-	p.Resolution = x.resolve(p)
+	p.Resolution = x.resolverFor(p).resolve(p)
 	x.applyRes(p, 1)
 }
 
@@ -28,7 +28,7 @@ func (x *Index) Remove(p *semantics.Policy) {
 // targets resolve to.
 func (x *Index) Reresolve(p *semantics.Policy) {
 	x.unapply(p)
-	p.Resolution = x.resolve(p)
+	p.Resolution = x.resolverFor(p).resolve(p)
 	x.applyRes(p, 1)
 }
 

@@ -196,7 +196,7 @@ func (x *Index) SetKinds(kinds map[schema.GroupKind]*policies.Kind, reparse func
 		x.policies[np.ID] = np
 	}
 	for _, p := range sortedPolicyMap(x.policies) {
-		p.Resolution = x.resolve(p)
+		p.Resolution = x.resolverFor(p).resolve(p)
 		x.applyRes(p, 1)
 	}
 }

@@ -2,6 +2,7 @@ package attach
 
 // Resolving a policy's targets to attachment nodes (docs/spec.md §3:
 // targetRef(s), sectionName, selectors, ReferenceGrants, virtual targets).
+// Resolving only reads; the Index records what it resolves (attach.go).
 
 import (
 	"fmt"
@@ -16,7 +17,21 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-func (x *Index) resolve(p *semantics.Policy) semantics.Resolution {
+// resolver resolves the targets of the policies of one kind.
+type resolver struct {
+	in *Inputs
+	// unnamedRules says that the kind's profile addresses a route's unnamed
+	// rules as rule-<index+1>.
+	unnamedRules bool
+}
+
+// resolverFor returns the resolver of p's kind.
+func (x *Index) resolverFor(p *semantics.Policy) resolver {
+	ki := x.kinds[p.ID.GK]
+	return resolver{in: &x.in, unnamedRules: ki != nil && ki.Kind.Profile.UnnamedRuleSections()}
+}
+
+func (x resolver) resolve(p *semantics.Policy) semantics.Resolution {
 	var r semantics.Resolution
 	seen := map[topology.NodeID]bool{}
 	add := func(a semantics.Attachment) {
@@ -54,7 +69,7 @@ func (x *Index) resolve(p *semantics.Policy) semantics.Resolution {
 // names a served kind's object that does not exist (it reaches nothing);
 // else the attachment, Invalid (with why) when p is malformed or the target
 // is in another namespace without a ReferenceGrant allowing p there.
-func (x *Index) resolveRef(p *semantics.Policy, ref semantics.NamedRef) (a semantics.Attachment, found bool) {
+func (x resolver) resolveRef(p *semantics.Policy, ref semantics.NamedRef) (a semantics.Attachment, found bool) {
 	t := ref.Target
 	g := x.in.Graph
 	switch {
@@ -82,7 +97,7 @@ func (x *Index) resolveRef(p *semantics.Policy, ref semantics.NamedRef) (a seman
 // namespace, and for a wide selector in the namespaces it names where a ReferenceGrant lets p
 // reach the object (Envoy Gateway ignores a selected target without one, silently:
 // internal/gatewayapi/helpers.go resolvePolicyTargetsFromSelectors).
-func (x *Index) selected(p *semantics.Policy) []topology.NodeID {
+func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 	var matched []topology.NodeID
 	g := x.in.Graph
 	for _, s := range p.Selectors {
@@ -106,7 +121,7 @@ func (x *Index) selected(p *semantics.Policy) []topology.NodeID {
 // a wide selector every namespace with objects (All) or those whose Namespace object's labels
 // match (Selector; Envoy Gateway's targetSelectorNamespacesMatch, the policy's own namespace
 // included only when it matches).
-func (x *Index) selectorNamespaces(p *semantics.Policy, s semantics.SelectorRef) []string {
+func (x resolver) selectorNamespaces(p *semantics.Policy, s semantics.SelectorRef) []string {
 	if !s.Wide {
 		return []string{p.ID.Namespace}
 	}
@@ -122,9 +137,8 @@ func (x *Index) selectorNamespaces(p *semantics.Policy, s semantics.SelectorRef)
 
 // unnamedRuleFor reports whether t is a route's unnamed rule addressed as
 // rule-<index+1> by a policy whose profile addresses unnamed rules so.
-func (x *Index) unnamedRuleFor(p *semantics.Policy, t topology.NodeID) bool {
-	ki := x.kinds[p.ID.GK]
-	if ki == nil || !ki.Kind.Profile.UnnamedRuleSections() || t.Section == "" || !topology.IsRouteGK(t.GK()) {
+func (x resolver) unnamedRuleFor(p *semantics.Policy, t topology.NodeID) bool {
+	if !x.unnamedRules || t.Section == "" || !topology.IsRouteGK(t.GK()) {
 		return false
 	}
 	g := x.in.Graph
@@ -138,13 +152,17 @@ func (x *Index) unnamedRuleFor(p *semantics.Policy, t topology.NodeID) bool {
 	return false
 }
 
-func (x *Index) granted(p *semantics.Policy, t topology.NodeID) bool {
+func (x resolver) granted(p *semantics.Policy, t topology.NodeID) bool {
 	return x.in.Graph.Grants.Allows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
 }
 
 // AttachedTo lists what p names and whether each resolved, with the same
 // rules as resolving p (docs/spec.md §8: what a PolicyReach shows of it).
 func (x *Index) AttachedTo(p *semantics.Policy) []v1alpha1.AttachedTarget {
+	return x.resolverFor(p).attachedTo(p)
+}
+
+func (x resolver) attachedTo(p *semantics.Policy) []v1alpha1.AttachedTarget {
 	out := make([]v1alpha1.AttachedTarget, 0, len(p.Refs))
 	listed := map[topology.NodeID]bool{}
 	for _, ref := range p.Refs {
