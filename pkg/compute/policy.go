@@ -49,7 +49,7 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		// Keep a private copy of the spec (descriptor paths all start at
 		// spec; the rest of the object is not needed): callers may reuse
 		// their object.
-		p := policies.Parse(ki.Kind, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.clusterScoped)
+		p := policies.Parse(ki.Kind, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.cat.clusterScoped)
 		p.Labels = u.GetLabels()
 		st.att.Add(p)
 		st.affect(p, ks)

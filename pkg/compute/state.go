@@ -5,12 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/setmap"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -20,24 +16,18 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-type crdInfo struct {
-	name       string
-	gk         schema.GroupKind
-	labels     map[string]string
-	namespaced bool
-	plural     string
-	served     []string
-	storage    string
-	schemas    map[string]*apiextv1.JSONSchemaProps
-	fp         interface{}
-}
-
+// state is the engine's inputs and what it derives from them. It composes
+// the parts — the topology graph (pkg/compute/topology), the policies and
+// where they attach (pkg/compute/attach), the CRDs and descriptors — and
+// keeps what ties them to the outputs: the generations the memo of
+// pkg/compute/fold is checked against, and the output keys a change
+// affects. Engine guards it with its lock.
 type state struct {
 	// bulk skips computing affected keys (ComputeAll discards them).
 	bulk bool
 	// gen counts mutations; structGen counts those that may change the
-	// graph or the attachment points (contexts). A cached session keeps
-	// its contexts while structGen is unchanged, its folds while gen is.
+	// graph or the attachment points (contexts). The memo (fold.Memo)
+	// keeps its contexts while structGen is unchanged.
 	gen       uint64
 	structGen uint64
 	// kindsGen counts rebuilds of the policy kinds (CRD changes).
@@ -45,11 +35,9 @@ type state struct {
 	// structural is set by a mutation that changes graph or attachments.
 	structural      bool
 	defaultStrategy string
-	descs           map[schema.GroupKind]Descriptor
-
-	crds         map[string]*crdInfo
-	crdServed    map[schema.GroupKind]bool
-	clusterKinds map[schema.GroupKind]bool
+	// cat: the descriptors and CRDs, and which kinds they say are served,
+	// cluster-scoped and policies.
+	cat crdCatalog
 
 	// classControllers: each GatewayClass's controllerName, which says
 	// how its Gateways match requests (RequestTrace).
@@ -79,11 +67,13 @@ type state struct {
 
 func newState(opts Options) (*state, error) {
 	st := &state{
-		graph:            topology.NewGraph(),
-		descs:            map[schema.GroupKind]Descriptor{},
-		crds:             map[string]*crdInfo{},
-		crdServed:        map[schema.GroupKind]bool{},
-		clusterKinds:     map[schema.GroupKind]bool{},
+		graph: topology.NewGraph(),
+		cat: crdCatalog{
+			descs:   map[schema.GroupKind]Descriptor{},
+			crds:    map[string]*crdInfo{},
+			served:  map[schema.GroupKind]bool{},
+			cluster: map[schema.GroupKind]bool{},
+		},
 		classControllers: map[string]string{},
 		objLabels:        map[topology.NodeID]map[string]string{},
 		specs:            map[topology.NodeID]storedSpec{},
@@ -101,67 +91,20 @@ func newState(opts Options) (*state, error) {
 		return nil, fmt.Errorf("default inherited strategy must be Atomic or Patch, not %q", opts.DefaultInheritedStrategy)
 	}
 	for _, d := range BuiltinDescriptors() {
-		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
+		st.cat.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	for i, d := range opts.Descriptors {
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("descriptor %d: %w", i, err)
 		}
-		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
+		st.cat.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	st.graph.OnExists = st.keyExists
 	st.att = attach.New(attach.Inputs{
-		Graph: st.graph, Labels: st.objLabels, Served: st.served,
+		Graph: st.graph, Labels: st.objLabels, Served: st.cat.serves,
 		OnInvalid: func(o topology.NodeID, d int) { setmap.AddCount(st.invalidKeys, keyOf(o), o, d) },
 	})
 	return st, nil
-}
-
-// ---- served kinds ----
-
-var (
-	schemeKindsOnce sync.Once
-	schemeKinds     map[schema.GroupKind]bool
-)
-
-func builtinKinds() map[schema.GroupKind]bool {
-	schemeKindsOnce.Do(func() {
-		schemeKinds = map[schema.GroupKind]bool{}
-		for gvk := range clientscheme.Scheme.AllKnownTypes() {
-			if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
-				continue
-			}
-			schemeKinds[gvk.GroupKind()] = true
-		}
-	})
-	return schemeKinds
-}
-
-var builtinClusterKinds = map[schema.GroupKind]bool{
-	{Group: "", Kind: "Namespace"}:                                                  true,
-	{Group: "", Kind: "Node"}:                                                       true,
-	{Group: "", Kind: "PersistentVolume"}:                                           true,
-	{Group: topology.GatewayGroup, Kind: "GatewayClass"}:                            true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-}
-
-func (st *state) clusterScoped(gk schema.GroupKind) bool {
-	return builtinClusterKinds[gk] || st.clusterKinds[gk]
-}
-
-// served reports whether the cluster serves gk: a kind of the client-go
-// scheme, a kind served by a CRD fed to the engine, or a Gateway API kind
-// the engine models (the server watches those).
-func (st *state) served(gk schema.GroupKind) bool {
-	if builtinKinds()[gk] || st.crdServed[gk] || topology.IsTopologyGK(gk) {
-		return true
-	}
-	return false
 }
 
 // ---- existence and indexes ----
@@ -205,9 +148,9 @@ func SortKeys(ks []Key) {
 	})
 }
 
-// limitedKeys adds the keys of kind ki whose profile limits where it takes effect: those of
+// addLimited adds the keys of kind ki whose profile limits where it takes effect: those of
 // the nodes below its attachments that the kind reaches.
-func (st *state) limitedKeys(ki *attach.KindIndex, ks keySet) {
+func (ks keySet) addLimited(g *topology.Graph, ki *attach.KindIndex) {
 	visit := func(n topology.NodeID) {
 		if ki.Kind.Profile.Reaches(ki.Kind.GK.Kind, n) {
 			ks[keyOf(n)] = true
@@ -216,7 +159,7 @@ func (st *state) limitedKeys(ki *attach.KindIndex, ks keySet) {
 	seen := topology.Visited{}
 	for n := range ki.Nodes() {
 		if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
-			st.graph.Descend(n, true, seen, visit)
+			g.Descend(n, true, seen, visit)
 		} else {
 			visit(n)
 		}
@@ -231,13 +174,13 @@ func (st *state) keys() []Key {
 	seen := make(topology.Visited, len(st.graph.Objects))
 	for _, ki := range st.att.Kinds() {
 		if l, ok := ki.Kind.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.Kind.GK.Kind) {
-			st.limitedKeys(ki, ks)
+			ks.addLimited(st.graph, ki)
 			continue
 		}
 		for n := range ki.Nodes() {
 			ks[keyOf(n)] = true
 			if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
-				st.walk(n, ks, seen)
+				ks.addBelow(st.graph, n, seen)
 			}
 		}
 	}
