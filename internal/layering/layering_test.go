@@ -73,6 +73,8 @@ var rooms = []struct {
 	{"pkg/compute/semantics/gep", 3}, // the default fold, which other profiles fall back on
 	{"pkg/compute/semantics/", 4},    // one folder per implementation
 	{"pkg/compute/policies", 5},      // descriptors, the table of profiles, parsing
+	{"pkg/compute/attach", 6},        // where policies attach
+	{"pkg/compute/fold", 7},          // contexts, folds, outcomes, output objects
 	{"pkg/compute", 9},
 }
 

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/fold"
 )
 
 // Key names one output object. Namespace "" means a ClusterEffectivePolicy
@@ -45,7 +47,7 @@ type Engine struct {
 	// computes many keys that share ancestors and folds. memoMu only guards
 	// replacing it (memo.refresh after a mutation).
 	memoMu sync.Mutex
-	memo   atomic.Pointer[memo]
+	memo   atomic.Pointer[fold.Memo]
 	// memoDropped is set by DropMemo: the memo is rebuilt for edits only.
 	memoDropped atomic.Bool
 }
@@ -94,7 +96,7 @@ func (e *Engine) SetBulk(on bool) {
 func (e *Engine) PolicyResources() []schema.GroupVersionResource {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.st.policyResources()
+	return e.st.att.Resources()
 }
 
 // Keys lists every key that has an output object now, sorted.
@@ -121,31 +123,33 @@ func (e *Engine) Compute(key Key) (obj runtime.Object, ok bool) {
 
 // computeWith computes key with memo m and a pooled session. The caller
 // holds e.mu (read).
-func (e *Engine) computeWith(key Key, m *memo) (runtime.Object, bool) {
-	s := sessionPool.Get().(*session)
-	s.st, s.m = e.st, m
-	defer func() {
-		s.st, s.m = nil, nil
-		sessionPool.Put(s)
-	}()
-	return e.st.compute(key, s)
+func (e *Engine) computeWith(key Key, m *fold.Memo) (runtime.Object, bool) {
+	s := fold.Acquire(e.st.graph, m)
+	defer s.Release()
+	return s.Output(key.Namespace, key.Name, e.st.targetNodes(key), e.st.att.SortedKinds())
 }
-
-// sessionPool recycles the per-call part of Compute (cycle guard, source
-// aggregation buffers) between calls.
-var sessionPool = sync.Pool{New: func() any { return newSession(nil, nil) }}
 
 // currentMemo returns the memo, made valid for the current state. The
 // caller holds e.mu (read).
-func (e *Engine) currentMemo() *memo {
-	if m := e.memo.Load(); m != nil && m.validFor(e.st) {
+func (e *Engine) currentMemo() *fold.Memo {
+	if m := e.memo.Load(); m != nil && m.ValidFor(e.memoInputs()) {
 		return m // the common case: no lock
 	}
 	e.memoMu.Lock()
 	defer e.memoMu.Unlock()
-	m := e.memo.Load().refresh(e.st, !e.memoDropped.Load())
+	m := e.memo.Load().Refresh(e.memoInputs(), !e.memoDropped.Load())
 	e.memo.Store(m)
 	return m
+}
+
+// memoInputs is what the memo's validity and size depend on. The caller
+// holds e.mu.
+func (e *Engine) memoInputs() fold.MemoInputs {
+	st := e.st
+	return fold.MemoInputs{
+		StructGen: st.structGen, KindsGen: st.kindsGen,
+		Nodes: len(st.graph.Objects) + len(st.graph.Virt), Kinds: len(st.att.Kinds()), Policies: len(st.att.Policies()),
+	}
 }
 
 // DropMemo releases the memoised contexts and folds (they are rebuilt on

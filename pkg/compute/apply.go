@@ -2,18 +2,17 @@ package compute
 
 // Applying input objects to the state: the table of topology kinds and
 // their appliers, Namespaces and ReferenceGrants, and the bookkeeping of
-// which outputs a change may affect.
+// which outputs a change may affect (which policies it concerns is the
+// attachments' business, pkg/compute/attach).
 
 import (
 	"reflect"
-	"sort"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
@@ -84,7 +83,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 	if gk.Group == "apiextensions.k8s.io" && gk.Kind == "CustomResourceDefinition" {
 		return st.applyCRD(name, u)
 	}
-	if _, ok := st.kinds[gk]; ok {
+	if st.att.Kind(gk) != nil {
 		return st.applyPolicy(gk, ns, name, u)
 	}
 	a, ok := topologyAppliers[gk]
@@ -197,7 +196,7 @@ func applyRoute(st *state, in topoInput) []Key {
 		for _, k := range keys {
 			ks[k] = true
 		}
-		st.reresolve(st.policiesNaming(touched, nil), ks)
+		st.reresolve(st.att.PoliciesNaming(touched, nil), ks)
 		keys = ks.sorted()
 	}
 	return keys
@@ -235,57 +234,11 @@ func (st *state) applyTopo(n topology.NodeID, add bool, lbls map[string]string, 
 		delete(st.objLabels, n)
 	}
 	st.subtree(n, ks, topology.Visited{})
-	st.reresolve(st.policiesNaming([]topology.NodeID{n}, &n), ks)
+	st.reresolve(st.att.PoliciesNaming([]topology.NodeID{n}, &n), ks)
 	return ks.sorted()
 }
 
-// policiesNaming returns the policies whose named targets include one of
-// nodes, plus (when sel is set) the selector policies of sel's namespace.
-func (st *state) policiesNaming(nodes []topology.NodeID, sel *topology.NodeID) []*semantics.Policy {
-	set := map[*semantics.Policy]bool{}
-	for _, n := range nodes {
-		for p := range st.byTarget[n.Object()] {
-			set[p] = true
-		}
-	}
-	if sel != nil {
-		for _, ns := range []string{sel.Namespace, anyNamespace} {
-			for p := range st.selPolicies[ns] {
-				for _, s := range p.Selectors {
-					if s.GK == sel.GK() {
-						set[p] = true
-					}
-				}
-			}
-		}
-	}
-	return sortedPolicies(set)
-}
-
-func sortedPolicies(set map[*semantics.Policy]bool) []*semantics.Policy {
-	out := make([]*semantics.Policy, 0, len(set))
-	for p := range set {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
-	return out
-}
-
-func lessPolicyID(a, b semantics.PolicyID) bool {
-	if a.GK.Group != b.GK.Group {
-		return a.GK.Group < b.GK.Group
-	}
-	if a.GK.Kind != b.GK.Kind {
-		return a.GK.Kind < b.GK.Kind
-	}
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	return a.Name < b.Name
-}
-
 func (st *state) applyNamespace(name string, add bool, lbls map[string]string) []Key {
-	n := topology.NamespaceNode(name)
 	old, had := st.graph.NSLabels[name]
 	if add && had && reflect.DeepEqual(old, lbls) {
 		return nil
@@ -305,37 +258,18 @@ func (st *state) applyNamespace(name string, add bool, lbls map[string]string) [
 	affectNS()
 	st.graph.ApplyNamespace(name, add, lbls)
 	affectNS()
-	// Wide selectors pick namespaces by their labels.
-	set := map[*semantics.Policy]bool{}
-	for _, p := range st.policiesNaming([]topology.NodeID{n}, nil) {
-		set[p] = true
-	}
-	for p := range st.selPolicies[anyNamespace] {
-		set[p] = true
-	}
-	st.reresolve(sortedPolicies(set), ks)
+	st.reresolve(st.att.AffectedByNamespace(name), ks)
 	return ks.sorted()
 }
 
 func (st *state) applyGrant(ns, name string, add bool, spec map[string]interface{}) []Key {
-	if !st.graph.ApplyGrant(ns, name, add, spec) {
+	if !st.graph.Grants.Apply(ns, name, add, spec) {
 		return nil
 	}
 	ks := keySet{}
 	st.crossNSBackends(ns, ks)
-	set := map[*semantics.Policy]bool{}
-	for p := range st.crossNS[ns] {
-		set[p] = true
-	}
-	for p := range st.selPolicies[anyNamespace] {
-		set[p] = true
-	}
-	st.reresolve(sortedPolicies(set), ks)
+	st.reresolve(st.att.AffectedByGrant(ns), ks)
 	return ks.sorted()
-}
-
-func (st *state) granted(p *semantics.Policy, t topology.NodeID) bool {
-	return st.graph.GrantAllows(p.ID.GK.Group, p.ID.GK.Kind, p.ID.Namespace, t)
 }
 
 // crossNSBackends adds the subtrees of the backends in namespace ns that routes of other

@@ -7,11 +7,13 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
@@ -28,10 +30,10 @@ func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
 		if info == nil {
 			return nil
 		}
-		if old := st.crds[name]; old != nil && reflect.DeepEqual(old.fp, info.fp) {
+		if old := st.cat.crds[name]; old != nil && reflect.DeepEqual(old.fp, info.fp) {
 			return nil
 		}
-	} else if st.crds[name] == nil {
+	} else if st.cat.crds[name] == nil {
 		return nil
 	}
 	ks := keySet{}
@@ -41,9 +43,9 @@ func (st *state) applyCRD(name string, u *unstructured.Unstructured) []Key {
 		}
 	}
 	if info != nil {
-		st.crds[name] = info
+		st.cat.crds[name] = info
 	} else {
-		delete(st.crds, name)
+		delete(st.cat.crds, name)
 	}
 	st.rebuildKinds()
 	if !st.bulk {
@@ -89,74 +91,130 @@ func parseCRD(name string, u *unstructured.Unstructured) *crdInfo {
 // rebuildKinds recomputes policy kinds and served kinds from the CRDs, then
 // re-parses and re-resolves every policy.
 func (st *state) rebuildKinds() {
-	for _, p := range sortedPolicyMap(st.policies) {
-		st.unapply(p)
+	kinds := st.cat.policyKinds()
+	for id := range st.att.Policies() {
+		st.policyChanged(id) // its kind may be gone, or parsed anew
 	}
-	st.crdServed = map[schema.GroupKind]bool{}
-	st.clusterKinds = map[schema.GroupKind]bool{}
-	newKinds := map[schema.GroupKind]*kindIndex{}
-	names := make([]string, 0, len(st.crds))
-	for n := range st.crds {
+	st.att.SetKinds(kinds, func(pk *policies.Kind, p *semantics.Policy) *semantics.Policy {
+		np := policies.Parse(pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.cat.clusterScoped)
+		np.Labels = p.Labels
+		return np
+	})
+	st.kindsGen++
+}
+
+// crdCatalog is what the descriptors and the CRDs fed to the engine say:
+// which kinds the cluster serves, which are cluster-scoped, and which are
+// policy kinds.
+type crdCatalog struct {
+	descs   map[schema.GroupKind]Descriptor
+	crds    map[string]*crdInfo
+	served  map[schema.GroupKind]bool // kinds a CRD serves
+	cluster map[schema.GroupKind]bool // cluster-scoped kinds a CRD serves
+}
+
+type crdInfo struct {
+	name       string
+	gk         schema.GroupKind
+	labels     map[string]string
+	namespaced bool
+	plural     string
+	served     []string
+	storage    string
+	schemas    map[string]*apiextv1.JSONSchemaProps
+	fp         interface{}
+}
+
+// policyKinds recomputes the served kinds from the CRDs and returns the
+// policy kinds: those a descriptor names, or whose CRD's label or schema
+// says they are policies (crdDescriptor); the CRD first by name wins.
+func (c *crdCatalog) policyKinds() map[schema.GroupKind]*policies.Kind {
+	c.served = map[schema.GroupKind]bool{}
+	c.cluster = map[schema.GroupKind]bool{}
+	newKinds := map[schema.GroupKind]*policies.Kind{}
+	names := make([]string, 0, len(c.crds))
+	for n := range c.crds {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		c := st.crds[n]
-		if len(c.served) == 0 {
+		crd := c.crds[n]
+		if len(crd.served) == 0 {
 			continue
 		}
-		st.crdServed[c.gk] = true
-		if !c.namespaced {
-			st.clusterKinds[c.gk] = true
+		c.served[crd.gk] = true
+		if !crd.namespaced {
+			c.cluster[crd.gk] = true
 		}
-		version := c.storage
-		if version == "" || !contains(c.served, version) {
-			version = c.served[0]
+		version := crd.storage
+		if version == "" || !contains(crd.served, version) {
+			version = crd.served[0]
 		}
-		d, ok := st.descs[c.gk]
+		d, ok := c.descs[crd.gk]
 		if !ok {
-			if d, ok = crdDescriptor(c, c.schemas[version]); !ok {
+			if d, ok = crdDescriptor(crd, crd.schemas[version]); !ok {
 				continue
 			}
 		}
-		if _, dup := newKinds[c.gk]; dup {
+		if _, dup := newKinds[crd.gk]; dup {
 			continue
 		}
-		newKinds[c.gk] = &kindIndex{
-			pk: &policies.Kind{
-				GK:         c.gk,
-				GVR:        schema.GroupVersionResource{Group: c.gk.Group, Version: version, Resource: c.plural},
-				Descriptor: d,
-				Namespaced: c.namespaced,
-				Schema:     c.schemas[version],
-				Profile:    policies.ProfileOf(&d),
-			},
-			at:       map[topology.NodeID][]*semantics.Policy{},
-			sections: map[topology.NodeID]map[string]int{},
-			invalid:  map[topology.NodeID][]invalidAt{},
-			gen:      map[topology.NodeID]uint64{},
+		newKinds[crd.gk] = &policies.Kind{
+			GK:         crd.gk,
+			GVR:        schema.GroupVersionResource{Group: crd.gk.Group, Version: version, Resource: crd.plural},
+			Descriptor: d,
+			Namespaced: crd.namespaced,
+			Schema:     crd.schemas[version],
+			Profile:    policies.ProfileOf(&d),
 		}
 	}
-	st.kinds = newKinds
-	st.kindsGen++
-	old := st.policies
-	for id := range old {
-		st.policyChanged(id) // its kind may be gone, or parsed anew
-	}
-	st.policies = map[semantics.PolicyID]*semantics.Policy{}
-	for _, p := range sortedPolicyMap(old) {
-		ki := st.kinds[p.ID.GK]
-		if ki == nil {
-			continue // the CRD is gone: forget its policies
+	return newKinds
+}
+
+var (
+	schemeKindsOnce sync.Once
+	schemeKinds     map[schema.GroupKind]bool
+)
+
+func builtinKinds() map[schema.GroupKind]bool {
+	schemeKindsOnce.Do(func() {
+		schemeKinds = map[schema.GroupKind]bool{}
+		for gvk := range clientscheme.Scheme.AllKnownTypes() {
+			if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
+				continue
+			}
+			schemeKinds[gvk.GroupKind()] = true
 		}
-		np := policies.Parse(ki.pk, p.Raw, p.ID.Namespace, p.ID.Name, p.Created, st.defaultStrategy, st.clusterScoped)
-		np.Labels = p.Labels
-		st.policies[np.ID] = np
+	})
+	return schemeKinds
+}
+
+var builtinClusterKinds = map[schema.GroupKind]bool{
+	{Group: "", Kind: "Namespace"}:                                                  true,
+	{Group: "", Kind: "Node"}:                                                       true,
+	{Group: "", Kind: "PersistentVolume"}:                                           true,
+	{Group: topology.GatewayGroup, Kind: "GatewayClass"}:                            true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
+}
+
+// clusterScoped reports whether objects of gk are cluster-scoped.
+func (c *crdCatalog) clusterScoped(gk schema.GroupKind) bool {
+	return builtinClusterKinds[gk] || c.cluster[gk]
+}
+
+// serves reports whether the cluster serves gk: a kind of the client-go
+// scheme, a kind served by a CRD fed to the engine, or a Gateway API kind
+// the engine models (the server watches those).
+func (c *crdCatalog) serves(gk schema.GroupKind) bool {
+	if builtinKinds()[gk] || c.served[gk] || topology.IsTopologyGK(gk) {
+		return true
 	}
-	for _, p := range sortedPolicyMap(st.policies) {
-		p.Resolution = st.resolve(p)
-		st.applyRes(p, 1)
-	}
+	return false
 }
 
 // crdDescriptor recognizes a CRD without a descriptor as a policy kind: by the GEP-713 label
@@ -187,13 +245,4 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func sortedPolicyMap(m map[semantics.PolicyID]*semantics.Policy) []*semantics.Policy {
-	out := make([]*semantics.Policy, 0, len(m))
-	for _, p := range m {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return lessPolicyID(out[i].ID, out[j].ID) })
-	return out
 }

@@ -46,13 +46,13 @@ type SensitiveKind struct {
 func (e *Engine) SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	ki := e.st.kinds[gk]
-	if ki == nil || ki.pk == nil || len(ki.pk.Descriptor.SensitiveFields) == 0 {
+	ki := e.st.att.Kind(gk)
+	if ki == nil || ki.Kind == nil || len(ki.Kind.Descriptor.SensitiveFields) == 0 {
 		return SensitiveKind{}, false
 	}
 	return SensitiveKind{
-		Resource:   ki.pk.GVR.GroupResource(),
-		Namespaced: ki.pk.Namespaced,
-		Paths:      append([]string(nil), ki.pk.Descriptor.SensitiveFields...),
+		Resource:   ki.Kind.GVR.GroupResource(),
+		Namespaced: ki.Kind.Namespaced,
+		Paths:      append([]string(nil), ki.Kind.Descriptor.SensitiveFields...),
 	}, true
 }

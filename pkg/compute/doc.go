@@ -36,9 +36,10 @@
 // # Attachments
 //
 // Each policy is parsed once (targets, stanzas, strategies; malformed
-// policies become Invalid with a message) and resolved to attachment nodes:
-// existing objects or sections, virtual targets for kinds the cluster does
-// not serve, label-selected objects of its namespace. A cross-namespace
+// policies become Invalid with a message; pkg/compute/policies) and
+// resolved to attachment nodes (pkg/compute/attach): existing objects or
+// sections, virtual targets for kinds the cluster does not serve,
+// label-selected objects of its namespace. A cross-namespace
 // target needs a ReferenceGrant, else the policy is listed as Invalid at
 // that target. Attachments are indexed per policy kind and node, and the
 // indexes are updated incrementally: a topology change re-resolves only the
@@ -48,7 +49,7 @@
 // # Contexts and the fold
 //
 // For a target T and a policy kind K, the contexts are the paths from a root
-// to T. Only the nodes that bear a policy of K matter, so the engine
+// to T (pkg/compute/fold computes them, folds them and builds the outputs). Only the nodes that bear a policy of K matter, so the engine
 // computes, by memoised dynamic programming over parents, the distinct
 // "vias": the sequences of policy-bearing nodes along those paths. Contexts
 // with equal vias are reported once (docs/spec.md §5.5). For each via, the entries

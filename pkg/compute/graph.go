@@ -6,14 +6,16 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-// subtree adds the keys of n's owner and of every node below n.
+// subtree adds the keys of n's owner and of every node below n, but in
+// bulk mode (affected keys are not kept then).
 func (st *state) subtree(n topology.NodeID, ks keySet, seen topology.Visited) {
 	if st.bulk {
 		return
 	}
-	st.walk(n, ks, seen)
+	ks.addBelow(st.graph, n, seen)
 }
 
-func (st *state) walk(n topology.NodeID, ks keySet, seen topology.Visited) {
-	st.graph.Descend(n, true, seen, func(c topology.NodeID) { ks[keyOf(c)] = true })
+// addBelow adds the keys of n's owner and of every node below n in g.
+func (ks keySet) addBelow(g *topology.Graph, n topology.NodeID, seen topology.Visited) {
+	g.Descend(n, true, seen, func(c topology.NodeID) { ks[keyOf(c)] = true })
 }

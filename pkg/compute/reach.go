@@ -7,13 +7,11 @@ package compute
 // points to never disagree.
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
 // PolicyInfo is one policy (of one kind) as its PolicyReach shows it.
@@ -35,15 +33,15 @@ func (e *Engine) Policies(key Key) []PolicyInfo {
 	defer e.mu.RUnlock()
 	st := e.st
 	var out []PolicyInfo
-	for gk, ki := range st.kinds {
-		if ki.pk.Namespaced == (key.Namespace == "") {
+	for gk, ki := range st.att.Kinds() {
+		if ki.Kind.Namespaced == (key.Namespace == "") {
 			continue
 		}
-		p := st.policies[semantics.PolicyID{GK: gk, Namespace: key.Namespace, Name: key.Name}]
+		p := st.att.Policy(semantics.PolicyID{GK: gk, Namespace: key.Namespace, Name: key.Name})
 		if p == nil {
 			continue
 		}
-		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.Class, AttachedTo: st.attachedTo(p), Labels: p.Labels})
+		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.Class, AttachedTo: st.att.AttachedTo(p), Labels: p.Labels})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Group != out[j].Group {
@@ -58,8 +56,8 @@ func (e *Engine) Policies(key Key) []PolicyInfo {
 func (e *Engine) PolicyKeys() []Key {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	ks := make(keySet, len(e.st.policies))
-	for id := range e.st.policies {
+	ks := make(keySet, len(e.st.att.Policies()))
+	for id := range e.st.att.Policies() {
 		ks[Key{Namespace: id.Namespace, Name: id.Name}] = true
 	}
 	return ks.sorted()
@@ -88,45 +86,4 @@ func (st *state) policyChanged(id semantics.PolicyID) {
 	if !st.bulk {
 		st.changedPolicies[Key{Namespace: id.Namespace, Name: id.Name}] = struct{}{}
 	}
-}
-
-// attachedTo lists what p names and whether each resolved, with the same
-// rules as resolve.
-func (st *state) attachedTo(p *semantics.Policy) []v1alpha1.AttachedTarget {
-	out := make([]v1alpha1.AttachedTarget, 0, len(p.Refs))
-	listed := map[topology.NodeID]bool{}
-	for _, ref := range p.Refs {
-		at := v1alpha1.AttachedTarget{Target: ref.Target.Ref()}
-		listed[ref.Target] = true
-		if ref.Invalid != "" {
-			at.Reason, at.Message = v1alpha1.ReasonMalformed, ref.Invalid
-			out = append(out, at)
-			continue
-		}
-		a, found := st.resolveRef(p, ref)
-		switch {
-		case !found:
-			at.Reason, at.Message = v1alpha1.ReasonTargetNotFound, fmt.Sprintf("%s does not exist", ref.Target)
-		case a.Invalid == "":
-			at.Resolved = true
-		case p.Invalid != "":
-			at.Reason, at.Message = v1alpha1.ReasonMalformed, p.Invalid
-		default:
-			at.Reason, at.Message = v1alpha1.ReasonReferenceGrantMissing, a.Invalid
-		}
-		out = append(out, at)
-	}
-	if len(p.Selectors) > 0 && p.ID.Namespace != "" {
-		for _, n := range st.selected(p) {
-			if listed[n] {
-				continue
-			}
-			at := v1alpha1.AttachedTarget{Target: n.Ref(), Resolved: p.Invalid == ""}
-			if p.Invalid != "" {
-				at.Reason, at.Message = v1alpha1.ReasonMalformed, p.Invalid
-			}
-			out = append(out, at)
-		}
-	}
-	return out
 }

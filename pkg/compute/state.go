@@ -5,79 +5,39 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/setmap"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/attach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
-
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/policies"
 )
 
-type invalidAt struct {
-	pol  *semantics.Policy
-	node topology.NodeID
-	msg  string
-}
-
-// kindIndex holds the attachments of one policy kind.
-type kindIndex struct {
-	pk       *policies.Kind
-	at       map[topology.NodeID][]*semantics.Policy // valid attachments by node
-	sections map[topology.NodeID]map[string]int      // object -> sections with attachments
-	invalid  map[topology.NodeID][]invalidAt         // owner object -> Invalid listings
-	// gen is the attachment generation of each node bearing a policy of
-	// this kind: a new value of state.attGen whenever a policy of the kind
-	// is attached there or detached. Memoised folds and orders check it.
-	gen map[topology.NodeID]uint64
-	// changed is the newest gen of the kind: a fold checked at that value
-	// is valid without looking at its nodes.
-	changed uint64
-	// rejectDirty is set when an attachment of the kind changed since the
-	// policies' RejectedBy were last settled (rejections.go).
-	rejectDirty bool
-}
-
-type crdInfo struct {
-	name       string
-	gk         schema.GroupKind
-	labels     map[string]string
-	namespaced bool
-	plural     string
-	served     []string
-	storage    string
-	schemas    map[string]*apiextv1.JSONSchemaProps
-	fp         interface{}
-}
-
+// state is the engine's inputs and what it derives from them. It composes
+// the parts — the topology graph (pkg/compute/topology), the policies and
+// where they attach (pkg/compute/attach), the CRDs and descriptors — and
+// keeps what ties them to the outputs: the generations the memo of
+// pkg/compute/fold is checked against, and the output keys a change
+// affects. Engine guards it with its lock.
 type state struct {
 	// bulk skips computing affected keys (ComputeAll discards them).
 	bulk bool
 	// gen counts mutations; structGen counts those that may change the
-	// graph or the attachment points (contexts). A cached session keeps
-	// its contexts while structGen is unchanged, its folds while gen is.
+	// graph or the attachment points (contexts). The memo (fold.Memo)
+	// keeps its contexts while structGen is unchanged.
 	gen       uint64
 	structGen uint64
-	// kindsGen counts rebuilds of the policy kinds (CRD changes); attGen
-	// numbers attachment changes (kindIndex.gen).
+	// kindsGen counts rebuilds of the policy kinds (CRD changes).
 	kindsGen uint64
-	attGen   uint64
 	// structural is set by a mutation that changes graph or attachments.
 	structural      bool
 	defaultStrategy string
-	descs           map[schema.GroupKind]Descriptor
-
-	crds         map[string]*crdInfo
-	kinds        map[schema.GroupKind]*kindIndex
-	crdServed    map[schema.GroupKind]bool
-	clusterKinds map[schema.GroupKind]bool
+	// cat: the descriptors and CRDs, and which kinds they say are served,
+	// cluster-scoped and policies.
+	cat crdCatalog
 
 	// classControllers: each GatewayClass's controllerName, which says
 	// how its Gateways match requests (RequestTrace).
@@ -94,10 +54,10 @@ type state struct {
 
 	byKey map[Key][]topology.NodeID // nodes per output key: usually one, so a slice
 
-	policies    map[semantics.PolicyID]*semantics.Policy
-	byTarget    map[topology.NodeID]map[*semantics.Policy]bool
-	selPolicies map[string]map[*semantics.Policy]bool // by namespace; anyNamespace: wide selectors
-	crossNS     map[string]map[*semantics.Policy]bool
+	// att: the policy kinds, the policies and where they attach.
+	att *attach.Index
+	// invalidKeys: the owner objects with Invalid listings, by output key
+	// (the attachments' OnInvalid).
 	invalidKeys map[Key]map[topology.NodeID]int
 	// changedPolicies are the keys of the policies whose kind, labels or
 	// attachments changed since the caller last took them (not kept in
@@ -107,21 +67,18 @@ type state struct {
 
 func newState(opts Options) (*state, error) {
 	st := &state{
-		graph:            topology.NewGraph(),
-		descs:            map[schema.GroupKind]Descriptor{},
-		crds:             map[string]*crdInfo{},
-		kinds:            map[schema.GroupKind]*kindIndex{},
-		crdServed:        map[schema.GroupKind]bool{},
-		clusterKinds:     map[schema.GroupKind]bool{},
+		graph: topology.NewGraph(),
+		cat: crdCatalog{
+			descs:   map[schema.GroupKind]Descriptor{},
+			crds:    map[string]*crdInfo{},
+			served:  map[schema.GroupKind]bool{},
+			cluster: map[schema.GroupKind]bool{},
+		},
 		classControllers: map[string]string{},
 		objLabels:        map[topology.NodeID]map[string]string{},
 		specs:            map[topology.NodeID]storedSpec{},
 		fingerprints:     map[topology.NodeID]fingerprint{},
 		byKey:            map[Key][]topology.NodeID{},
-		policies:         map[semantics.PolicyID]*semantics.Policy{},
-		byTarget:         map[topology.NodeID]map[*semantics.Policy]bool{},
-		selPolicies:      map[string]map[*semantics.Policy]bool{},
-		crossNS:          map[string]map[*semantics.Policy]bool{},
 		invalidKeys:      map[Key]map[topology.NodeID]int{},
 		changedPolicies:  map[Key]struct{}{},
 	}
@@ -134,67 +91,20 @@ func newState(opts Options) (*state, error) {
 		return nil, fmt.Errorf("default inherited strategy must be Atomic or Patch, not %q", opts.DefaultInheritedStrategy)
 	}
 	for _, d := range BuiltinDescriptors() {
-		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
+		st.cat.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	for i, d := range opts.Descriptors {
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("descriptor %d: %w", i, err)
 		}
-		st.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
+		st.cat.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	st.graph.OnExists = st.keyExists
-	return st, nil
-}
-
-// ---- served kinds ----
-
-var (
-	schemeKindsOnce sync.Once
-	schemeKinds     map[schema.GroupKind]bool
-)
-
-func builtinKinds() map[schema.GroupKind]bool {
-	schemeKindsOnce.Do(func() {
-		schemeKinds = map[schema.GroupKind]bool{}
-		for gvk := range clientscheme.Scheme.AllKnownTypes() {
-			if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
-				continue
-			}
-			schemeKinds[gvk.GroupKind()] = true
-		}
+	st.att = attach.New(attach.Inputs{
+		Graph: st.graph, Labels: st.objLabels, Served: st.cat.serves,
+		OnInvalid: func(o topology.NodeID, d int) { setmap.AddCount(st.invalidKeys, keyOf(o), o, d) },
 	})
-	return schemeKinds
-}
-
-var builtinClusterKinds = map[schema.GroupKind]bool{
-	{Group: "", Kind: "Namespace"}:                                                  true,
-	{Group: "", Kind: "Node"}:                                                       true,
-	{Group: "", Kind: "PersistentVolume"}:                                           true,
-	{Group: topology.GatewayGroup, Kind: "GatewayClass"}:                            true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                       true,
-	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                true,
-	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                 true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:               true,
-	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: true,
-	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   true,
-}
-
-// anyNamespace keys the policies whose selectors look in every namespace (no namespace is
-// named so: names are DNS labels).
-const anyNamespace = "*"
-
-func (st *state) clusterScoped(gk schema.GroupKind) bool {
-	return builtinClusterKinds[gk] || st.clusterKinds[gk]
-}
-
-// served reports whether the cluster serves gk: a kind of the client-go
-// scheme, a kind served by a CRD fed to the engine, or a Gateway API kind
-// the engine models (the server watches those).
-func (st *state) served(gk schema.GroupKind) bool {
-	if builtinKinds()[gk] || st.crdServed[gk] || topology.IsTopologyGK(gk) {
-		return true
-	}
-	return false
+	return st, nil
 }
 
 // ---- existence and indexes ----
@@ -214,44 +124,6 @@ func (st *state) keyExists(n topology.NodeID, is bool) {
 	} else {
 		st.byKey[k] = l
 	}
-}
-
-// updateSet adds v to the set under k when d > 0, else removes it.
-func updateSet[K comparable, V comparable](m map[K]map[V]bool, k K, v V, d int) {
-	if d > 0 {
-		setmap.Add(m, k, v)
-	} else {
-		setmap.Remove(m, k, v)
-	}
-}
-
-// addCount adds d to the count of v under k, dropping counts that reach
-// zero and maps left empty.
-func addCount[K comparable, V comparable](m map[K]map[V]int, k K, v V, d int) {
-	c := m[k]
-	if c == nil {
-		c = map[V]int{}
-		m[k] = c
-	}
-	c[v] += d
-	if c[v] <= 0 {
-		delete(c, v)
-	}
-	if len(c) == 0 {
-		delete(m, k)
-	}
-}
-
-// dropFrom removes the elements for which drop holds, in place (the
-// indexes own their slices; nothing else holds them).
-func dropFrom[T any](l []T, drop func(T) bool) []T {
-	out := l[:0]
-	for _, x := range l {
-		if !drop(x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 type keySet map[Key]bool
@@ -276,36 +148,18 @@ func SortKeys(ks []Key) {
 	})
 }
 
-func (st *state) policyResources() []schema.GroupVersionResource {
-	out := make([]schema.GroupVersionResource, 0, len(st.kinds))
-	for _, ki := range st.kinds {
-		out = append(out, ki.pk.GVR)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Resource != b.Resource {
-			return a.Resource < b.Resource
-		}
-		return a.Version < b.Version
-	})
-	return out
-}
-
-// limitedKeys adds the keys of kind ki whose profile limits where it takes effect: those of
+// addLimited adds the keys of kind ki whose profile limits where it takes effect: those of
 // the nodes below its attachments that the kind reaches.
-func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
+func (ks keySet) addLimited(g *topology.Graph, ki *attach.KindIndex) {
 	visit := func(n topology.NodeID) {
-		if ki.pk.Profile.Reaches(ki.pk.GK.Kind, n) {
+		if ki.Kind.Profile.Reaches(ki.Kind.GK.Kind, n) {
 			ks[keyOf(n)] = true
 		}
 	}
 	seen := topology.Visited{}
-	for n := range ki.at {
-		if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
-			st.graph.Descend(n, true, seen, visit)
+	for n := range ki.Nodes() {
+		if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
+			g.Descend(n, true, seen, visit)
 		} else {
 			visit(n)
 		}
@@ -318,15 +172,15 @@ func (st *state) limitedKeys(ki *kindIndex, ks keySet) {
 func (st *state) keys() []Key {
 	ks := make(keySet, len(st.byKey))
 	seen := make(topology.Visited, len(st.graph.Objects))
-	for _, ki := range st.kinds {
-		if l, ok := ki.pk.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.pk.GK.Kind) {
-			st.limitedKeys(ki, ks)
+	for _, ki := range st.att.Kinds() {
+		if l, ok := ki.Kind.Profile.(semantics.ReachLimiter); ok && l.LimitsReach(ki.Kind.GK.Kind) {
+			ks.addLimited(st.graph, ki)
 			continue
 		}
-		for n := range ki.at {
+		for n := range ki.Nodes() {
 			ks[keyOf(n)] = true
-			if ki.pk.Descriptor.Class == v1alpha1.ClassInherited {
-				st.walk(n, ks, seen)
+			if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
+				ks.addBelow(st.graph, n, seen)
 			}
 		}
 	}
@@ -338,3 +192,17 @@ func (st *state) keys() []Key {
 
 // keyOf is the output key of n's object.
 func keyOf(n topology.NodeID) Key { return Key{Namespace: n.Namespace, Name: n.Name} }
+
+// targetNodes lists the objects that key names.
+func (st *state) targetNodes(key Key) []topology.NodeID {
+	out := append(make([]topology.NodeID, 0, len(st.byKey[key])+len(st.invalidKeys[key])), st.byKey[key]...)
+	for n := range st.invalidKeys[key] {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return topology.LessNode(out[i], out[j]) })
+	}
+	return out
+}

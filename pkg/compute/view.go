@@ -11,6 +11,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/fold"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
@@ -19,19 +20,15 @@ import (
 // callback short, and copy out what must outlive it.
 type View struct {
 	st *state
-	s  *session
+	s  *fold.Session
 }
 
 // View calls fn with a view of the current inputs.
 func (e *Engine) View(fn func(v View)) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	s := sessionPool.Get().(*session)
-	s.st, s.m = e.st, e.currentMemo()
-	defer func() {
-		s.st, s.m = nil, nil
-		sessionPool.Put(s)
-	}()
+	s := fold.Acquire(e.st.graph, e.currentMemo())
+	defer s.Release()
 	fn(View{st: e.st, s: s})
 }
 
@@ -282,13 +279,9 @@ func (v View) Vias(path []v1alpha1.ObjectReference) []KindVia {
 		nodes[i] = topology.NodeID{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
 	}
 	var out []KindVia
-	for gk, k := range v.st.kinds {
-		var elems []viaElem
-		for _, n := range nodes {
-			elems = v.s.extend(elems, n, k)
-		}
-		if len(elems) > 0 {
-			out = append(out, KindVia{Group: gk.Group, Kind: gk.Kind, Via: refsOf(elems)})
+	for gk, k := range v.st.att.Kinds() {
+		if via := v.s.Via(nodes, k); via != nil {
+			out = append(out, KindVia{Group: gk.Group, Kind: gk.Kind, Via: via})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/fold"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
@@ -106,7 +107,7 @@ func (e *Engine) WhatIfWithin(ctx context.Context, p Proposal) ([]Outcome, error
 	// grow), so nothing of the proposal is ever read again. A structural
 	// proposal gets a memo of its own, so that the shared one is not
 	// replaced by one for a state that is about to vanish.
-	m := newMemo(st, false)
+	m := fold.NewMemo(e.memoInputs(), false)
 	if st.structGen == sgen && st.kindsGen == kgen {
 		m = e.currentMemo()
 	}
@@ -161,8 +162,8 @@ func (st *state) checkProposal(p Proposal) error {
 // scope reports whether gk is an input kind of the engine and whether its
 // objects are namespaced.
 func (st *state) scope(gk schema.GroupKind) (namespaced, known bool) {
-	if ki, ok := st.kinds[gk]; ok {
-		return ki.pk.Namespaced, true
+	if ki := st.att.Kind(gk); ki != nil {
+		return ki.Kind.Namespaced, true
 	}
 	if a, ok := topologyAppliers[gk]; ok {
 		return a.namespaced, true
@@ -222,7 +223,7 @@ func (ks keySet) add(keys []Key) {
 
 // computeKeys computes keys with memo m on up to GOMAXPROCS goroutines,
 // until ctx ends. The caller holds e.mu.
-func (e *Engine) computeKeys(ctx context.Context, keys []Key, m *memo) []runtime.Object {
+func (e *Engine) computeKeys(ctx context.Context, keys []Key, m *fold.Memo) []runtime.Object {
 	out := make([]runtime.Object, len(keys))
 	workqueue.ParallelizeUntil(ctx, goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		if o, ok := e.computeWith(keys[i], m); ok {
@@ -241,11 +242,11 @@ func (st *state) input(gk schema.GroupKind, ns, name string) (*unstructured.Unst
 	u.SetAPIVersion(schema.GroupVersion{Group: gk.Group, Version: "v1"}.String())
 	u.SetKind(gk.Kind)
 	u.SetName(name)
-	if ki, ok := st.kinds[gk]; ok {
-		if !ki.pk.Namespaced {
+	if ki := st.att.Kind(gk); ki != nil {
+		if !ki.Kind.Namespaced {
 			ns = ""
 		}
-		p := st.policies[semantics.PolicyID{GK: gk, Namespace: ns, Name: name}]
+		p := st.att.Policy(semantics.PolicyID{GK: gk, Namespace: ns, Name: name})
 		if p == nil {
 			return nil, nil
 		}

@@ -1,9 +1,9 @@
 package topology
 
 // The hierarchy as a graph (docs/spec.md §3): the objects and the indexes
-// edges are derived from, which nodes exist, and which references a
-// ReferenceGrant allows. Objects are put in and taken out in mutate.go,
-// the walks are in walks.go.
+// edges are derived from, and which nodes exist. Objects are put in and
+// taken out in mutate.go, the walks are in walks.go, the ReferenceGrants in
+// grants.go.
 
 // Graph holds the topology objects the engine was fed and the indexes
 // their edges are derived from; parents and children are computed on
@@ -26,8 +26,9 @@ type Graph struct {
 	Services       map[NodeID]*Service
 	// BackendParents: the rules referencing each backend, counted.
 	BackendParents map[NodeID]map[NodeID]int
-	// Grants: the ReferenceGrants by namespace, then name.
-	Grants map[string]map[string]*ReferenceGrant
+	// Grants: the ReferenceGrants, which decide which references across
+	// namespaces hold.
+	Grants Grants
 	// Objects counts the existence of topology objects and referenced
 	// backends; Virt virtual targets and unserved kinds named by policies.
 	Objects map[NodeID]int
@@ -52,7 +53,7 @@ func NewGraph() *Graph {
 		RoutesByParent:        map[NodeID]map[NodeID]bool{},
 		Services:              map[NodeID]*Service{},
 		BackendParents:        map[NodeID]map[NodeID]int{},
-		Grants:                map[string]map[string]*ReferenceGrant{},
+		Grants:                Grants{},
 		Objects:               map[NodeID]int{},
 		Virt:                  map[NodeID]int{},
 		ByNS:                  map[string]map[NodeID]bool{},
@@ -119,40 +120,9 @@ func (gr *Graph) hasSection(n NodeID) bool {
 	return true // other backends and virtual targets: sections are not known, accept them
 }
 
-// GrantNamespace is where a ReferenceGrant for target t must live.
-func GrantNamespace(t NodeID) string {
-	if IsNamespaceNode(t) {
-		return t.Name
-	}
-	return t.Namespace
-}
-
-// GrantAllows reports whether a ReferenceGrant in t's namespace lets objects of group/kind in
-// namespace fromNS refer to t.
-func (gr *Graph) GrantAllows(group, kind, fromNS string, t NodeID) bool {
-	for _, g := range gr.Grants[GrantNamespace(t)] {
-		from := false
-		for _, f := range g.From {
-			if f.Group == group && f.Kind == kind && f.Namespace == fromNS {
-				from = true
-				break
-			}
-		}
-		if !from {
-			continue
-		}
-		for _, to := range g.To {
-			if to.Group == t.Group && to.Kind == t.Kind && (to.Name == "" || to.Name == t.Name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // BackendAllowed reports whether backend b hangs under route rule r: always in the route's
 // namespace, in another only when a ReferenceGrant there lets the route's kind refer to it
 // (Gateway API: backendRefs and RequestMirror backends across namespaces).
 func (gr *Graph) BackendAllowed(r, b NodeID) bool {
-	return r.Namespace == b.Namespace || gr.GrantAllows(r.Group, r.Kind, r.Namespace, b)
+	return r.Namespace == b.Namespace || gr.Grants.Allows(r.Group, r.Kind, r.Namespace, b)
 }

@@ -114,18 +114,7 @@ func (gr *Graph) routeBackends(r *Route, d int, touched *[]NodeID) {
 		parent := r.ID
 		parent.Section = ru.Section
 		for _, b := range ru.Backends {
-			m := gr.BackendParents[b]
-			if m == nil {
-				m = map[NodeID]int{}
-				gr.BackendParents[b] = m
-			}
-			m[parent] += d
-			if m[parent] <= 0 {
-				delete(m, parent)
-			}
-			if len(m) == 0 {
-				delete(gr.BackendParents, b)
-			}
+			setmap.AddCount(gr.BackendParents, b, parent, d)
 			if b.Group != "" || b.Kind != "Service" {
 				gr.bump(gr.Objects, b, d)
 				*touched = append(*touched, b)
@@ -164,24 +153,4 @@ func (gr *Graph) ApplyNamespace(name string, add bool, lbls map[string]string) {
 		delete(gr.NSLabels, name)
 		gr.bump(gr.Objects, n, -1)
 	}
-}
-
-// ApplyGrant puts ReferenceGrant ns/name as spec describes, or removes it
-// when add is false; it reports false when there was nothing to remove.
-func (gr *Graph) ApplyGrant(ns, name string, add bool, spec map[string]interface{}) bool {
-	if add {
-		if gr.Grants[ns] == nil {
-			gr.Grants[ns] = map[string]*ReferenceGrant{}
-		}
-		gr.Grants[ns][name] = ParseGrant(spec)
-		return true
-	}
-	if gr.Grants[ns] == nil || gr.Grants[ns][name] == nil {
-		return false
-	}
-	delete(gr.Grants[ns], name)
-	if len(gr.Grants[ns]) == 0 {
-		delete(gr.Grants, ns)
-	}
-	return true
 }

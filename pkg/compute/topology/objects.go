@@ -40,7 +40,7 @@ func IsTopologyGK(gk schema.GroupKind) bool {
 const (
 	LevelGatewayClass = 0
 	LevelNamespace    = 10
-	LevelGateway      = 20 // also a mesh route's Service (meshFrontContexts)
+	LevelGateway      = 20 // also a mesh route's Service (fold.Session.meshFrontContexts)
 	LevelListenerSet  = 25
 	LevelListener     = 30 // also a mesh route's Service port
 	LevelRoute        = 50

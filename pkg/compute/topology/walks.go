@@ -23,11 +23,6 @@ func (gr *Graph) LSAllowed(g *Gateway, ls *ListenerSet) bool {
 	return false
 }
 
-// admits reports whether listener l (of an object in ownerNS) admits route r.
-func (gr *Graph) admits(l Listener, ownerNS string, r *Route) bool {
-	return gr.Refusal(l, ownerNS, r) == Admitted
-}
-
 // RefusalReason is why a listener does not admit a route; computed on
 // every walk of the graph, so a code, put in words only for a trace.
 type RefusalReason uint8
@@ -144,7 +139,7 @@ func (gr *Graph) EachRouteParent(r *Route, fn func(NodeID) bool) {
 			if pr.Port != 0 && pr.Port != l.Port {
 				continue
 			}
-			if !gr.admits(l, pr.ID.Namespace, r) {
+			if gr.Refusal(l, pr.ID.Namespace, r) != Admitted {
 				continue
 			}
 			n := pr.ID
@@ -202,7 +197,7 @@ func (gr *Graph) hangsUnder(rule, b NodeID) bool {
 
 // AppendParents appends the parent nodes of n in the hierarchy to dst
 // (Namespace nodes are not part of the graph; they are inserted into paths,
-// see the engine's session.contexts). Callers pass a small array's slice
+// see fold.Session.contexts). Callers pass a small array's slice
 // as dst: most nodes have one parent, and nothing needs to be allocated.
 func (gr *Graph) AppendParents(dst []NodeID, n NodeID) []NodeID {
 	if n.Section != "" {
@@ -367,7 +362,7 @@ const (
 // Descend calls visit with n and every node below it, each once. front says
 // that the descent did not come to n as a rule's backend: only then are the
 // mesh routes of a Service or port below it, as their paths start at the
-// Service (meshFrontContexts), not at what routes to it.
+// Service (fold.Session.meshFrontContexts), not at what routes to it.
 func (gr *Graph) Descend(n NodeID, front bool, seen Visited, visit func(NodeID)) {
 	if seen[n]&visitedNode == 0 {
 		seen[n] |= visitedNode

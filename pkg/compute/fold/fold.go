@@ -1,4 +1,4 @@
-package compute
+package fold
 
 // The fold of one context (docs/spec.md §5.4): the context's entries, merged by the
 // kind's profile (pkg/compute/semantics), memoised per via and flavor; then which leaf
@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/attach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
@@ -21,7 +22,7 @@ type entryOutcome struct {
 
 type foldResult struct {
 	stamp        uint64        // viaStamp when folded
-	checked      atomic.Uint64 // kindIndex.changed when last found valid
+	checked      atomic.Uint64 // attach.KindIndex.Changed when last found valid
 	spec         []byte
 	fieldSources map[string]string
 	entries      []semantics.FoldEntry
@@ -31,30 +32,30 @@ type foldResult struct {
 // viaStamp is the newest attachment generation of the nodes of v: a fold
 // stays valid while it is unchanged (generations only grow, and every node
 // of a via bears a policy, so it has one).
-func viaStamp(v via, k *kindIndex) uint64 {
+func viaStamp(v via, k *attach.KindIndex) uint64 {
 	var m uint64
 	for _, el := range v.elems {
-		if g := k.gen[el.node]; g > m {
+		if g := k.Gen(el.node); g > m {
 			m = g
 		}
 	}
 	return m
 }
 
-func (s *session) fold(v via, k *kindIndex, flavor string) *foldResult {
+func (s *Session) fold(v via, k *attach.KindIndex, flavor string) *foldResult {
 	fk := foldKey{k, v.key, flavor}
 	old, ok := s.m.folds.get(fk)
-	if ok && old.checked.Load() == k.changed {
+	if ok && old.checked.Load() == k.Changed() {
 		return old // no attachment of kind k changed since last checked
 	}
 	stamp := viaStamp(v, k)
 	if ok && old.stamp == stamp {
-		old.checked.Store(k.changed)
+		old.checked.Store(k.Changed())
 		return old
 	}
 	r := s.doFold(v, k, flavor)
 	r.stamp = stamp
-	r.checked.Store(k.changed)
+	r.checked.Store(k.Changed())
 	r, added := s.m.folds.put(fk, r, func(old *foldResult) bool { return old.stamp == stamp })
 	if added {
 		s.m.nfolds.Add(1)
@@ -62,7 +63,7 @@ func (s *session) fold(v via, k *kindIndex, flavor string) *foldResult {
 	return r
 }
 
-func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
+func (s *Session) doFold(v via, k *attach.KindIndex, flavor string) *foldResult {
 	var es []semantics.FoldEntry
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
@@ -75,7 +76,7 @@ func (s *session) doFold(v via, k *kindIndex, flavor string) *foldResult {
 	if len(es) == 0 {
 		return r
 	}
-	fv := k.pk.Profile.Fold(es, flavor)
+	fv := k.Kind.Profile.Fold(es, flavor)
 	acc := merge.StripNulls(fv.Acc)
 	r.spec = mustJSON(merge.ToJSON(acc))
 	r.fieldSources = map[string]string{}

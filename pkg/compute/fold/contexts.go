@@ -1,11 +1,16 @@
-package compute
+package fold
+
+// The contexts of a target (docs/spec.md §5.5): the distinct vias of the
+// paths from a root to it, by memoised dynamic programming over parents.
 
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/attach"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
@@ -23,41 +28,56 @@ type via struct {
 }
 
 type foldKey struct {
-	k      *kindIndex
+	k      *attach.KindIndex
 	via    string
-	flavor string // the profile's flavor of the target (profile.flavor)
+	flavor string // the profile's flavor of the target (semantics.Profile.Flavor)
 }
 
 type memoKey struct {
 	n topology.NodeID
-	k *kindIndex
+	k *attach.KindIndex
 }
 
-// session is one Compute call's view of the shared memo: the memo itself
-// is safe for concurrent use, busy (the cycle guard of contexts) is the
-// call's own.
-type session struct {
-	st   *state
-	m    *memo
+// Session is one computation's view of the graph and the shared memo: the
+// memo itself is safe for concurrent use, busy (the cycle guard of
+// contexts) is the session's own. A Session is used by one goroutine at a
+// time, under the lock that guards the graph and the attachments.
+type Session struct {
+	g    *topology.Graph
+	m    *Memo
 	busy map[memoKey]bool
 	aggs aggs // reused by targetPolicy (nothing of it outlives a call)
 }
 
-func newSession(st *state, m *memo) *session {
-	return &session{st: st, m: m, busy: map[memoKey]bool{}}
+// sessionPool recycles the per-call part of a computation (cycle guard,
+// source aggregation buffers) between calls.
+var sessionPool = sync.Pool{New: func() any { return &Session{busy: map[memoKey]bool{}} }}
+
+// Acquire returns a session over graph g with memo m, recycled from an
+// earlier call when there is one; Release gives it back.
+func Acquire(g *topology.Graph, m *Memo) *Session {
+	s := sessionPool.Get().(*Session)
+	s.g, s.m = g, m
+	return s
 }
 
-func (s *session) bears(n topology.NodeID, k *kindIndex) bool { return len(k.at[n]) > 0 }
+// Release gives the session back for reuse; it must not be used after.
+func (s *Session) Release() {
+	s.g, s.m = nil, nil
+	sessionPool.Put(s)
+}
+
+func (s *Session) bears(n topology.NodeID, k *attach.KindIndex) bool { return len(k.At(n)) > 0 }
 
 // attached returns the valid policies of kind k attached to n, established
 // first (older first, then namespace/name).
-func (s *session) attached(n topology.NodeID, k *kindIndex) []*semantics.Policy {
+func (s *Session) attached(n topology.NodeID, k *attach.KindIndex) []*semantics.Policy {
 	mk := memoKey{n, k}
-	gen := k.gen[n]
+	gen := k.Gen(n)
 	if l, ok := s.m.sortedAt.get(mk); ok && l.gen == gen {
 		return l.l
 	}
-	l := append([]*semantics.Policy(nil), k.at[n]...)
+	l := append([]*semantics.Policy(nil), k.At(n)...)
 	sort.Slice(l, func(i, j int) bool { return semantics.EstablishedBefore(l[i], l[j]) })
 	v, _ := s.m.sortedAt.put(mk, orderedAt{gen: gen, l: l}, func(old orderedAt) bool { return old.gen == gen })
 	return v.l
@@ -93,12 +113,12 @@ func hasNode(elems []viaElem, n topology.NodeID) bool {
 // extend appends to a parent context what node n adds: its Namespace (when n
 // is the first object of that namespace on the path and the Namespace bears
 // a policy) and n itself (when it bears a policy).
-func (s *session) extend(base []viaElem, n topology.NodeID, k *kindIndex) []viaElem {
+func (s *Session) extend(base []viaElem, n topology.NodeID, k *attach.KindIndex) []viaElem {
 	return s.extendAt(base, n, k, topology.LevelOf(n))
 }
 
 // extendAt is extend with n at the given level.
-func (s *session) extendAt(base []viaElem, n topology.NodeID, k *kindIndex, level int) []viaElem {
+func (s *Session) extendAt(base []viaElem, n topology.NodeID, k *attach.KindIndex, level int) []viaElem {
 	out := base
 	copied := false
 	push := func(e viaElem) {
@@ -121,7 +141,7 @@ func (s *session) extendAt(base []viaElem, n topology.NodeID, k *kindIndex, leve
 }
 
 // contexts returns the distinct vias of the paths from a root to n.
-func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
+func (s *Session) contexts(n topology.NodeID, k *attach.KindIndex) []via {
 	mk := memoKey{n, k}
 	if v, ok := s.m.vias.get(mk); ok {
 		return v
@@ -136,7 +156,7 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 		vs.add(s.extend(nil, n, k), "", nil)
 	} else {
 		var buf [4]topology.NodeID
-		ps := s.st.graph.AppendParents(buf[:0], n)
+		ps := s.g.AppendParents(buf[:0], n)
 		if len(ps) == 0 {
 			vs.add(s.extend(nil, n, k), "", nil)
 		}
@@ -176,7 +196,7 @@ func (s *session) contexts(n topology.NodeID, k *kindIndex) []via {
 // parent of a mesh route: the top of the path whatever references the
 // Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
 // listener.
-func (s *session) meshFrontContexts(p topology.NodeID, k *kindIndex) []via {
+func (s *Session) meshFrontContexts(p topology.NodeID, k *attach.KindIndex) []via {
 	elems := s.extendAt(nil, p.Object(), k, topology.LevelGateway)
 	if p.Section != "" {
 		elems = s.extendAt(elems, p, k, topology.LevelListener)
@@ -250,6 +270,18 @@ func (vs *viaSet) find(key string) (int, bool) {
 		}
 	}
 	return -1, false
+}
+
+// Via returns the via of a path for kind k (nil: no policy of k on it):
+// the nodes of path (root first, sections after their objects, Namespace
+// nodes left out) that bear a policy of k, with Namespace nodes inserted
+// as contexts insert them, as references.
+func (s *Session) Via(path []topology.NodeID, k *attach.KindIndex) []v1alpha1.ObjectReference {
+	var elems []viaElem
+	for _, n := range path {
+		elems = s.extend(elems, n, k)
+	}
+	return refsOf(elems)
 }
 
 // noContext is the contexts of a node no policy of the kind reaches.

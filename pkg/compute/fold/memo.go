@@ -1,4 +1,7 @@
-package compute
+package fold
+
+// The memo that computations share: contexts, folds and orders, with
+// the validity of each.
 
 import (
 	"hash/maphash"
@@ -70,44 +73,58 @@ func (sm *shardMap[K, V]) put(k K, v V, keep func(old V) bool) (V, bool) {
 	return v, !existed
 }
 
-// memo is what Compute calls share: the contexts (vias) of each node and
+// Memo is what computations share: the contexts (vias) of each node and
 // kind, valid until the next structural mutation; the folds per kind and
 // via, and the established-first order of the policies at a node, which stay
 // valid across mutations as long as the attachment generations of their
-// nodes (kindIndex.gen) are unchanged. It is safe for concurrent use; every
+// nodes (attach.KindIndex.Gen) are unchanged. It is safe for concurrent use; every
 // value in it is immutable.
-type memo struct {
+type Memo struct {
 	vias     *shardMap[memoKey, []via]
 	folds    *shardMap[foldKey, *foldResult]
 	sortedAt *shardMap[memoKey, orderedAt]
 	strs     *shardMap[string, string] // interned messages
 	nfolds   atomic.Int64              // fold entries stored (bounds the table)
-	sgen     uint64                    // state.structGen the vias are valid for
-	kgen     uint64                    // state.kindsGen the whole memo is valid for
+	sgen     uint64                    // MemoInputs.StructGen the vias are valid for
+	kgen     uint64                    // MemoInputs.KindsGen the whole memo is valid for
+}
+
+// MemoInputs is what a memo's validity and size depend on: the engine's
+// generations and how large its inputs are.
+type MemoInputs struct {
+	// StructGen counts the mutations that may change the graph or the
+	// attachment points: contexts are valid while it is unchanged.
+	StructGen uint64
+	// KindsGen counts rebuilds of the policy kinds: the whole memo is
+	// valid while it is unchanged.
+	KindsGen uint64
+	// Nodes counts the graph's objects and virtual targets, Kinds the
+	// policy kinds, Policies the policies.
+	Nodes, Kinds, Policies int
 }
 
 type orderedAt struct {
-	gen uint64 // kindIndex.gen of the node when sorted
+	gen uint64 // attach.KindIndex.Gen of the node when sorted
 	l   []*semantics.Policy
 }
 
-// newMemo returns an empty memo, sized for a computation of every key when
+// NewMemo returns an empty memo, sized for a computation of every key when
 // full is set. Sizing matters both ways: a full computation into small maps
 // spends its time growing them, while an edit after DropMemo into maps sized
 // for everything holds a large set of empty buckets (docs/benchmarks/README.md
 // has the measurement).
-func newMemo(st *state, full bool) *memo {
-	nodes := (len(st.graph.Objects) + len(st.graph.Virt)) * len(st.kinds)
+func NewMemo(in MemoInputs, full bool) *Memo {
+	nodes := in.Nodes * in.Kinds
 	if !full {
 		nodes = 0
 	}
-	return &memo{
+	return &Memo{
 		vias:     newShardMap[memoKey, []via](nodes*3, hashMemoKey), // sections too
 		folds:    newShardMap[foldKey, *foldResult](nodes/8, hashFoldKey),
-		sortedAt: newShardMap[memoKey, orderedAt](len(st.policies), hashMemoKey),
+		sortedAt: newShardMap[memoKey, orderedAt](in.Policies, hashMemoKey),
 		strs:     newShardMap[string, string](1024, maphash.String),
-		sgen:     st.structGen,
-		kgen:     st.kindsGen,
+		sgen:     in.StructGen,
+		kgen:     in.KindsGen,
 	}
 }
 
@@ -116,21 +133,22 @@ func newMemo(st *state, full bool) *memo {
 // holds more than this many per object and kind, then all are dropped.
 const maxFoldsPer = 4
 
-// validFor reports whether the memo can be used as is for st.
-func (m *memo) validFor(st *state) bool { return m.kgen == st.kindsGen && m.sgen == st.structGen }
+// ValidFor reports whether the memo can be used as is for in.
+func (m *Memo) ValidFor(in MemoInputs) bool { return m.kgen == in.KindsGen && m.sgen == in.StructGen }
 
-// refresh makes the memo valid for the current state. It runs with the
-// engine's read lock and the memo lock held (no mutation in between).
-func (m *memo) refresh(st *state, full bool) *memo {
-	if m == nil || m.kgen != st.kindsGen {
-		return newMemo(st, full) // policy kinds (or their schemas) changed
+// Refresh returns a memo valid for in (m itself when it is; m may be nil),
+// keeping what stays valid. The engine calls it with its read lock and its
+// memo lock held (no mutation in between).
+func (m *Memo) Refresh(in MemoInputs, full bool) *Memo {
+	if m == nil || m.kgen != in.KindsGen {
+		return NewMemo(in, full) // policy kinds (or their schemas) changed
 	}
-	if m.sgen != st.structGen {
+	if m.sgen != in.StructGen {
 		// Graph edges or attachment points changed: contexts must be
 		// rebuilt. Folds and orders carry their own validity stamps.
-		n := &memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, strs: m.strs, sgen: st.structGen, kgen: m.kgen}
+		n := &Memo{vias: newShardMap[memoKey, []via](0, hashMemoKey), folds: m.folds, sortedAt: m.sortedAt, strs: m.strs, sgen: in.StructGen, kgen: m.kgen}
 		n.nfolds.Store(m.nfolds.Load())
-		if limit := int64(maxFoldsPer*(len(st.graph.Objects)+len(st.graph.Virt)+1)*max(len(st.kinds), 1)) + 4096; n.nfolds.Load() > limit {
+		if limit := int64(maxFoldsPer*(in.Nodes+1)*max(in.Kinds, 1)) + 4096; n.nfolds.Load() > limit {
 			n.folds = newShardMap[foldKey, *foldResult](0, hashFoldKey)
 			n.sortedAt = newShardMap[memoKey, orderedAt](0, hashMemoKey)
 			n.strs = newShardMap[string, string](1024, maphash.String)
@@ -150,7 +168,7 @@ func hashMemoKey(seed maphash.Seed, k memoKey) uint64 {
 func hashFoldKey(seed maphash.Seed, k foldKey) uint64 { return maphash.String(seed, k.via) }
 
 // intern returns the stored copy of s, so that outputs share their strings.
-func (m *memo) intern(s string) string {
+func (m *Memo) intern(s string) string {
 	if v, ok := m.strs.get(s); ok {
 		return v
 	}
