@@ -208,6 +208,14 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 		{Namespace: "app", Name: "from-other", Object: stored(t, policyObject("from-other", "other"))},
 	})
 	ctx := context.Background()
+	checkGetAndListPerUser(ctx, t, cfg)
+	checkMixedList(ctx, t, cfg)
+	checkWatchesPerUser(ctx, t, cfg, store)
+}
+
+// checkGetAndListPerUser reads each output by get and by list as each user.
+func checkGetAndListPerUser(ctx context.Context, t *testing.T, cfg *rest.Config) {
+	t.Helper()
 	for _, tc := range []struct {
 		user, name, want string
 	}{
@@ -239,9 +247,12 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 			t.Errorf("%s list %s: %s, want %s", tc.user, tc.name, s, tc.want)
 		}
 	}
+}
 
-	// One list with an item redacted and one not: encoded and decoded
-	// objects in one response.
+// checkMixedList lists with an item redacted and one not: encoded and
+// decoded objects in one response.
+func checkMixedList(ctx context.Context, t *testing.T, cfg *rest.Config) {
+	t.Helper()
 	cs, err := clientset.NewForConfig(asUser(cfg, "alice"))
 	if err != nil {
 		t.Fatal(err)
@@ -259,32 +270,13 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 			t.Errorf("alice list of all: %s is %s, want %s", all.Items[i].Name, s, want[all.Items[i].Name])
 		}
 	}
+}
 
-	// Two watchers, each with its own access, see the same change.
-	watch := func(name string) <-chan string {
-		cs, err := clientset.NewForConfig(asUser(cfg, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("app").Watch(ctx, metav1.ListOptions{
-			ResourceVersion: fmt.Sprint(store.ResourceVersion()), FieldSelector: "metadata.name=new",
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Stop)
-		out := make(chan string, 1)
-		go func() {
-			for e := range w.ResultChan() {
-				if p, ok := e.Object.(*v1alpha1.EffectivePolicy); ok {
-					out <- secretOf(t, p)
-					return
-				}
-			}
-		}()
-		return out
-	}
-	wa, wb := watch("alice"), watch("bob")
+// checkWatchesPerUser has two watchers, each with its own access, see the
+// same change.
+func checkWatchesPerUser(ctx context.Context, t *testing.T, cfg *rest.Config, store *versioned.Store[*encoded.Object]) {
+	t.Helper()
+	wa, wb := watchSecretOfNew(ctx, t, cfg, store, "alice"), watchSecretOfNew(ctx, t, cfg, store, "bob")
 	// Both watches resume from the resourceVersion before the change.
 	store.Apply([]versioned.Change[*encoded.Object]{{Namespace: "app", Name: "new", Object: stored(t, policyObject("new", "secure"))}})
 	for _, w := range []struct {
@@ -301,4 +293,31 @@ func TestServerRedactsSensitiveFields(t *testing.T) {
 			t.Errorf("%s's watch: no event", w.user)
 		}
 	}
+}
+
+// watchSecretOfNew watches the output "new" as user name from the store's
+// current resourceVersion and sends what its first event shows of the secret.
+func watchSecretOfNew(ctx context.Context, t *testing.T, cfg *rest.Config, store *versioned.Store[*encoded.Object], name string) <-chan string {
+	t.Helper()
+	cs, err := clientset.NewForConfig(asUser(cfg, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("app").Watch(ctx, metav1.ListOptions{
+		ResourceVersion: fmt.Sprint(store.ResourceVersion()), FieldSelector: "metadata.name=new",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	out := make(chan string, 1)
+	go func() {
+		for e := range w.ResultChan() {
+			if p, ok := e.Object.(*v1alpha1.EffectivePolicy); ok {
+				out <- secretOf(t, p)
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -40,13 +40,21 @@ const retry5 = `{"apiVersion":"example.com/v1","kind":"RetryPolicy","metadata":{
 // see them, over the engine of traceWorld (Gateway infra/gw, HTTPRoute and
 // Service baker/baker, RetryPolicy baker/retry-all on the route).
 func TestReviewRESTCreate(t *testing.T) {
-	cases := []struct {
-		name       string
-		namespaces map[string]bool // nil: no authorizer
-		redact     bool            // retries is a sensitive field of RetryPolicy
-		spec       v1alpha1.EffectivePolicyReviewSpec
-		check      func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus)
-	}{
+	for _, tc := range reviewRESTCreateCases() {
+		t.Run(tc.name, func(t *testing.T) { runReviewRESTCreateCase(t, tc) })
+	}
+}
+
+type reviewRESTCreateCase struct {
+	name       string
+	namespaces map[string]bool // nil: no authorizer
+	redact     bool            // retries is a sensitive field of RetryPolicy
+	spec       v1alpha1.EffectivePolicyReviewSpec
+	check      func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus)
+}
+
+func reviewRESTCreateCases() []reviewRESTCreateCase {
+	return []reviewRESTCreateCase{
 		{"a policy's spec changes", nil, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				if len(s.Changes) != 1 {
@@ -107,27 +115,28 @@ func TestReviewRESTCreate(t *testing.T) {
 				}
 			}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, e := traceServer(t, nil)
-			var checker *access.Checker
-			if tc.namespaces != nil {
-				checker = access.NewChecker(&accesstest.EffectivePolicyAuthorizer{Namespaces: tc.namespaces}, 0)
-			}
-			var redactor *access.Redactor
-			if tc.redact {
-				redactor = access.NewRedactorWith(checker, accesstest.SensitiveFields{
-					{Group: "example.com", Kind: "RetryPolicy"}: {Resource: schema.GroupResource{Group: "example.com", Resource: "retrypolicies"}, Paths: []string{"/retries"}},
-				})
-			}
-			r := registry.NewReviewREST(engineReviews{e: e}, checker, redactor)
-			out, err := r.Create(userCtx("ana"), &v1alpha1.EffectivePolicyReview{Spec: tc.spec}, nil, &metav1.CreateOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.check(t, out.(*v1alpha1.EffectivePolicyReview).Status)
+}
+
+// runReviewRESTCreateCase creates the review as ana over a fresh engine, with
+// the case's authorizer and redactor, and checks its status.
+func runReviewRESTCreateCase(t *testing.T, tc reviewRESTCreateCase) {
+	_, e := traceServer(t, nil)
+	var checker *access.Checker
+	if tc.namespaces != nil {
+		checker = access.NewChecker(&accesstest.EffectivePolicyAuthorizer{Namespaces: tc.namespaces}, 0)
+	}
+	var redactor *access.Redactor
+	if tc.redact {
+		redactor = access.NewRedactorWith(checker, accesstest.SensitiveFields{
+			{Group: "example.com", Kind: "RetryPolicy"}: {Resource: schema.GroupResource{Group: "example.com", Resource: "retrypolicies"}, Paths: []string{"/retries"}},
 		})
 	}
+	r := registry.NewReviewREST(engineReviews{e: e}, checker, redactor)
+	out, err := r.Create(userCtx("ana"), &v1alpha1.EffectivePolicyReview{Spec: tc.spec}, nil, &metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.check(t, out.(*v1alpha1.EffectivePolicyReview).Status)
 }
 
 func specOfRoute(targets []v1alpha1.Target) string {

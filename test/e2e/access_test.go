@@ -187,15 +187,41 @@ func TestAccessControl(t *testing.T) {
 	const missingName = "acc-no-such-name"
 
 	// Requests through the kube-apiserver, impersonated from the admin kubeconfig.
-	for _, c := range []struct {
-		name   string
-		user   string
-		groups []string
-		path   string
-		want   int
-		// contains: an allowed answer must carry these (the object is really served).
-		contains []string
-	}{
+	for _, c := range accessRequestCases() {
+		t.Run(c.name, func(t *testing.T) { testAccessRequest(t, c) })
+	}
+
+	// A refused get of a name that exists and of one that does not answer the same.
+	for _, c := range []accessRefusalCase{
+		{"reader: effectivepolicy in another namespace", accessReader, epPath(accessNSB, accessTarget), epPath(accessNSB, missingName)},
+		{"reader: clustereffectivepolicy", accessReader, cepPath(accessNSA), cepPath(missingName)},
+		{"ep-only: clustereffectivepolicy", accessEPOnly, cepPath(accessNSA), cepPath(missingName)},
+		{"stranger: effectivepolicy", "e2e-access-stranger", epPath(accessNSA, accessTarget), epPath(accessNSA, missingName)},
+	} {
+		t.Run("same refusal: "+c.name, func(t *testing.T) { testAccessSameRefusal(t, c, missingName) })
+	}
+
+	// The reader watches its own namespace and sees a new effective policy arrive.
+	t.Run("reader: watch in own namespace", testAccessReaderWatch)
+
+	t.Run("anonymous and forged requests", func(t *testing.T) { testAccessUnauthenticated(t) })
+	t.Run("server port: its own authorization", func(t *testing.T) { testAccessServerPort(t, missingName) })
+}
+
+// accessRequestCase: a GET of path as user (in groups) and the status it
+// must get.
+type accessRequestCase struct {
+	name   string
+	user   string
+	groups []string
+	path   string
+	want   int
+	// contains: an allowed answer must carry these (the object is really served).
+	contains []string
+}
+
+func accessRequestCases() []accessRequestCase {
+	return []accessRequestCase{
 		// The shipped effectivepolicies reader role bound in namespace A only.
 		{"reader: get in own namespace", accessReader, nil, epPath(accessNSA, accessTarget), 200, []string{accessPolicy}},
 		{"reader: list in own namespace", accessReader, nil, epPath(accessNSA, ""), 200, []string{accessTarget}},
@@ -217,61 +243,61 @@ func TestAccessControl(t *testing.T) {
 		{"platform: get clustereffectivepolicy", accessPlatform, []string{accessPlatformGr}, cepPath(accessNSA), 200, []string{accessNSPolicy}},
 		// Nobody: a user without any binding.
 		{"stranger: get in namespace A", "e2e-access-stranger", nil, epPath(accessNSA, accessTarget), 403, nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			a := asUser(t, c.user, c.groups, c.path)
-			if a.code != c.want {
-				t.Fatalf("GET %s as %s: %d, want %d: %s", c.path, c.user, a.code, c.want, a.body)
-			}
-			for _, s := range c.contains {
-				if !strings.Contains(a.body, s) {
-					t.Errorf("GET %s as %s: the answer lacks %q: %s", c.path, c.user, s, a.body)
-				}
-			}
-			if c.want == 403 {
-				asked := c.path[strings.LastIndex(c.path, "/")+1:]
-				checkNoLeak(t, "GET "+c.path, a, asked)
-			}
-		})
 	}
+}
 
-	// A refused get of a name that exists and of one that does not answer the same.
-	for _, c := range []struct {
-		name     string
-		user     string
-		existing string
-		missing  string
-	}{
-		{"reader: effectivepolicy in another namespace", accessReader, epPath(accessNSB, accessTarget), epPath(accessNSB, missingName)},
-		{"reader: clustereffectivepolicy", accessReader, cepPath(accessNSA), cepPath(missingName)},
-		{"ep-only: clustereffectivepolicy", accessEPOnly, cepPath(accessNSA), cepPath(missingName)},
-		{"stranger: effectivepolicy", "e2e-access-stranger", epPath(accessNSA, accessTarget), epPath(accessNSA, missingName)},
-	} {
-		t.Run("same refusal: "+c.name, func(t *testing.T) {
-			e, m := asUser(t, c.user, nil, c.existing), asUser(t, c.user, nil, c.missing)
-			if e.code != http.StatusForbidden {
-				t.Fatalf("GET %s as %s: %d, want 403: %s", c.existing, c.user, e.code, e.body)
-			}
-			existingName := c.existing[strings.LastIndex(c.existing, "/")+1:]
-			checkSameRefusal(t, c.name, e, m, existingName, missingName)
-		})
+// testAccessRequest makes the case's request: its status, what an allowed
+// answer carries, and that a refusal reveals nothing.
+func testAccessRequest(t *testing.T, c accessRequestCase) {
+	a := asUser(t, c.user, c.groups, c.path)
+	if a.code != c.want {
+		t.Fatalf("GET %s as %s: %d, want %d: %s", c.path, c.user, a.code, c.want, a.body)
 	}
+	for _, s := range c.contains {
+		if !strings.Contains(a.body, s) {
+			t.Errorf("GET %s as %s: the answer lacks %q: %s", c.path, c.user, s, a.body)
+		}
+	}
+	if c.want == 403 {
+		asked := c.path[strings.LastIndex(c.path, "/")+1:]
+		checkNoLeak(t, "GET "+c.path, a, asked)
+	}
+}
 
-	// The reader watches its own namespace and sees a new effective policy arrive.
-	t.Run("reader: watch in own namespace", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		cs := clientset(t, accessReader).EffectivepolicyV1alpha1().EffectivePolicies(accessNSA)
-		list, err := cs.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := cs.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
-		if err != nil {
-			t.Fatalf("watch in own namespace: %v", err)
-		}
-		defer w.Stop()
-		kubectlApply(t, fmt.Sprintf(`apiVersion: v1
+// accessRefusalCase: the paths of an existing and of a missing object, both
+// refused to user.
+type accessRefusalCase struct {
+	name     string
+	user     string
+	existing string
+	missing  string
+}
+
+func testAccessSameRefusal(t *testing.T, c accessRefusalCase, missingName string) {
+	e, m := asUser(t, c.user, nil, c.existing), asUser(t, c.user, nil, c.missing)
+	if e.code != http.StatusForbidden {
+		t.Fatalf("GET %s as %s: %d, want 403: %s", c.existing, c.user, e.code, e.body)
+	}
+	existingName := c.existing[strings.LastIndex(c.existing, "/")+1:]
+	checkSameRefusal(t, c.name, e, m, existingName, missingName)
+}
+
+// testAccessReaderWatch: the reader's watch of her own namespace sees a new
+// effective policy arrive.
+func testAccessReaderWatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs := clientset(t, accessReader).EffectivepolicyV1alpha1().EffectivePolicies(accessNSA)
+	list, err := cs.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatalf("watch in own namespace: %v", err)
+	}
+	defer w.Stop()
+	kubectlApply(t, fmt.Sprintf(`apiVersion: v1
 kind: Service
 metadata: {name: acc-watched, namespace: %[1]s}
 spec: {ports: [{name: http, port: 80}]}
@@ -283,26 +309,22 @@ spec:
   targetRefs: [{group: "", kind: Service, name: acc-watched}]
   color: blue
 `, accessNSA))
-		for {
-			select {
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					t.Fatal("watch ended before the new effective policy arrived")
-				}
-				if ev.Type == watch.Error {
-					t.Fatalf("watch error: %v", ev.Object)
-				}
-				if m, err := metaOf(ev.Object); err == nil && ev.Type == watch.Added && m.GetName() == "acc-watched" {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatal("no ADDED event for acc-watched within 90s")
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				t.Fatal("watch ended before the new effective policy arrived")
 			}
+			if ev.Type == watch.Error {
+				t.Fatalf("watch error: %v", ev.Object)
+			}
+			if m, err := metaOf(ev.Object); err == nil && ev.Type == watch.Added && m.GetName() == "acc-watched" {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("no ADDED event for acc-watched within 90s")
 		}
-	})
-
-	t.Run("anonymous and forged requests", func(t *testing.T) { testAccessUnauthenticated(t) })
-	t.Run("server port: its own authorization", func(t *testing.T) { testAccessServerPort(t, missingName) })
+	}
 }
 
 // accessEndpoints reads the ports and PKI of the local control plane.

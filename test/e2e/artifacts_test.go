@@ -214,6 +214,35 @@ func TestArtifactsRBAC(t *testing.T) {
 	standin := "system:serviceaccount:" + standinNS + ":effectivepolicy-apiserver"
 	createNamespace(t, standinNS)
 
+	for _, u := range artifactsRBAC(t) {
+		applyOrCompareRBACObject(t, u)
+		// The stand-in: a copy of each binding of the server's ServiceAccount, bound to the stand-in.
+		if strings.HasSuffix(u.GetKind(), "Binding") {
+			bindStandin(t, u, standinNS)
+		}
+	}
+
+	server := serverAccessRows()
+	t.Run("stand-in ServiceAccount", func(t *testing.T) { checkCanI(t, standin, server) })
+	t.Run("artifacts ServiceAccount", func(t *testing.T) {
+		var rows []access
+		for _, a := range server {
+			if !a.readAll {
+				rows = append(rows, a)
+			}
+		}
+		checkCanI(t, artifactsSA, rows)
+	})
+
+	// A viewer of one namespace: the built-in view ClusterRole, into which the artifacts' reader
+	// ClusterRoles aggregate (clusterrole-aggregation-controller), bound in that namespace only.
+	t.Run("namespace viewer", testArtifactsNamespaceViewer)
+}
+
+// artifactsRBAC returns the RBAC objects of the artifacts, which must
+// include ClusterRoles, ClusterRoleBindings and a RoleBinding.
+func artifactsRBAC(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
 	var rbac []*unstructured.Unstructured
 	for _, u := range render(t, filepath.Join(repoRoot, "artifacts")) {
 		if u.GetAPIVersion() == "rbac.authorization.k8s.io/v1" {
@@ -228,68 +257,86 @@ func TestArtifactsRBAC(t *testing.T) {
 		t.Fatalf("artifacts RBAC kinds %v: want ClusterRoles, ClusterRoleBindings and a RoleBinding", kinds)
 	}
 
-	apply := func(u *unstructured.Unstructured, extra ...string) {
-		t.Helper()
-		data, err := yaml.Marshal(u.Object)
-		if err != nil {
+	return rbac
+}
+
+// applyRBACObject applies u with kubectl (and the extra flags).
+func applyRBACObject(t *testing.T, u *unstructured.Unstructured, extra ...string) {
+	t.Helper()
+	data, err := yaml.Marshal(u.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectlApply(t, string(data), extra...)
+}
+
+// rbacRef is how kubectl names u: its resource, name and namespace flag.
+func rbacRef(u *unstructured.Unstructured) []string {
+	r := []string{strings.ToLower(u.GetKind()) + ".rbac.authorization.k8s.io", u.GetName()}
+	if u.GetNamespace() != "" {
+		r = append(r, "-n", u.GetNamespace())
+	}
+	return r
+}
+
+// applyOrCompareRBACObject applies u for real, deleted when the test ends,
+// unless it exists (created by hack/local-up.sh): then a server dry run, and
+// its roleRef, subjects, rules and aggregationRule compared with the live
+// object's.
+func applyOrCompareRBACObject(t *testing.T, u *unstructured.Unstructured) {
+	t.Helper()
+	args := append([]string{"get"}, rbacRef(u)...)
+	out, _, err := kubectlRaw(nil, append(args, "-o", "json", "--ignore-not-found")...)
+	if err != nil {
+		t.Fatalf("kubectl %v: %v", args, err)
+	}
+	if strings.TrimSpace(out) == "" { // new: apply for real, delete afterwards
+		applyRBACObject(t, u)
+		del := append([]string{"delete", "--ignore-not-found"}, rbacRef(u)...)
+		t.Cleanup(func() { _, _, _ = kubectlRaw(nil, del...) })
+	} else { // exists (hack/local-up.sh): dry run and compare
+		t.Logf("%s exists (created by hack/local-up.sh): server dry run and comparison only", objID(u))
+		applyRBACObject(t, u, "--dry-run=server")
+		live := &unstructured.Unstructured{}
+		if err := live.UnmarshalJSON([]byte(out)); err != nil {
 			t.Fatal(err)
 		}
-		kubectlApply(t, string(data), extra...)
-	}
-	ref := func(u *unstructured.Unstructured) []string {
-		r := []string{strings.ToLower(u.GetKind()) + ".rbac.authorization.k8s.io", u.GetName()}
-		if u.GetNamespace() != "" {
-			r = append(r, "-n", u.GetNamespace())
-		}
-		return r
-	}
-	for _, u := range rbac {
-		args := append([]string{"get"}, ref(u)...)
-		out, _, err := kubectlRaw(nil, append(args, "-o", "json", "--ignore-not-found")...)
-		if err != nil {
-			t.Fatalf("kubectl %v: %v", args, err)
-		}
-		if strings.TrimSpace(out) == "" { // new: apply for real, delete afterwards
-			apply(u)
-			del := append([]string{"delete", "--ignore-not-found"}, ref(u)...)
-			t.Cleanup(func() { _, _, _ = kubectlRaw(nil, del...) })
-		} else { // exists (hack/local-up.sh): dry run and compare
-			t.Logf("%s exists (created by hack/local-up.sh): server dry run and comparison only", objID(u))
-			apply(u, "--dry-run=server")
-			live := &unstructured.Unstructured{}
-			if err := live.UnmarshalJSON([]byte(out)); err != nil {
-				t.Fatal(err)
+		for _, field := range []string{"roleRef", "subjects", "rules", "aggregationRule"} {
+			if !reflect.DeepEqual(live.Object[field], u.Object[field]) {
+				t.Errorf("%s: %s differs from the live object:\n artifacts: %v\n live: %v", objID(u), field, u.Object[field], live.Object[field])
 			}
-			for _, field := range []string{"roleRef", "subjects", "rules", "aggregationRule"} {
-				if !reflect.DeepEqual(live.Object[field], u.Object[field]) {
-					t.Errorf("%s: %s differs from the live object:\n artifacts: %v\n live: %v", objID(u), field, u.Object[field], live.Object[field])
-				}
-			}
-		}
-		// The stand-in: a copy of each binding of the server's ServiceAccount, bound to the stand-in.
-		if strings.HasSuffix(u.GetKind(), "Binding") {
-			c := u.DeepCopy()
-			subjects, _, _ := unstructured.NestedSlice(c.Object, "subjects")
-			bound := false
-			for _, s := range subjects {
-				s := s.(map[string]interface{})
-				if s["kind"] == "ServiceAccount" && s["name"] == "effectivepolicy-apiserver" && s["namespace"] == artifactsNS {
-					s["namespace"] = standinNS
-					bound = true
-				}
-			}
-			if !bound {
-				continue
-			}
-			_ = unstructured.SetNestedSlice(c.Object, subjects, "subjects")
-			c.SetName(c.GetName() + ":" + standinNS)
-			c.SetLabels(nil)
-			apply(c)
-			del := append([]string{"delete", "--ignore-not-found"}, ref(c)...)
-			t.Cleanup(func() { _, _, _ = kubectlRaw(nil, del...) })
 		}
 	}
+}
 
+// bindStandin applies a copy of binding u bound to the stand-in
+// ServiceAccount of standinNS instead of the server's, deleted when the test
+// ends; nothing if u does not bind the server's ServiceAccount.
+func bindStandin(t *testing.T, u *unstructured.Unstructured, standinNS string) {
+	t.Helper()
+	c := u.DeepCopy()
+	subjects, _, _ := unstructured.NestedSlice(c.Object, "subjects")
+	bound := false
+	for _, s := range subjects {
+		s := s.(map[string]interface{})
+		if s["kind"] == "ServiceAccount" && s["name"] == "effectivepolicy-apiserver" && s["namespace"] == artifactsNS {
+			s["namespace"] = standinNS
+			bound = true
+		}
+	}
+	if !bound {
+		return
+	}
+	_ = unstructured.SetNestedSlice(c.Object, subjects, "subjects")
+	c.SetName(c.GetName() + ":" + standinNS)
+	c.SetLabels(nil)
+	applyRBACObject(t, c)
+	del := append([]string{"delete", "--ignore-not-found"}, rbacRef(c)...)
+	t.Cleanup(func() { _, _, _ = kubectlRaw(nil, del...) })
+}
+
+// serverAccessRows: what the server's ServiceAccount may and may not do.
+func serverAccessRows() []access {
 	const (
 		crds     = "customresourcedefinitions.apiextensions.k8s.io"
 		gwAPI    = ".gateway.networking.k8s.io"
@@ -327,46 +374,38 @@ func TestArtifactsRBAC(t *testing.T) {
 		access{verb: "create", resource: "effectivepolicies.effectivepolicy.dev", namespace: "default"},
 	)
 
-	check := func(t *testing.T, user string, rows []access) {
-		for _, a := range rows {
-			if got := canI(t, user, a.verb, a.resource, a.namespace); got != a.allowed {
-				t.Errorf("%s: can-i %s = %v, want %v", user, a, got, a.allowed)
-			}
+	return server
+}
+
+// checkCanI asks, for each row, whether user may do it.
+func checkCanI(t *testing.T, user string, rows []access) {
+	t.Helper()
+	for _, a := range rows {
+		if got := canI(t, user, a.verb, a.resource, a.namespace); got != a.allowed {
+			t.Errorf("%s: can-i %s = %v, want %v", user, a, got, a.allowed)
 		}
 	}
-	t.Run("stand-in ServiceAccount", func(t *testing.T) { check(t, standin, server) })
-	t.Run("artifacts ServiceAccount", func(t *testing.T) {
-		var rows []access
-		for _, a := range server {
-			if !a.readAll {
-				rows = append(rows, a)
-			}
-		}
-		check(t, artifactsSA, rows)
-	})
+}
 
-	// A viewer of one namespace: the built-in view ClusterRole, into which the artifacts' reader
-	// ClusterRoles aggregate (clusterrole-aggregation-controller), bound in that namespace only.
-	t.Run("namespace viewer", func(t *testing.T) {
-		const viewNS = "ep-e2e-artifacts-view"
-		const viewer = "ep-e2e-artifacts-viewer"
-		createNamespace(t, viewNS)
-		kubectl(t, "create", "rolebinding", "viewer", "--clusterrole", "view", "--user", viewer, "-n", viewNS)
-		const ep, cep = "effectivepolicies.effectivepolicy.dev", "clustereffectivepolicies.effectivepolicy.dev"
-		var rows []access
-		for _, verb := range []string{"get", "list", "watch"} {
-			rows = append(rows,
-				access{verb: verb, resource: ep, namespace: viewNS, allowed: true},
-				access{verb: verb, resource: ep, namespace: "default"},
-				access{verb: verb, resource: ep, namespace: "*"},
-				access{verb: verb, resource: cep},
-			)
-		}
-		for _, verb := range []string{"create", "update", "patch", "delete"} {
-			rows = append(rows, access{verb: verb, resource: ep, namespace: viewNS})
-		}
-		check(t, viewer, rows)
-	})
+func testArtifactsNamespaceViewer(t *testing.T) {
+	const viewNS = "ep-e2e-artifacts-view"
+	const viewer = "ep-e2e-artifacts-viewer"
+	createNamespace(t, viewNS)
+	kubectl(t, "create", "rolebinding", "viewer", "--clusterrole", "view", "--user", viewer, "-n", viewNS)
+	const ep, cep = "effectivepolicies.effectivepolicy.dev", "clustereffectivepolicies.effectivepolicy.dev"
+	var rows []access
+	for _, verb := range []string{"get", "list", "watch"} {
+		rows = append(rows,
+			access{verb: verb, resource: ep, namespace: viewNS, allowed: true},
+			access{verb: verb, resource: ep, namespace: "default"},
+			access{verb: verb, resource: ep, namespace: "*"},
+			access{verb: verb, resource: cep},
+		)
+	}
+	for _, verb := range []string{"create", "update", "patch", "delete"} {
+		rows = append(rows, access{verb: verb, resource: ep, namespace: viewNS})
+	}
+	checkCanI(t, viewer, rows)
 }
 
 // checkServerDryRun: kube-apiserver accepts every one of objs in a server-side dry run of

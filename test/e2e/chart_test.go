@@ -88,52 +88,64 @@ func TestChartServerDryRun(t *testing.T) {
 		})
 	}
 
-	t.Run("the objects and rules of artifacts/", func(t *testing.T) {
-		chart := parseManifests(t, "helm template", helmTemplate(t, artifactsNS))
-		kustomized := render(t, copyArtifacts(t))
-		// kustomize's configMapGenerator appends a hash of the content to the ConfigMap's name.
-		hashSuffix := regexp.MustCompile(`-[a-z0-9]{10}$`)
-		ids := func(objs []*unstructured.Unstructured, skip func(*unstructured.Unstructured) bool) []string {
-			var out []string
-			for _, u := range objs {
-				if skip(u) {
-					continue
-				}
-				id := objID(u)
-				if u.GetKind() == "ConfigMap" {
-					id = hashSuffix.ReplaceAllString(id, "")
-				}
-				out = append(out, id)
-			}
-			sort.Strings(out)
-			return out
+	t.Run("the objects and rules of artifacts/", testChartMatchesArtifacts)
+}
+
+// configMapHashSuffix is what kustomize's configMapGenerator appends to the
+// ConfigMap's name: a hash of the content.
+var configMapHashSuffix = regexp.MustCompile(`-[a-z0-9]{10}$`)
+
+// testChartMatchesArtifacts: the chart renders the objects of the kustomize
+// base, with the same RBAC rules and bindings.
+func testChartMatchesArtifacts(t *testing.T) {
+	chart := parseManifests(t, "helm template", helmTemplate(t, artifactsNS))
+	kustomized := render(t, copyArtifacts(t))
+	// The chart installs into the release's namespace (helm creates it) and brings its serving
+	// Secret in this mode; the kustomize base creates the Namespace, an overlay the Secret.
+	chartIDs := sortedObjIDs(chart, func(u *unstructured.Unstructured) bool { return u.GetKind() == "Secret" })
+	baseIDs := sortedObjIDs(kustomized, func(u *unstructured.Unstructured) bool { return u.GetKind() == "Namespace" })
+	if !reflect.DeepEqual(chartIDs, baseIDs) {
+		t.Errorf("objects:\n chart     %v\n artifacts %v", chartIDs, baseIDs)
+	}
+	cr, kr := rbacRulesByID(chart), rbacRulesByID(kustomized)
+	for id, k := range kr {
+		if !reflect.DeepEqual(cr[id], k) {
+			t.Errorf("%s: chart %v, artifacts %v", id, cr[id], k)
 		}
-		// The chart installs into the release's namespace (helm creates it) and brings its serving
-		// Secret in this mode; the kustomize base creates the Namespace, an overlay the Secret.
-		chartIDs := ids(chart, func(u *unstructured.Unstructured) bool { return u.GetKind() == "Secret" })
-		baseIDs := ids(kustomized, func(u *unstructured.Unstructured) bool { return u.GetKind() == "Namespace" })
-		if !reflect.DeepEqual(chartIDs, baseIDs) {
-			t.Errorf("objects:\n chart     %v\n artifacts %v", chartIDs, baseIDs)
+	}
+}
+
+// sortedObjIDs returns the objID of each object skip does not skip, a
+// ConfigMap's without its kustomize hash, sorted.
+func sortedObjIDs(objs []*unstructured.Unstructured, skip func(*unstructured.Unstructured) bool) []string {
+	var out []string
+	for _, u := range objs {
+		if skip(u) {
+			continue
 		}
-		rules := func(objs []*unstructured.Unstructured) map[string]interface{} {
-			out := map[string]interface{}{}
-			for _, u := range objs {
-				switch u.GetKind() {
-				case "ClusterRole", "Role":
-					out[objID(u)] = []interface{}{u.Object["rules"], u.Object["aggregationRule"]}
-				case "ClusterRoleBinding", "RoleBinding":
-					out[objID(u)] = []interface{}{u.Object["roleRef"], u.Object["subjects"]}
-				}
-			}
-			return out
+		id := objID(u)
+		if u.GetKind() == "ConfigMap" {
+			id = configMapHashSuffix.ReplaceAllString(id, "")
 		}
-		cr, kr := rules(chart), rules(kustomized)
-		for id, k := range kr {
-			if !reflect.DeepEqual(cr[id], k) {
-				t.Errorf("%s: chart %v, artifacts %v", id, cr[id], k)
-			}
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rbacRulesByID returns, by objID, the rules and aggregationRule of each
+// (Cluster)Role and the roleRef and subjects of each (Cluster)RoleBinding.
+func rbacRulesByID(objs []*unstructured.Unstructured) map[string]interface{} {
+	out := map[string]interface{}{}
+	for _, u := range objs {
+		switch u.GetKind() {
+		case "ClusterRole", "Role":
+			out[objID(u)] = []interface{}{u.Object["rules"], u.Object["aggregationRule"]}
+		case "ClusterRoleBinding", "RoleBinding":
+			out[objID(u)] = []interface{}{u.Object["roleRef"], u.Object["subjects"]}
 		}
-	})
+	}
+	return out
 }
 
 // byKind indexes the objects of one kind by name.

@@ -38,14 +38,25 @@ import (
 func TestLongCacheDirFaults(t *testing.T) {
 	cacheDir := filepath.Join(localDir(), "cache")
 	t.Cleanup(func() { restoreServer(t) })
-	for _, tc := range []struct {
-		name     string
-		ns       string
-		tmpfs    string
-		breakDir []string // run in the server's mount namespace after it started ("" = nothing)
-		reason   string
-		fixDir   []string
-	}{
+	for _, tc := range cacheDirFaults(cacheDir) {
+		t.Run(tc.name, func(t *testing.T) { testCacheDirFault(t, cacheDir, tc) })
+	}
+}
+
+// cacheDirFault: the server restarted with its cache directory a tmpfs
+// mounted with the options tmpfs, broken by breakDir, failing writes with
+// reason, and fixed by fixDir.
+type cacheDirFault struct {
+	name     string
+	ns       string
+	tmpfs    string
+	breakDir []string // run in the server's mount namespace after it started ("" = nothing)
+	reason   string
+	fixDir   []string
+}
+
+func cacheDirFaults(cacheDir string) []cacheDirFault {
+	return []cacheDirFault{
 		{
 			name:     "full on a live server",
 			ns:       "e2e-fault-cache-full",
@@ -61,79 +72,94 @@ func TestLongCacheDirFaults(t *testing.T) {
 			reason: "read-only file system",
 			fixDir: []string{"mount", "-o", "remount,rw", cacheDir},
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ns := tc.ns
-			localUpEnv(t, []string{"EP_CACHE_TMPFS=" + tc.tmpfs}, "restart-server")
-			if out, err := inServerMountNS(t, "findmnt", "-n", "-o", "FSTYPE,OPTIONS", cacheDir); err != nil || !strings.HasPrefix(out, "tmpfs") {
-				t.Fatalf("no tmpfs on %s in the server's mount namespace: %v %s", cacheDir, err, out)
-			}
-			port := serverPort(t, 0)
-			faultFixture(t, ns, 3, "blue")
-			waitColors(t, ns, 3, "blue")
-			if tc.breakDir != nil {
-				if out, err := inServerMountNS(t, tc.breakDir...); err != nil {
-					t.Fatalf("%v: %v %s", tc.breakDir, err, out)
-				}
-			}
-
-			// Changes while the directory is unusable: 37 more Services, 40 outputs.
-			var b strings.Builder
-			for i := 3; i < 40; i++ {
-				fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc-%d, namespace: %s}\nspec: {ports: [{name: http, port: 80}]}\n", i, ns)
-			}
-			kubectlApply(t, b.String())
-			setColor(t, ns, 40, "green")
-			waitColors(t, ns, 40, "green")
-
-			eventually(t, 30*time.Second, "degradation reported", func() error {
-				if v, err := serverMetric(t, port, "effectivepolicy_cache_degraded"); err != nil || v != 1 {
-					return fmt.Errorf("effectivepolicy_cache_degraded = %v (%v)", v, err)
-				}
-				if v, err := serverMetric(t, port, "effectivepolicy_cache_write_failures_total"); err != nil || v < 1 {
-					return fmt.Errorf("effectivepolicy_cache_write_failures_total = %v (%v)", v, err)
-				}
-				code, body, err := serverHTTP(t, port, "/readyz/effectivepolicy-cache")
-				if err != nil || code != 500 || !strings.Contains(body, tc.reason) {
-					return fmt.Errorf("/readyz/effectivepolicy-cache: %d %v %q, want 500 with %q", code, err, body, tc.reason)
-				}
-				return nil
-			})
-			code, body, err := serverHTTP(t, port, "/readyz?verbose")
-			if err != nil || code != 200 || !strings.Contains(body, "[+]effectivepolicy-cache ok") {
-				t.Fatalf("/readyz?verbose while degraded: %d %v\n%s", code, err, body)
-			}
-			if !serverRunning(t) {
-				t.Fatal("server died")
-			}
-			writesBefore, _ := serverMetric(t, port, "effectivepolicy_cache_writes_total")
-
-			if out, err := inServerMountNS(t, tc.fixDir...); err != nil {
-				t.Fatalf("%v: %v %s", tc.fixDir, err, out)
-			}
-			setColor(t, ns, 40, "orange") // the next write (after a failed one: a full rewrite)
-			waitColors(t, ns, 40, "orange")
-			eventually(t, 90*time.Second, "degradation cleared", func() error {
-				if v, err := serverMetric(t, port, "effectivepolicy_cache_degraded"); err != nil || v != 0 {
-					return fmt.Errorf("effectivepolicy_cache_degraded = %v (%v)", v, err)
-				}
-				if v, err := serverMetric(t, port, "effectivepolicy_cache_writes_total"); err != nil || v <= writesBefore {
-					return fmt.Errorf("effectivepolicy_cache_writes_total = %v (%v), was %v", v, err, writesBefore)
-				}
-				code, body, err := serverHTTP(t, port, "/readyz/effectivepolicy-cache")
-				if err != nil || code != 200 {
-					return fmt.Errorf("/readyz/effectivepolicy-cache: %d %v %q", code, err, body)
-				}
-				return nil
-			})
-			eventually(t, 60*time.Second, "the cache file holds the served state", func() error {
-				return cacheFileMatchesServed(t, cacheDir)
-			})
-			if !serverRunning(t) {
-				t.Fatal("server died")
-			}
-		})
 	}
+}
+
+// testCacheDirFault: while the directory is unusable the server serves every
+// change and reports the degradation; fixed, it writes again and its cache
+// file holds what it serves.
+func testCacheDirFault(t *testing.T, cacheDir string, tc cacheDirFault) {
+	ns := tc.ns
+	localUpEnv(t, []string{"EP_CACHE_TMPFS=" + tc.tmpfs}, "restart-server")
+	if out, err := inServerMountNS(t, "findmnt", "-n", "-o", "FSTYPE,OPTIONS", cacheDir); err != nil || !strings.HasPrefix(out, "tmpfs") {
+		t.Fatalf("no tmpfs on %s in the server's mount namespace: %v %s", cacheDir, err, out)
+	}
+	port := serverPort(t, 0)
+	faultFixture(t, ns, 3, "blue")
+	waitColors(t, ns, 3, "blue")
+	if tc.breakDir != nil {
+		if out, err := inServerMountNS(t, tc.breakDir...); err != nil {
+			t.Fatalf("%v: %v %s", tc.breakDir, err, out)
+		}
+	}
+
+	// Changes while the directory is unusable: 37 more Services, 40 outputs.
+	var b strings.Builder
+	for i := 3; i < 40; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Service\nmetadata: {name: svc-%d, namespace: %s}\nspec: {ports: [{name: http, port: 80}]}\n", i, ns)
+	}
+	kubectlApply(t, b.String())
+	setColor(t, ns, 40, "green")
+	waitColors(t, ns, 40, "green")
+
+	eventually(t, 30*time.Second, "degradation reported", func() error {
+		return cacheDegradedFor(t, port, tc.reason)
+	})
+	code, body, err := serverHTTP(t, port, "/readyz?verbose")
+	if err != nil || code != 200 || !strings.Contains(body, "[+]effectivepolicy-cache ok") {
+		t.Fatalf("/readyz?verbose while degraded: %d %v\n%s", code, err, body)
+	}
+	if !serverRunning(t) {
+		t.Fatal("server died")
+	}
+	writesBefore, _ := serverMetric(t, port, "effectivepolicy_cache_writes_total")
+
+	if out, err := inServerMountNS(t, tc.fixDir...); err != nil {
+		t.Fatalf("%v: %v %s", tc.fixDir, err, out)
+	}
+	setColor(t, ns, 40, "orange") // the next write (after a failed one: a full rewrite)
+	waitColors(t, ns, 40, "orange")
+	eventually(t, 90*time.Second, "degradation cleared", func() error {
+		return cacheRecoveredSince(t, port, writesBefore)
+	})
+	eventually(t, 60*time.Second, "the cache file holds the served state", func() error {
+		return cacheFileMatchesServed(t, cacheDir)
+	})
+	if !serverRunning(t) {
+		t.Fatal("server died")
+	}
+}
+
+// cacheDegradedFor: the metrics report the cache degraded after a failed
+// write, and its readyz check fails for reason.
+func cacheDegradedFor(t *testing.T, port, reason string) error {
+	if v, err := serverMetric(t, port, "effectivepolicy_cache_degraded"); err != nil || v != 1 {
+		return fmt.Errorf("effectivepolicy_cache_degraded = %v (%v)", v, err)
+	}
+	if v, err := serverMetric(t, port, "effectivepolicy_cache_write_failures_total"); err != nil || v < 1 {
+		return fmt.Errorf("effectivepolicy_cache_write_failures_total = %v (%v)", v, err)
+	}
+	code, body, err := serverHTTP(t, port, "/readyz/effectivepolicy-cache")
+	if err != nil || code != 500 || !strings.Contains(body, reason) {
+		return fmt.Errorf("/readyz/effectivepolicy-cache: %d %v %q, want 500 with %q", code, err, body, reason)
+	}
+	return nil
+}
+
+// cacheRecoveredSince: the cache is no longer degraded, has been written
+// since the writes counter read writesBefore, and its readyz check passes.
+func cacheRecoveredSince(t *testing.T, port string, writesBefore float64) error {
+	if v, err := serverMetric(t, port, "effectivepolicy_cache_degraded"); err != nil || v != 0 {
+		return fmt.Errorf("effectivepolicy_cache_degraded = %v (%v)", v, err)
+	}
+	if v, err := serverMetric(t, port, "effectivepolicy_cache_writes_total"); err != nil || v <= writesBefore {
+		return fmt.Errorf("effectivepolicy_cache_writes_total = %v (%v), was %v", v, err, writesBefore)
+	}
+	code, body, err := serverHTTP(t, port, "/readyz/effectivepolicy-cache")
+	if err != nil || code != 200 {
+		return fmt.Errorf("/readyz/effectivepolicy-cache: %d %v %q", code, err, body)
+	}
+	return nil
 }
 
 // cacheFileMatchesServed copies the cache file out of the server's mount namespace, validates it

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	versioned "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 )
 
 // TestLongReplicaSIGKILL runs two replicas behind the APIService and kills one with SIGKILL while
@@ -44,74 +45,12 @@ func TestLongReplicaSIGKILL(t *testing.T) {
 	})
 	replicaPort := serverPort(t, 1)
 
-	type attempt struct {
-		start time.Time
-		err   error
-	}
-	var mu sync.Mutex
-	var attempts []attempt
-	var removedAt time.Time // zero until the dead port is removed
-	var lost []string       // logical requests that never succeeded
-	cs := clientset(t, "")
-	// one request: a GET of svc-0 or a LIST of the namespace, checked against the expectation.
-	one := func(get bool) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if get {
-			ep, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).Get(ctx, "svc-0", metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			return checkColorItemsOne(ep, color)
-		}
-		l, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		return checkColorItems(l.Items, n, color)
-	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for c := 0; c < 2; c++ {
-		wg.Add(1)
-		go func(c int) {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				get := (i+c)%2 == 0
-				ok := false
-				for try := 0; try < 50 && !ok; try++ {
-					a := attempt{start: time.Now()}
-					a.err = one(get)
-					mu.Lock()
-					attempts = append(attempts, a)
-					retryAllowed := removedAt.IsZero() || a.start.Before(removedAt)
-					mu.Unlock()
-					ok = a.err == nil
-					if !ok && !retryAllowed {
-						break // failures after the removal are not retried: they count
-					}
-					if !ok {
-						time.Sleep(100 * time.Millisecond)
-					}
-				}
-				if !ok {
-					mu.Lock()
-					lost = append(lost, fmt.Sprintf("get=%v", get))
-					mu.Unlock()
-				}
-			}
-		}(c)
-	}
+	clients := &replicaClients{cs: clientset(t, ""), ns: ns, n: n, color: color, stop: make(chan struct{})}
+	clients.start()
 	finished := false
 	defer func() {
 		if !finished {
-			close(stop)
-			wg.Wait()
+			clients.stopAll()
 		}
 	}()
 
@@ -122,35 +61,140 @@ func TestLongReplicaSIGKILL(t *testing.T) {
 		}
 		return nil
 	})
-	mu.Lock()
-	nBefore := len(attempts)
-	mu.Unlock()
+	clients.mu.Lock()
+	nBefore := len(clients.attempts)
+	clients.mu.Unlock()
 	killAt := time.Now()
 	localUp(t, "kill-replica", "1")
 	time.Sleep(time.Second) // the endpoints controller's reaction time, roughly
 	localUp(t, "stop-replica", "1")
-	mu.Lock()
-	removedAt = time.Now()
-	mu.Unlock()
+	clients.mu.Lock()
+	clients.removedAt = time.Now()
+	clients.mu.Unlock()
 	// Keep the clients going until a good number of requests has been made after the removal.
-	eventually(t, 120*time.Second, "200 attempts after the endpoint removal", func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		k := 0
-		for _, a := range attempts {
-			if !a.start.Before(removedAt) {
-				k++
-			}
-		}
-		if k < 200 {
-			return fmt.Errorf("%d so far", k)
-		}
-		return nil
-	})
-	close(stop)
-	wg.Wait()
+	eventually(t, 120*time.Second, "200 attempts after the endpoint removal", clients.enoughAfterRemoval)
+	clients.stopAll()
 	finished = true
 
+	checkReplicaAttempts(t, clients, killAt, nBefore)
+	if !serverRunning(t) {
+		t.Fatal("the surviving replica is not running")
+	}
+}
+
+// replicaAttempt is one try of a request: when it started and how it ended.
+type replicaAttempt struct {
+	start time.Time
+	err   error
+}
+
+// replicaClients are two clients sending GETs and LISTs of the n
+// EffectivePolicies of ns (all of color) through the aggregator until stop
+// closes; a request is retried while its failures started before removedAt.
+type replicaClients struct {
+	cs       *versioned.Clientset
+	ns       string
+	n        int
+	color    string
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	attempts []replicaAttempt
+	// removedAt is zero until the dead port is removed.
+	removedAt time.Time
+	// lost are the logical requests that never succeeded.
+	lost []string
+}
+
+func (r *replicaClients) start() {
+	for c := 0; c < 2; c++ {
+		r.wg.Add(1)
+		go func(c int) {
+			defer r.wg.Done()
+			r.run(c)
+		}(c)
+	}
+}
+
+func (r *replicaClients) stopAll() {
+	close(r.stop)
+	r.wg.Wait()
+}
+
+// run is client c: GETs and LISTs in turn, each tried until it succeeds (at
+// most 50 times), a failure after the removal not retried.
+func (r *replicaClients) run(c int) {
+	for i := 0; ; i++ {
+		select {
+		case <-r.stop:
+			return
+		default:
+		}
+		get := (i+c)%2 == 0
+		ok := false
+		for try := 0; try < 50 && !ok; try++ {
+			a := replicaAttempt{start: time.Now()}
+			a.err = r.one(get)
+			r.mu.Lock()
+			r.attempts = append(r.attempts, a)
+			retryAllowed := r.removedAt.IsZero() || a.start.Before(r.removedAt)
+			r.mu.Unlock()
+			ok = a.err == nil
+			if !ok && !retryAllowed {
+				break // failures after the removal are not retried: they count
+			}
+			if !ok {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		if !ok {
+			r.mu.Lock()
+			r.lost = append(r.lost, fmt.Sprintf("get=%v", get))
+			r.mu.Unlock()
+		}
+	}
+}
+
+// one request: a GET of svc-0 or a LIST of the namespace, checked against the expectation.
+func (r *replicaClients) one(get bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if get {
+		ep, err := r.cs.EffectivepolicyV1alpha1().EffectivePolicies(r.ns).Get(ctx, "svc-0", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		return checkColorItemsOne(ep, r.color)
+	}
+	l, err := r.cs.EffectivepolicyV1alpha1().EffectivePolicies(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	return checkColorItems(l.Items, r.n, r.color)
+}
+
+// enoughAfterRemoval: 200 attempts have started since the removal.
+func (r *replicaClients) enoughAfterRemoval() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := 0
+	for _, a := range r.attempts {
+		if !a.start.Before(r.removedAt) {
+			k++
+		}
+	}
+	if k < 200 {
+		return fmt.Errorf("%d so far", k)
+	}
+	return nil
+}
+
+// checkReplicaAttempts logs the stopped clients' attempts and their failures
+// (nBefore of them before the kill at killAt) and fails if an attempt after
+// the removal failed or a request never succeeded.
+func checkReplicaAttempts(t *testing.T, r *replicaClients, killAt time.Time, nBefore int) {
+	t.Helper()
+	attempts, removedAt, lost := r.attempts, r.removedAt, r.lost
 	var windowFailures, afterFailures, after int
 	var failures []string
 	for _, a := range attempts {
@@ -176,9 +220,6 @@ func TestLongReplicaSIGKILL(t *testing.T) {
 	}
 	if len(lost) > 0 {
 		t.Fatalf("%d requests never succeeded: %v", len(lost), lost)
-	}
-	if !serverRunning(t) {
-		t.Fatal("the surviving replica is not running")
 	}
 }
 

@@ -53,17 +53,7 @@ func TestLongServerSIGKILL(t *testing.T) {
 	localUp(t, "start-server")
 	t.Logf("killed and answering again through the aggregator in %s", time.Since(start).Round(time.Millisecond))
 
-	restored := restoredObjects(t)
-	if got, want := restored["effectivepolicies"], len(before.Items); got != want || want < 5 {
-		t.Fatalf("restored %d effectivepolicies from the cache, listed %d before the kill (log: %v)", got, want, restored)
-	}
-	if got, want := restored["clustereffectivepolicies"], len(clBefore.Items); got != want {
-		t.Fatalf("restored %d clustereffectivepolicies from the cache, listed %d before the kill", got, want)
-	}
-	if v, err := serverMetric(t, serverPort(t, 0), "effectivepolicy_cache_discarded_total"); err != nil || v != 0 {
-		t.Fatalf("effectivepolicy_cache_discarded_total = %v (%v), want 0: the cache was not reused", v, err)
-	}
-	t.Logf("restored %v outputs from the cache", restored)
+	checkRestoredFromCache(t, len(before.Items), len(clBefore.Items))
 
 	waitColors(t, ns, 5, "green")
 	after, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("").List(ctx, metav1.ListOptions{})
@@ -74,6 +64,44 @@ func TestLongServerSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkListsKeptAcrossKill(t, before, after, clBefore, clAfter)
+
+	// A client watching from before the kill resumes on the new process.
+	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).Watch(wctx, metav1.ListOptions{ResourceVersion: before.ResourceVersion})
+	if err != nil {
+		t.Fatalf("watch from the pre-kill resourceVersion %s: %v", before.ResourceVersion, err)
+	}
+	defer w.Stop()
+	setColor(t, ns, 5, "yellow")
+	awaitPostRestartEvents(wctx, t, w, before.ResourceVersion)
+	waitColors(t, ns, 5, "yellow")
+}
+
+// checkRestoredFromCache: the restarted server restored from its cache as
+// many EffectivePolicies and ClusterEffectivePolicies as were listed before
+// the kill (at least 5 of the former), and discarded nothing.
+func checkRestoredFromCache(t *testing.T, nBefore, clBefore int) {
+	t.Helper()
+	restored := restoredObjects(t)
+	if got, want := restored["effectivepolicies"], nBefore; got != want || want < 5 {
+		t.Fatalf("restored %d effectivepolicies from the cache, listed %d before the kill (log: %v)", got, want, restored)
+	}
+	if got, want := restored["clustereffectivepolicies"], clBefore; got != want {
+		t.Fatalf("restored %d clustereffectivepolicies from the cache, listed %d before the kill", got, want)
+	}
+	if v, err := serverMetric(t, serverPort(t, 0), "effectivepolicy_cache_discarded_total"); err != nil || v != 0 {
+		t.Fatalf("effectivepolicy_cache_discarded_total = %v (%v), want 0: the cache was not reused", v, err)
+	}
+	t.Logf("restored %v outputs from the cache", restored)
+}
+
+// checkListsKeptAcrossKill: the lists after the restart keep the epoch of
+// those before, their resourceVersions do not go backwards, and every
+// EffectivePolicy is still there with its uid.
+func checkListsKeptAcrossKill(t *testing.T, before, after *v1alpha1.EffectivePolicyList, clBefore, clAfter *v1alpha1.ClusterEffectivePolicyList) {
+	t.Helper()
 	for _, c := range []struct{ what, before, after string }{
 		{"effectivepolicies", before.ResourceVersion, after.ResourceVersion},
 		{"clustereffectivepolicies", clBefore.ResourceVersion, clAfter.ResourceVersion},
@@ -101,32 +129,29 @@ func TestLongServerSIGKILL(t *testing.T) {
 			t.Fatalf("%s/%s: uid changed across the kill: %s -> %s", b.Namespace, b.Name, b.UID, a.UID)
 		}
 	}
+}
 
-	// A client watching from before the kill resumes on the new process.
-	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies(ns).Watch(wctx, metav1.ListOptions{ResourceVersion: before.ResourceVersion})
-	if err != nil {
-		t.Fatalf("watch from the pre-kill resourceVersion %s: %v", before.ResourceVersion, err)
-	}
-	defer w.Stop()
-	setColor(t, ns, 5, "yellow")
+// awaitPostRestartEvents reads w, watching since beforeRV, until it has seen
+// the post-restart change (yellow) of each of the 5 EffectivePolicies as a
+// MODIFIED event and nothing else.
+func awaitPostRestartEvents(wctx context.Context, t *testing.T, w watch.Interface, beforeRV string) {
+	t.Helper()
 	seen := map[string]bool{}
 	for len(seen) < 5 {
 		select {
 		case e, ok := <-w.ResultChan():
 			if !ok {
-				t.Fatalf("watch from %s ended; saw %v", before.ResourceVersion, seen)
+				t.Fatalf("watch from %s ended; saw %v", beforeRV, seen)
 			}
 			ep, isEP := e.Object.(*v1alpha1.EffectivePolicy)
 			if !isEP {
-				t.Fatalf("watch from the pre-kill resourceVersion %s: %s %#v", before.ResourceVersion, e.Type, e.Object)
+				t.Fatalf("watch from the pre-kill resourceVersion %s: %s %#v", beforeRV, e.Type, e.Object)
 			}
 			if e.Type != watch.Modified {
 				t.Fatalf("unexpected %s of %s", e.Type, ep.Name)
 			}
-			if rvNumber(t, ep.ResourceVersion) <= rvNumber(t, before.ResourceVersion) {
-				t.Fatalf("event resourceVersion %s not after %s", ep.ResourceVersion, before.ResourceVersion)
+			if rvNumber(t, ep.ResourceVersion) <= rvNumber(t, beforeRV) {
+				t.Fatalf("event resourceVersion %s not after %s", ep.ResourceVersion, beforeRV)
 			}
 			// Nothing else changed in the namespace since before the kill.
 			if len(ep.Targets) != 1 || len(ep.Targets[0].Policies) != 1 ||
@@ -138,5 +163,4 @@ func TestLongServerSIGKILL(t *testing.T) {
 			t.Fatalf("no MODIFIED events for the post-restart change; saw %v", seen)
 		}
 	}
-	waitColors(t, ns, 5, "yellow")
 }

@@ -124,10 +124,49 @@ func TestPlugin(t *testing.T) {
 	kubectlApply(t, pluginManifests)
 
 	route := "describe httproute/app -n " + pluginApp
-	checks := []struct {
-		args string
-		want []string
-	}{
+	for _, c := range pluginChecks(route) {
+		eventually(t, 60*time.Second, "kubectl-effectivepolicy "+c.args, func() error {
+			out, errOut, err := runPlugin(dir, strings.Fields(c.args)...)
+			if err != nil {
+				return fmt.Errorf("%v: %s", err, errOut)
+			}
+			return wantLines(out, c.want...)
+		})
+	}
+
+	// Through kubectl, which finds the plugin on PATH.
+	cmd := exec.Command("kubectl", "effectivepolicy", "--kubeconfig", kubeconfig, "describe", "httproute/app", "-n", pluginApp)
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "color: blue  ← "+pluginApp+"/blue") {
+		t.Errorf("kubectl effectivepolicy describe: %v\n%s", err, out)
+	}
+
+	// Errors: a target no policy reaches.
+	if _, errOut, err := runPlugin(dir, "describe", "httproute/nope", "-n", pluginApp); err == nil || !strings.Contains(errOut, "no policy reaches HTTPRoute "+pluginApp+"/nope") {
+		t.Errorf("describe of a target no policy reaches: %v, %s", err, errOut)
+	}
+
+	// Offline, from the same manifests: the same trees.
+	manifests := filepath.Join(t.TempDir(), "plugin.yaml")
+	if err := os.WriteFile(manifests, []byte(pluginManifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkPluginOfflineAsOnline(t, dir, crds, manifests, route)
+
+	testPluginDiff(t, dir, crds, manifests)
+}
+
+// pluginCheck: kubectl-effectivepolicy with args prints each of want as a line.
+type pluginCheck struct {
+	args string
+	want []string
+}
+
+// pluginChecks are the commands run against the cluster; route is the
+// describe of the application's HTTPRoute.
+func pluginChecks(route string) []pluginCheck {
+	return []pluginCheck{
 		{route, []string{
 			"HTTPRoute " + pluginApp + "/app",
 			"ColorPolicy.colors.example.com  Inherited",
@@ -158,34 +197,12 @@ func TestPlugin(t *testing.T) {
 		}},
 		{"trace --gateway " + pluginInfra + "/gw --host " + pluginHost + " -o json", []string{`"kind": "RequestTrace"`, `"reason": "Matched"`}},
 	}
-	for _, c := range checks {
-		eventually(t, 60*time.Second, "kubectl-effectivepolicy "+c.args, func() error {
-			out, errOut, err := runPlugin(dir, strings.Fields(c.args)...)
-			if err != nil {
-				return fmt.Errorf("%v: %s", err, errOut)
-			}
-			return wantLines(out, c.want...)
-		})
-	}
+}
 
-	// Through kubectl, which finds the plugin on PATH.
-	cmd := exec.Command("kubectl", "effectivepolicy", "--kubeconfig", kubeconfig, "describe", "httproute/app", "-n", pluginApp)
-	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "color: blue  ← "+pluginApp+"/blue") {
-		t.Errorf("kubectl effectivepolicy describe: %v\n%s", err, out)
-	}
-
-	// Errors: a target no policy reaches.
-	if _, errOut, err := runPlugin(dir, "describe", "httproute/nope", "-n", pluginApp); err == nil || !strings.Contains(errOut, "no policy reaches HTTPRoute "+pluginApp+"/nope") {
-		t.Errorf("describe of a target no policy reaches: %v, %s", err, errOut)
-	}
-
-	// Offline, from the same manifests: the same trees.
-	manifests := filepath.Join(t.TempDir(), "plugin.yaml")
-	if err := os.WriteFile(manifests, []byte(pluginManifests), 0o644); err != nil {
-		t.Fatal(err)
-	}
+// checkPluginOfflineAsOnline: describe, reach and trace print the same
+// offline, from the CRDs and manifests, as against the cluster.
+func checkPluginOfflineAsOnline(t *testing.T, dir, crds, manifests, route string) {
+	t.Helper()
 	for _, args := range [][]string{
 		strings.Fields(route),
 		strings.Fields("reach colorpolicy/amber -n " + pluginInfra),
@@ -203,8 +220,6 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("%v online:\n%s\noffline:\n%s", args, online, offline)
 		}
 	}
-
-	testPluginDiff(t, dir, crds, manifests)
 }
 
 // testPluginDiff: kubectl effectivepolicy diff against the cluster (an EffectivePolicyReview):

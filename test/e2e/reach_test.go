@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	epclient "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned/typed/effectivepolicy/v1alpha1"
 )
 
 const (
@@ -36,6 +37,31 @@ func reachTargets(p v1alpha1.ReachPolicy) []string {
 // admin of infra alone sees the counts and only infra's targets; kubectl prints the columns;
 // a new route under the Gateway and the policy's deletion are watch events on its PolicyReach.
 func TestPolicyReach(t *testing.T) {
+	setUpPolicyReach(t)
+
+	ctx := context.Background()
+	cs := clientset(t, "").EffectivepolicyV1alpha1()
+	pr := waitPolicyReach(ctx, t, cs)
+	checkReachAsEffectivePolicies(ctx, t, cs, pr)
+
+	// The policy admin of infra: counts, and names only in infra.
+	checkPolicyAdminReach(t)
+
+	// Paging: every PolicyReach, one per page, is the unpaged list.
+	checkPolicyReachPaging(ctx, t, cs)
+
+	// WatchList: the initial ADDED event, then the bookmark that ends them.
+	checkPolicyReachWatchList(ctx, t, cs)
+
+	// Watch: a route under the Gateway, then the policy's deletion.
+	checkPolicyReachWatch(ctx, t, cs, pr.ResourceVersion)
+}
+
+// setUpPolicyReach: Gateway gw of reachInfra, HTTPRoute app of reachApp
+// under it, and ColorPolicy reachPolicy on gw (and on a Gateway not yet
+// there); reachAdmin may read in reachInfra only.
+func setUpPolicyReach(t *testing.T) {
+	t.Helper()
 	applyColorPolicyCRDs(t)
 	createNamespace(t, reachInfra)
 	createNamespace(t, reachApp)
@@ -69,8 +95,12 @@ spec:
 		return err
 	})
 
-	ctx := context.Background()
-	cs := clientset(t, "").EffectivepolicyV1alpha1()
+}
+
+// waitPolicyReach waits for the PolicyReach of reachPolicy to reach gw and
+// the route, and returns it.
+func waitPolicyReach(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface) *v1alpha1.PolicyReach {
+	t.Helper()
 	var pr *v1alpha1.PolicyReach
 	want := []string{"Gateway/" + reachInfra + "/gw", "HTTPRoute/" + reachApp + "/app"}
 	eventually(t, 60*time.Second, "the PolicyReach of "+reachPolicy, func() error {
@@ -83,6 +113,13 @@ spec:
 		}
 		return nil
 	})
+	return pr
+}
+
+// checkReachAsEffectivePolicies: the PolicyReach's summary, labels and
+// attachments, and its verdicts those of the targets' EffectivePolicies.
+func checkReachAsEffectivePolicies(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface, pr *v1alpha1.PolicyReach) {
+	t.Helper()
 	p := pr.Policies[0]
 	if p.Kind != "ColorPolicy" || p.Summary != (v1alpha1.ReachSummary{Targets: 2, Enforced: 2}) || p.HiddenTargets != 0 || pr.Labels["team"] != "platform" {
 		t.Errorf("admin's view: %+v labels %v", p, pr.Labels)
@@ -99,7 +136,10 @@ spec:
 		t.Errorf("route's source %+v, reach %+v", s, p.Reaches[1])
 	}
 
-	// The policy admin of infra: counts, and names only in infra.
+}
+
+func checkPolicyAdminReach(t *testing.T) {
+	t.Helper()
 	a := asUser(t, reachAdmin, nil, apiPrefix+"/namespaces/"+reachInfra+"/policyreaches/"+reachPolicy)
 	if a.code != 200 || strings.Contains(a.body, reachApp) || !strings.Contains(a.body, `"hiddenTargets":1`) ||
 		!strings.Contains(a.body, `"targets":2`) || !strings.Contains(a.body, `"name":"gw"`) {
@@ -124,7 +164,10 @@ spec:
 		t.Errorf("label selector: %q", out)
 	}
 
-	// Paging: every PolicyReach, one per page, is the unpaged list.
+}
+
+func checkPolicyReachPaging(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface) {
+	t.Helper()
 	all, err := cs.PolicyReaches("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +189,10 @@ spec:
 		t.Errorf("paged list of %d items, unpaged %d", len(paged), len(all.Items))
 	}
 
-	// WatchList: the initial ADDED event, then the bookmark that ends them.
+}
+
+func checkPolicyReachWatchList(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface) {
+	t.Helper()
 	yes := true
 	wl, err := cs.PolicyReaches(reachInfra).Watch(ctx, metav1.ListOptions{SendInitialEvents: &yes, AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, FieldSelector: "metadata.name=" + reachPolicy})
@@ -168,8 +214,14 @@ spec:
 	}
 	wl.Stop()
 
-	// Watch: a route under the Gateway, then the policy's deletion.
-	w, err := cs.PolicyReaches(reachInfra).Watch(ctx, metav1.ListOptions{ResourceVersion: pr.ResourceVersion, FieldSelector: "metadata.name=" + reachPolicy})
+}
+
+// checkPolicyReachWatch watches the PolicyReach from resourceVersion rv: a
+// second route under the Gateway is added to it, and the policy's deletion
+// deletes it.
+func checkPolicyReachWatch(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface, rv string) {
+	t.Helper()
+	w, err := cs.PolicyReaches(reachInfra).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, FieldSelector: "metadata.name=" + reachPolicy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	epclient "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned/typed/effectivepolicy/v1alpha1"
 )
 
 const (
@@ -69,6 +71,22 @@ spec:
 	defer w.Stop()
 
 	// The Gateway's policy turns teal: the Gateway's and the route's EffectivePolicies change.
+	checkTealReview(t)
+	// Nothing served changed: no watch event, and the route still says amber.
+	checkNothingServedChanged(ctx, t, cs, w)
+
+	// Deleting the policy, as a developer of the application namespace sees it.
+	checkDeveloperReview(ctx, t)
+
+	// Bad proposals.
+	checkBadReviews(ctx, t, cs)
+}
+
+// checkTealReview creates, with kubectl, a review of the Gateway's policy
+// turned teal: the Gateway's and the route's EffectivePolicies change from
+// amber to teal.
+func checkTealReview(t *testing.T) {
+	t.Helper()
 	review := fmt.Sprintf(`apiVersion: effectivepolicy.dev/v1alpha1
 kind: EffectivePolicyReview
 spec:
@@ -97,7 +115,12 @@ spec:
 			t.Errorf("%s/%s: before %s after %s", c.Namespace, c.Name, targetsJSON(c.Before), targetsJSON(c.After))
 		}
 	}
-	// Nothing served changed: no watch event, and the route still says amber.
+}
+
+// checkNothingServedChanged: while reviews ran, w saw no event and the route
+// still says amber.
+func checkNothingServedChanged(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface, w watch.Interface) {
+	t.Helper()
 	select {
 	case e := <-w.ResultChan():
 		t.Errorf("a watch event during a review: %v", e.Type)
@@ -107,7 +130,12 @@ spec:
 		t.Errorf("the served route changed: %v", err)
 	}
 
-	// Deleting the policy, as a developer of the application namespace sees it.
+}
+
+// checkDeveloperReview: a developer of the application namespace reviews the
+// policy's deletion and sees the route's change, the Gateway's hidden.
+func checkDeveloperReview(ctx context.Context, t *testing.T) {
+	t.Helper()
 	kubectl(t, "create", "rolebinding", "dev", "--clusterrole=view", "--user=e2e-review-dev", "-n", reviewApp)
 	kubectl(t, "create", "clusterrolebinding", "e2e-review-dev", "--clusterrole=effectivepolicy.dev:view-clustereffectivepolicies", "--user=e2e-review-dev")
 	t.Cleanup(func() {
@@ -126,7 +154,11 @@ spec:
 		t.Errorf("developer's view: %q, hidden %d", got, del.Status.HiddenChanges)
 	}
 
-	// Bad proposals.
+}
+
+// checkBadReviews: proposals that cannot be reviewed are refused with 422.
+func checkBadReviews(ctx context.Context, t *testing.T, cs epclient.EffectivepolicyV1alpha1Interface) {
+	t.Helper()
 	for name, spec := range map[string]v1alpha1.EffectivePolicyReviewSpec{
 		"an unknown kind": {Apply: []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"x"}}`)}}},
 		"no name":         {Apply: []runtime.RawExtension{{Raw: []byte(`{"apiVersion":"v1","kind":"Service","metadata":{"namespace":"x"}}`)}}},

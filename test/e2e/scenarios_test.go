@@ -33,24 +33,33 @@ type scenarioExpect struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 	} `json:"absent"`
-	Effective []struct {
-		Namespace    string      `json:"namespace"`
-		Name         string      `json:"name"`
-		Target       scenarioRef `json:"target"`
-		Policy       struct{ Group, Kind string }
-		Via          []scenarioRef     `json:"via"`
-		SectionName  string            `json:"sectionName,omitempty"`
-		Spec         json.RawMessage   `json:"spec"`
-		FieldSources map[string]string `json:"fieldSources"`
-	} `json:"effective"`
-	Sources []struct {
-		Namespace string      `json:"namespace"`
-		Name      string      `json:"name"`
-		Target    scenarioRef `json:"target"`
-		Policy    struct{ Group, Kind string }
-		Source    string `json:"source"`
-		Outcome   string `json:"outcome"`
-	} `json:"sources"`
+	Effective []scenarioEffective `json:"effective"`
+	Sources   []scenarioSource    `json:"sources"`
+}
+
+// scenarioEffective: the EffectivePolicy namespace/name has, for target and
+// policy kind, an effective entry via those objects (and section) with spec
+// and fieldSources.
+type scenarioEffective struct {
+	Namespace    string      `json:"namespace"`
+	Name         string      `json:"name"`
+	Target       scenarioRef `json:"target"`
+	Policy       struct{ Group, Kind string }
+	Via          []scenarioRef     `json:"via"`
+	SectionName  string            `json:"sectionName,omitempty"`
+	Spec         json.RawMessage   `json:"spec"`
+	FieldSources map[string]string `json:"fieldSources"`
+}
+
+// scenarioSource: in the EffectivePolicy namespace/name, for target and
+// policy kind, the policy source has outcome.
+type scenarioSource struct {
+	Namespace string      `json:"namespace"`
+	Name      string      `json:"name"`
+	Target    scenarioRef `json:"target"`
+	Policy    struct{ Group, Kind string }
+	Source    string `json:"source"`
+	Outcome   string `json:"outcome"`
 }
 
 var scenarioPolicyKinds = "colorpolicies.colors.example.com,colorpolicies.direct.colors.example.com"
@@ -142,74 +151,91 @@ func checkScenario(exp *scenarioExpect) []string {
 		}
 	}
 	for _, e := range exp.Effective {
-		where := fmt.Sprintf("effective %s/%s %s %s/%s via %v", e.Namespace, e.Name, e.Target.Kind, e.Policy.Group, e.Policy.Kind, e.Via)
-		ep, err := get(e.Namespace, e.Name)
-		if err != nil || ep == nil {
-			problems = append(problems, fmt.Sprintf("%s: EffectivePolicy missing (%v)", where, err))
-			continue
-		}
-		tp := findTargetPolicy(ep, e.Target.Kind, e.Policy.Group, e.Policy.Kind)
-		if tp == nil {
-			problems = append(problems, where+": target/policy kind not listed")
-			continue
-		}
-		var found *v1alpha1.EffectiveSpec
-		var vias []string
-		for i := range tp.Effective {
-			vias = append(vias, viaString(tp.Effective[i].Via))
-			if sameVia(tp.Effective[i].Via, e.Via) && tp.Effective[i].SectionName == e.SectionName {
-				found = &tp.Effective[i]
-			}
-		}
-		if found == nil {
-			problems = append(problems, fmt.Sprintf("%s: no effective entry with that via (have %v)", where, vias))
-			continue
-		}
-		if !jsonEqual(found.Spec.Raw, e.Spec) {
-			problems = append(problems, fmt.Sprintf("%s: spec %s, want %s", where, found.Spec.Raw, e.Spec))
-		}
-		want := e.FieldSources
-		if want == nil {
-			want = map[string]string{}
-		}
-		got := found.FieldSources
-		if got == nil {
-			got = map[string]string{}
-		}
-		if !reflect.DeepEqual(got, want) {
-			problems = append(problems, fmt.Sprintf("%s: fieldSources %v, want %v", where, got, want))
-		}
+		problems = append(problems, checkScenarioEffective(get, e)...)
 	}
 	for _, s := range exp.Sources {
-		where := fmt.Sprintf("source %s in %s/%s %s %s/%s", s.Source, s.Namespace, s.Name, s.Target.Kind, s.Policy.Group, s.Policy.Kind)
-		ep, err := get(s.Namespace, s.Name)
-		if err != nil || ep == nil {
-			problems = append(problems, fmt.Sprintf("%s: EffectivePolicy missing (%v)", where, err))
+		problems = append(problems, checkScenarioSource(get, s)...)
+	}
+	return problems
+}
+
+// getEffectivePolicyFunc reads an EffectivePolicy as getEffectivePolicy does.
+type getEffectivePolicyFunc func(ns, name string) (*v1alpha1.EffectivePolicy, error)
+
+// checkScenarioEffective returns how the served objects differ from e.
+func checkScenarioEffective(get getEffectivePolicyFunc, e scenarioEffective) []string {
+	var problems []string
+	where := fmt.Sprintf("effective %s/%s %s %s/%s via %v", e.Namespace, e.Name, e.Target.Kind, e.Policy.Group, e.Policy.Kind, e.Via)
+	ep, err := get(e.Namespace, e.Name)
+	if err != nil || ep == nil {
+		problems = append(problems, fmt.Sprintf("%s: EffectivePolicy missing (%v)", where, err))
+		return problems
+	}
+	tp := findTargetPolicy(ep, e.Target.Kind, e.Policy.Group, e.Policy.Kind)
+	if tp == nil {
+		problems = append(problems, where+": target/policy kind not listed")
+		return problems
+	}
+	var found *v1alpha1.EffectiveSpec
+	var vias []string
+	for i := range tp.Effective {
+		vias = append(vias, viaString(tp.Effective[i].Via))
+		if sameVia(tp.Effective[i].Via, e.Via) && tp.Effective[i].SectionName == e.SectionName {
+			found = &tp.Effective[i]
+		}
+	}
+	if found == nil {
+		problems = append(problems, fmt.Sprintf("%s: no effective entry with that via (have %v)", where, vias))
+		return problems
+	}
+	if !jsonEqual(found.Spec.Raw, e.Spec) {
+		problems = append(problems, fmt.Sprintf("%s: spec %s, want %s", where, found.Spec.Raw, e.Spec))
+	}
+	want := e.FieldSources
+	if want == nil {
+		want = map[string]string{}
+	}
+	got := found.FieldSources
+	if got == nil {
+		got = map[string]string{}
+	}
+	if !reflect.DeepEqual(got, want) {
+		problems = append(problems, fmt.Sprintf("%s: fieldSources %v, want %v", where, got, want))
+	}
+	return problems
+}
+
+// checkScenarioSource returns how the served objects differ from s.
+func checkScenarioSource(get getEffectivePolicyFunc, s scenarioSource) []string {
+	var problems []string
+	where := fmt.Sprintf("source %s in %s/%s %s %s/%s", s.Source, s.Namespace, s.Name, s.Target.Kind, s.Policy.Group, s.Policy.Kind)
+	ep, err := get(s.Namespace, s.Name)
+	if err != nil || ep == nil {
+		problems = append(problems, fmt.Sprintf("%s: EffectivePolicy missing (%v)", where, err))
+		return problems
+	}
+	tp := findTargetPolicy(ep, s.Target.Kind, s.Policy.Group, s.Policy.Kind)
+	if tp == nil {
+		problems = append(problems, where+": target/policy kind not listed")
+		return problems
+	}
+	var outcomes []string
+	ok := false
+	for _, src := range tp.Sources {
+		name := src.Name
+		if src.Namespace != "" {
+			name = src.Namespace + "/" + src.Name
+		}
+		if name != s.Source {
 			continue
 		}
-		tp := findTargetPolicy(ep, s.Target.Kind, s.Policy.Group, s.Policy.Kind)
-		if tp == nil {
-			problems = append(problems, where+": target/policy kind not listed")
-			continue
+		outcomes = append(outcomes, string(src.Outcome))
+		if string(src.Outcome) == s.Outcome {
+			ok = true
 		}
-		var outcomes []string
-		ok := false
-		for _, src := range tp.Sources {
-			name := src.Name
-			if src.Namespace != "" {
-				name = src.Namespace + "/" + src.Name
-			}
-			if name != s.Source {
-				continue
-			}
-			outcomes = append(outcomes, string(src.Outcome))
-			if string(src.Outcome) == s.Outcome {
-				ok = true
-			}
-		}
-		if !ok {
-			problems = append(problems, fmt.Sprintf("%s: outcomes %v, want %s", where, outcomes, s.Outcome))
-		}
+	}
+	if !ok {
+		problems = append(problems, fmt.Sprintf("%s: outcomes %v, want %s", where, outcomes, s.Outcome))
 	}
 	return problems
 }

@@ -40,7 +40,31 @@ func TestRequestTrace(t *testing.T) {
 	applyColorPolicyCRDs(t)
 	createNamespace(t, traceInfra)
 	createNamespace(t, traceApp)
-	kubectlApply(t, fmt.Sprintf(`
+	kubectlApply(t, fmt.Sprintf(traceTopology, traceInfra, traceApp))
+
+	// kubectl create -f trace.yaml prints the answer (nothing is stored).
+	checkOrdersTraceByKubectl(t)
+
+	ctx := context.Background()
+	// Through the generated client: GET / takes the unnamed rule, where only the Gateway's amber applies.
+	checkTracesByClient(ctx, t)
+
+	// An admin of infra alone: the Gateway, and that a hidden route serves the request.
+	checkInfraAdminTrace(ctx, t)
+	// Ana, with view in the application's namespace only: her route is served, so the Gateway
+	// that brings the request to it is named (her route's parentRefs name it too).
+	checkAnaTrace(ctx, t)
+	// A user with no binding at all may trace (system:authenticated), and sees nothing named.
+	checkStrangerTrace(ctx, t)
+
+	testTraceBadInput(t)
+}
+
+// traceTopology (infra namespace, application namespace): GatewayClass
+// e2e-trace, Gateway gw, HTTPRoute app for app.example.com with rule orders
+// (PathPrefix /orders, to Service orders) and an unnamed one (to Service
+// web), ColorPolicy amber on gw and orders-blue on the rule orders.
+const traceTopology = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: e2e-trace}
@@ -89,9 +113,12 @@ metadata: {name: orders-blue, namespace: %[2]s}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: app, sectionName: orders}]
   color: blue
-`, traceInfra, traceApp))
+`
 
-	// kubectl create -f trace.yaml prints the answer (nothing is stored).
+// checkOrdersTraceByKubectl traces GET /orders/42 (traceYAML) with kubectl
+// create: rule orders, its backend, and blue on both.
+func checkOrdersTraceByKubectl(t *testing.T) {
+	t.Helper()
 	var rt v1alpha1.RequestTrace
 	eventually(t, 60*time.Second, "the trace of GET /orders/42", func() error {
 		out, _, err := kubectlRaw([]byte(traceYAML), "create", "-f", "-", "-o", "json")
@@ -120,8 +147,12 @@ spec:
 		t.Errorf("the backend's entry %+v (%s)", p, p.Spec.Raw)
 	}
 
-	// Through the generated client: GET / takes the unnamed rule, where only the Gateway's amber applies.
-	ctx := context.Background()
+}
+
+// checkTracesByClient: GET / takes the unnamed rule, where only amber
+// applies; another host is not served.
+func checkTracesByClient(ctx context.Context, t *testing.T) {
+	t.Helper()
 	cs := clientset(t, "").EffectivepolicyV1alpha1()
 	root, err := cs.RequestTraces().Create(ctx, &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{
 		Gateway: &v1alpha1.GatewayReference{Namespace: traceInfra, Name: "gw"},
@@ -144,7 +175,12 @@ spec:
 		t.Errorf("another host: %+v", miss.Status)
 	}
 
-	// An admin of infra alone: the Gateway, and that a hidden route serves the request.
+}
+
+// checkInfraAdminTrace: an admin of infra alone sees the Gateway, and that a
+// hidden route serves the request.
+func checkInfraAdminTrace(ctx context.Context, t *testing.T) {
+	t.Helper()
 	kubectl(t, "create", "rolebinding", "infra-admin", "--clusterrole=effectivepolicy.dev:view-effectivepolicies", "--user="+traceAdmin, "-n", traceInfra)
 	eventually(t, 30*time.Second, "binding of "+traceAdmin, func() error {
 		_, _, err := kubectlRaw(nil, "auth", "can-i", "get", "effectivepolicies.effectivepolicy.dev", "--as", traceAdmin, "-n", traceInfra)
@@ -161,8 +197,12 @@ spec:
 	if m := onlyMatch(hidden.Status, "gw"); m == nil || m.Reason != "RouteHidden" || strings.Contains(string(body), traceApp) || strings.Contains(string(body), "orders-blue") {
 		t.Errorf("infra admin's view: %s", body)
 	}
-	// Ana, with view in the application's namespace only: her route is served, so the Gateway
-	// that brings the request to it is named (her route's parentRefs name it too).
+}
+
+// checkAnaTrace: Ana, with view in the application's namespace only, sees
+// her route and its policy.
+func checkAnaTrace(ctx context.Context, t *testing.T) {
+	t.Helper()
 	kubectl(t, "create", "rolebinding", "ana", "--clusterrole=view", "--user=e2e-trace-ana", "-n", traceApp)
 	eventually(t, 30*time.Second, "binding of e2e-trace-ana", func() error {
 		_, _, err := kubectlRaw(nil, "auth", "can-i", "get", "effectivepolicies.effectivepolicy.dev", "--as", "e2e-trace-ana", "-n", traceApp)
@@ -177,7 +217,12 @@ spec:
 	if m := onlyMatch(ana.Status, "gw"); m == nil || m.Route == nil || m.Rule == nil || m.Rule.Name != "orders" || len(m.Policies) != 1 {
 		t.Errorf("Ana's view: %+v", ana.Status)
 	}
-	// A user with no binding at all may trace (system:authenticated), and sees nothing named.
+}
+
+// checkStrangerTrace: a user with no binding may trace, sees nothing named,
+// and may not name the Gateway.
+func checkStrangerTrace(ctx context.Context, t *testing.T) {
+	t.Helper()
 	stranger, err := clientset(t, "e2e-trace-stranger").EffectivepolicyV1alpha1().RequestTraces().Create(ctx, &v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{
 		Request: v1alpha1.TracedRequest{Host: "app.example.com", Path: "/orders"},
 	}}, metav1.CreateOptions{})
@@ -194,7 +239,6 @@ spec:
 		t.Errorf("stranger naming the Gateway: want 403, got %v", err)
 	}
 
-	testTraceBadInput(t)
 }
 
 // compactJSON drops the indentation kubectl -o json adds inside a spec.

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"testing"
 	"time"
@@ -41,24 +42,7 @@ spec: {ports: [{name: http, port: 80}]}
 		t.Fatal(err)
 	}
 	defer func() { cancel(); _ = cmd.Wait() }()
-	type event struct {
-		Type   string `json:"type"`
-		Object struct {
-			Metadata metav1.ObjectMeta `json:"metadata"`
-		} `json:"object"`
-	}
-	events := make(chan event, 100)
-	go func() {
-		dec := json.NewDecoder(bufio.NewReader(stdout))
-		for {
-			var e event
-			if err := dec.Decode(&e); err != nil {
-				close(events)
-				return
-			}
-			events <- e
-		}
-	}()
+	events := decodeKubectlWatchEvents(stdout)
 
 	// The generated clientset's watch, too.
 	w, err := clientset(t, "").EffectivepolicyV1alpha1().EffectivePolicies(ns).Watch(ctx, metav1.ListOptions{})
@@ -76,25 +60,65 @@ spec:
   color: purple
 `)
 
-	waitFor := func(what string, typ string) {
-		t.Helper()
-		timeout := time.After(60 * time.Second)
+	waitKubectlEvent(t, events, ns, "the policy's effect", "ADDED")
+
+	awaitClientsetEventForWeb(t, w)
+
+	kubectl(t, "delete", "colorpolicies.colors.example.com", "watch-me", "-n", ns)
+	waitKubectlEvent(t, events, ns, "the policy's removal", "DELETED")
+}
+
+// kubectlWatchEvent is an event as kubectl -w --output-watch-events -o json
+// prints it.
+type kubectlWatchEvent struct {
+	Type   string `json:"type"`
+	Object struct {
+		Metadata metav1.ObjectMeta `json:"metadata"`
+	} `json:"object"`
+}
+
+// decodeKubectlWatchEvents sends the events read from stdout, closing the
+// channel when they end.
+func decodeKubectlWatchEvents(stdout io.Reader) <-chan kubectlWatchEvent {
+	events := make(chan kubectlWatchEvent, 100)
+	go func() {
+		dec := json.NewDecoder(bufio.NewReader(stdout))
 		for {
-			select {
-			case e, ok := <-events:
-				if !ok {
-					t.Fatalf("kubectl -w ended before %s", what)
-				}
-				if e.Type == typ && e.Object.Metadata.Namespace == ns && e.Object.Metadata.Name == "web" {
-					return
-				}
-			case <-timeout:
-				t.Fatalf("kubectl -w: no %s event for %s/web within 60s", typ, ns)
+			var e kubectlWatchEvent
+			if err := dec.Decode(&e); err != nil {
+				close(events)
+				return
 			}
+			events <- e
+		}
+	}()
+	return events
+}
+
+// waitKubectlEvent waits up to 60s for an event of type typ for the
+// EffectivePolicy ns/web (what says what it shows).
+func waitKubectlEvent(t *testing.T, events <-chan kubectlWatchEvent, ns, what, typ string) {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				t.Fatalf("kubectl -w ended before %s", what)
+			}
+			if e.Type == typ && e.Object.Metadata.Namespace == ns && e.Object.Metadata.Name == "web" {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("kubectl -w: no %s event for %s/web within 60s", typ, ns)
 		}
 	}
-	waitFor("the policy's effect", "ADDED")
+}
 
+// awaitClientsetEventForWeb waits up to 30s for w to add or modify the
+// EffectivePolicy web.
+func awaitClientsetEventForWeb(t *testing.T, w watch.Interface) {
+	t.Helper()
 	clientsetSaw := false
 	timeout := time.After(30 * time.Second)
 	for !clientsetSaw {
@@ -113,8 +137,6 @@ spec:
 		}
 	}
 
-	kubectl(t, "delete", "colorpolicies.colors.example.com", "watch-me", "-n", ns)
-	waitFor("the policy's removal", "DELETED")
 }
 
 func metaOf(obj any) (metav1.Object, error) {

@@ -79,22 +79,8 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	o, err := serverOptions(certDir)
 	if err != nil {
-		return nil, err
-	}
-	o := app.NewOptions()
-	ro := o.RecommendedOptions
-	// No kube-apiserver: no delegated authn/authz, no core client.
-	ro.Authentication = nil
-	ro.Authorization = nil
-	ro.CoreAPI = nil
-	ro.SecureServing.Listener = ln
-	ro.SecureServing.BindAddress = net.ParseIP("127.0.0.1")
-	ro.SecureServing.BindPort = ln.Addr().(*net.TCPAddr).Port
-	ro.SecureServing.ServerCert.CertDirectory = certDir
-	o.WatchHistorySize = historySize
-	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	// The generic config only: the tests feed their own stores instead of
@@ -142,9 +128,41 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 		}
 	}()
 
-	cs, err := clientset.NewForConfig(withoutRecording(baseConfig))
+	if err := waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return stopped, nil
+}
+
+// serverOptions are the server's options, validated, for serving on a random
+// port of 127.0.0.1 with its certificates in certDir.
+func serverOptions(certDir string) (*app.Options, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
+	}
+	o := app.NewOptions()
+	ro := o.RecommendedOptions
+	// No kube-apiserver: no delegated authn/authz, no core client.
+	ro.Authentication = nil
+	ro.Authorization = nil
+	ro.CoreAPI = nil
+	ro.SecureServing.Listener = ln
+	ro.SecureServing.BindAddress = net.ParseIP("127.0.0.1")
+	ro.SecureServing.BindPort = ln.Addr().(*net.TCPAddr).Port
+	ro.SecureServing.ServerCert.CertDirectory = certDir
+	o.WatchHistorySize = historySize
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// waitReady polls /readyz (without recording the requests) until it is OK.
+func waitReady(ctx context.Context) error {
+	cs, err := clientset.NewForConfig(withoutRecording(baseConfig))
+	if err != nil {
+		return err
 	}
 	client := cs.Discovery().RESTClient()
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -153,9 +171,9 @@ func startServer(ctx context.Context) (<-chan struct{}, error) {
 		return status == http.StatusOK, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("server not ready: %w", err)
+		return fmt.Errorf("server not ready: %w", err)
 	}
-	return stopped, nil
+	return nil
 }
 
 type recorder struct{ rt http.RoundTripper }

@@ -31,6 +31,32 @@ const gatewayAPIVersion = "v1.6.3"
 // hack/local-up.sh installs, fetched through the Go module proxy (or from
 // GATEWAY_API_CRDS naming a config/crd/standard directory).
 func TestGatewayAPIObjectsAreValid(t *testing.T) {
+	vals := gatewayAPIValidators(t, gatewayAPICRDDir(t))
+	bad, n := 0, 0
+	for _, u := range Generate(Options{Scale: 0.02, Seed: 1}) {
+		v, ok := vals[u.GetKind()]
+		if !ok {
+			continue
+		}
+		n++
+		structuraldefaulting.Default(u.Object, v.st)
+		errs := apivalidation.ValidateCustomResource(nil, u.Object, v.sv)
+		ce, _ := v.cel.Validate(context.Background(), field.NewPath(""), v.st, u.Object, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, ce...)
+		if len(errs) > 0 && bad < 10 {
+			t.Errorf("%s %s/%s: %s", u.GetKind(), u.GetNamespace(), u.GetName(), strings.TrimSpace(errs.ToAggregate().Error()))
+			bad++
+		}
+	}
+	if n == 0 {
+		t.Error("nothing validated")
+	}
+}
+
+// gatewayAPICRDDir is GATEWAY_API_CRDS, or else the config/crd/standard
+// directory of the sigs.k8s.io/gateway-api module at gatewayAPIVersion.
+func gatewayAPICRDDir(t *testing.T) string {
+	t.Helper()
 	dir := os.Getenv("GATEWAY_API_CRDS")
 	if dir == "" {
 		out, err := exec.Command("go", "mod", "download", "-json", "sigs.k8s.io/gateway-api@"+gatewayAPIVersion).Output()
@@ -43,15 +69,24 @@ func TestGatewayAPIObjectsAreValid(t *testing.T) {
 		}
 		dir = filepath.Join(mod.Dir, "config", "crd", "standard")
 	}
+	return dir
+}
+
+// crdValidator validates objects of one kind against its CRD's v1 schema.
+type crdValidator struct {
+	sv  apivalidation.SchemaValidator
+	cel *cel.Validator
+	st  *structuralschema.Structural
+}
+
+// gatewayAPIValidators reads the GatewayClass, Gateway and HTTPRoute CRDs
+// from dir: the validators of their v1 schemas, by kind.
+func gatewayAPIValidators(t *testing.T, dir string) map[string]crdValidator {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = apiextv1.AddToScheme(scheme)
 	_ = apiextensions.AddToScheme(scheme)
-	type val struct {
-		sv  apivalidation.SchemaValidator
-		cel *cel.Validator
-		st  *structuralschema.Structural
-	}
-	vals := map[string]val{}
+	vals := map[string]crdValidator{}
 	for _, f := range []string{"gatewayclasses", "gateways", "httproutes"} {
 		data, err := os.ReadFile(filepath.Join(dir, "gateway.networking.k8s.io_"+f+".yaml"))
 		if err != nil {
@@ -82,29 +117,11 @@ func TestGatewayAPIObjectsAreValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vals[in.Spec.Names.Kind] = val{sv, cel.NewValidator(st, true, celconfig.PerCallLimit), st}
+			vals[in.Spec.Names.Kind] = crdValidator{sv, cel.NewValidator(st, true, celconfig.PerCallLimit), st}
 		}
 	}
 	if len(vals) != 3 {
 		t.Fatalf("found the v1 schema of %d of 3 kinds", len(vals))
 	}
-	bad, n := 0, 0
-	for _, u := range Generate(Options{Scale: 0.02, Seed: 1}) {
-		v, ok := vals[u.GetKind()]
-		if !ok {
-			continue
-		}
-		n++
-		structuraldefaulting.Default(u.Object, v.st)
-		errs := apivalidation.ValidateCustomResource(nil, u.Object, v.sv)
-		ce, _ := v.cel.Validate(context.Background(), field.NewPath(""), v.st, u.Object, nil, celconfig.RuntimeCELCostBudget)
-		errs = append(errs, ce...)
-		if len(errs) > 0 && bad < 10 {
-			t.Errorf("%s %s/%s: %s", u.GetKind(), u.GetNamespace(), u.GetName(), strings.TrimSpace(errs.ToAggregate().Error()))
-			bad++
-		}
-	}
-	if n == 0 {
-		t.Error("nothing validated")
-	}
+	return vals
 }

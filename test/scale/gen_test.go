@@ -11,6 +11,27 @@ import (
 func TestGenerateCountsAndDeterminism(t *testing.T) {
 	o := Options{Scale: 0.01, Seed: 1}
 	objs := Generate(o)
+	checkGeneratedCounts(t, objs)
+
+	// Two parentRefs of a route never name the same Gateway (the Gateway
+	// API rejects that without distinct sectionNames), at any size.
+	checkParentRefsNameDistinctGateways(t)
+
+	// Listener hostnames: the routes' domain but for one listener taking any
+	// hostname and one an internal domain.
+	checkListenerHostnames(t, objs)
+
+	// Same options, same bytes; another seed, other choices.
+	checkDeterminism(t, o)
+
+	// Every kind has a resource, and the large size resolves to scale 1.
+	checkResourcesAndDefaultSizes(t)
+}
+
+// checkGeneratedCounts checks the objects, and the parts of them, generated
+// at scale 0.01.
+func checkGeneratedCounts(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
 	c := Count(objs)
 	want := map[string]int{
 		"CustomResourceDefinition": 3,
@@ -49,9 +70,10 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 	if got := len(objs); got != 3+12+1+1+202+8+220+50 {
 		t.Errorf("%d objects", got)
 	}
+}
 
-	// Two parentRefs of a route never name the same Gateway (the Gateway
-	// API rejects that without distinct sectionNames), at any size.
+func checkParentRefsNameDistinctGateways(t *testing.T) {
+	t.Helper()
 	for _, sc := range []float64{0.01, 0.02, 0.03} {
 		for _, u := range Generate(Options{Scale: sc, Seed: 1}) {
 			if u.GetKind() != "HTTPRoute" {
@@ -72,9 +94,10 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// Listener hostnames: the routes' domain but for one listener taking any
-	// hostname and one an internal domain.
+func checkListenerHostnames(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
 	hosts := map[string]int{}
 	for _, u := range objs {
 		if u.GetKind() == "Gateway" {
@@ -88,8 +111,10 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 	if want := map[string]int{"*.bench.example": 6, "": 1, "*.internal.bench.example": 1}; !reflect.DeepEqual(hosts, want) {
 		t.Errorf("listener hostnames %v, want %v", hosts, want)
 	}
+}
 
-	// Same options, same bytes; another seed, other choices.
+func checkDeterminism(t *testing.T, o Options) {
+	t.Helper()
 	render := func(o Options) []byte {
 		b, err := json.Marshal(Generate(o))
 		if err != nil {
@@ -103,8 +128,10 @@ func TestGenerateCountsAndDeterminism(t *testing.T) {
 	if reflect.DeepEqual(render(o), render(Options{Scale: 0.01, Seed: 2})) {
 		t.Error("seeds 1 and 2 gave the same topology")
 	}
+}
 
-	// Every kind has a resource, and the large size resolves to scale 1.
+func checkResourcesAndDefaultSizes(t *testing.T) {
+	t.Helper()
 	for _, u := range Generate(Options{Scale: 0.001, GatewayAPICRDs: true}) {
 		if Resource(u).Resource == "" {
 			t.Errorf("no resource for %s", u.GroupVersionKind())

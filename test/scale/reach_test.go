@@ -30,88 +30,109 @@ func TestLiveReachesFollowEdits(t *testing.T) {
 	s := startLive(t, client, t.TempDir())
 	defer s.stop()
 
-	current := map[string]*unstructured.Unstructured{} // kind ns/name -> object
+	current := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
 		current[objKey(o)] = o.DeepCopy()
 	}
-	var removed []*unstructured.Unstructured
-	rng := rand.New(rand.NewPCG(3, 5))
-	pick := func(kind string) *unstructured.Unstructured {
-		var keys []string
-		for k, o := range current {
-			if o.GetKind() == kind || kind == "policy" && o.GroupVersionKind().Group == PolicyGroup {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) == 0 {
-			return nil
-		}
-		sort.Strings(keys)
-		return current[keys[rng.IntN(len(keys))]]
-	}
-	ctx := context.Background()
-	res := func(o *unstructured.Unstructured) dynamic.ResourceInterface {
-		return client.Resource(Resource(o)).Namespace(o.GetNamespace())
-	}
-	remove := func(o *unstructured.Unstructured) {
-		if err := res(o).Delete(ctx, o.GetName(), metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		delete(current, objKey(o))
-		removed = append(removed, o)
-	}
-	update := func(o *unstructured.Unstructured) {
-		if _, err := res(o).Update(ctx, o, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e := &randomEditor{t: t, ctx: context.Background(), client: client, rng: rand.New(rand.NewPCG(3, 5)), current: current}
 	for step := 1; step <= 60; step++ {
-		switch op := rng.IntN(6); {
-		case op == 0:
-			if p := pick("policy"); p != nil {
-				p.SetLabels(map[string]string{"step": fmt.Sprint(step)})
-				update(p)
-			}
-		case op == 1:
-			if p := pick("policy"); p != nil {
-				// Retarget to the GatewayClass: it reaches everything under it.
-				_ = unstructured.SetNestedSlice(p.Object, []interface{}{map[string]interface{}{
-					"group": "gateway.networking.k8s.io", "kind": "GatewayClass", "name": "bench"}}, "spec", "targetRefs")
-				update(p)
-			}
-		case op == 2:
-			if p := pick("policy"); p != nil {
-				remove(p)
-			}
-		case op == 3:
-			if r := pick("HTTPRoute"); r != nil {
-				remove(r)
-			}
-		case op == 4:
-			if svc := pick("Service"); svc != nil {
-				remove(svc)
-			}
-		case op == 5 && len(removed) > 0:
-			i := rng.IntN(len(removed))
-			o := removed[i]
-			removed = append(removed[:i], removed[i+1:]...)
-			if _, err := res(o).Create(ctx, o, metav1.CreateOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			current[objKey(o)] = o
-		}
+		e.edit(step)
 		if step%10 != 0 {
 			continue
 		}
 		var d []string
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if d = reachDiff(t, s.l, current); len(d) == 0 || time.Now().After(deadline) {
+			if d = reachDiff(t, s.l, e.current); len(d) == 0 || time.Now().After(deadline) {
 				break
 			}
 		}
 		if len(d) > 0 {
 			t.Fatalf("after %d edits, reaches != outputs:\n%s", step, strings.Join(d, "\n"))
 		}
+	}
+}
+
+// randomEditor edits the objects of a fake cluster at random, keeping
+// current (kind ns/name -> object) and the objects it removed.
+type randomEditor struct {
+	t       *testing.T
+	ctx     context.Context
+	client  dynamic.Interface
+	rng     *rand.Rand
+	current map[string]*unstructured.Unstructured
+	removed []*unstructured.Unstructured
+}
+
+// edit makes the edit of one step: a policy relabeled, retargeted or
+// deleted, a route or Service deleted, or a deleted object created again.
+func (e *randomEditor) edit(step int) {
+	switch op := e.rng.IntN(6); {
+	case op == 0:
+		if p := e.pick("policy"); p != nil {
+			p.SetLabels(map[string]string{"step": fmt.Sprint(step)})
+			e.update(p)
+		}
+	case op == 1:
+		if p := e.pick("policy"); p != nil {
+			// Retarget to the GatewayClass: it reaches everything under it.
+			_ = unstructured.SetNestedSlice(p.Object, []interface{}{map[string]interface{}{
+				"group": "gateway.networking.k8s.io", "kind": "GatewayClass", "name": "bench"}}, "spec", "targetRefs")
+			e.update(p)
+		}
+	case op == 2:
+		if p := e.pick("policy"); p != nil {
+			e.remove(p)
+		}
+	case op == 3:
+		if r := e.pick("HTTPRoute"); r != nil {
+			e.remove(r)
+		}
+	case op == 4:
+		if svc := e.pick("Service"); svc != nil {
+			e.remove(svc)
+		}
+	case op == 5 && len(e.removed) > 0:
+		i := e.rng.IntN(len(e.removed))
+		o := e.removed[i]
+		e.removed = append(e.removed[:i], e.removed[i+1:]...)
+		if _, err := e.res(o).Create(e.ctx, o, metav1.CreateOptions{}); err != nil {
+			e.t.Fatal(err)
+		}
+		e.current[objKey(o)] = o
+	}
+}
+
+// pick returns a current object of kind ("policy": of any policy kind)
+// chosen at random, or nil if there is none.
+func (e *randomEditor) pick(kind string) *unstructured.Unstructured {
+	var keys []string
+	for k, o := range e.current {
+		if o.GetKind() == kind || kind == "policy" && o.GroupVersionKind().Group == PolicyGroup {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	return e.current[keys[e.rng.IntN(len(keys))]]
+}
+
+func (e *randomEditor) res(o *unstructured.Unstructured) dynamic.ResourceInterface {
+	return e.client.Resource(Resource(o)).Namespace(o.GetNamespace())
+}
+
+func (e *randomEditor) remove(o *unstructured.Unstructured) {
+	if err := e.res(o).Delete(e.ctx, o.GetName(), metav1.DeleteOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	delete(e.current, objKey(o))
+	e.removed = append(e.removed, o)
+}
+
+func (e *randomEditor) update(o *unstructured.Unstructured) {
+	if _, err := e.res(o).Update(e.ctx, o, metav1.UpdateOptions{}); err != nil {
+		e.t.Fatal(err)
 	}
 }
 

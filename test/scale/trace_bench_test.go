@@ -74,8 +74,16 @@ func BenchmarkRequestTrace(b *testing.B) {
 	onPort := named.DeepCopy()
 	onPort.Spec.Port = port
 
-	// getNs is the baseline's ns/op, for the traces' ratio to it (0 when
-	// -bench left the baseline out).
+	getNs := benchGetEffectivePolicy(ctx, b, eps, target)
+	benchTrace(ctx, b, traces, "gateway", named, getNs, target)
+	benchTrace(ctx, b, traces, "gateway-port", onPort, getNs, target)
+	benchTrace(ctx, b, traces, "all-gateways", every, getNs, target)
+}
+
+// benchGetEffectivePolicy runs the baseline, the REST Get of the target
+// route's EffectivePolicy, and returns its ns/op, for the traces' ratio to it
+// (0 when -bench left the baseline out).
+func benchGetEffectivePolicy(ctx context.Context, b *testing.B, eps *registry.REST, target traceTarget) float64 {
 	var getNs float64
 	b.Run("get-effectivepolicy", func(b *testing.B) {
 		gctx := genericapirequest.WithNamespace(ctx, target.routeNS)
@@ -89,39 +97,40 @@ func BenchmarkRequestTrace(b *testing.B) {
 		getNs = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 		b.ReportMetric(getNs/1e6, "ms/op")
 	})
-	trace := func(name string, in *v1alpha1.RequestTrace) {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			stop := profile(b, "trace-"+name+".prof")
-			b.ResetTimer()
-			// CPU time (all threads, garbage collection included) is what
-			// runs on a shared machine can be compared by.
-			cpu0 := benchkit.CPUTime()
-			var out kruntime.Object
-			for i := 0; i < b.N; i++ {
-				var err error
-				if out, err = traces.Create(ctx, in.DeepCopy(), nil, &metav1.CreateOptions{}); err != nil {
-					b.Fatal(err)
-				}
+	return getNs
+}
+
+// benchTrace runs the sub-benchmark name: the trace in through the REST
+// storage, with its ratio to the baseline's getNs when there is one.
+func benchTrace(ctx context.Context, b *testing.B, traces *registry.TraceREST, name string, in *v1alpha1.RequestTrace, getNs float64, target traceTarget) {
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		stop := profile(b, "trace-"+name+".prof")
+		b.ResetTimer()
+		// CPU time (all threads, garbage collection included) is what
+		// runs on a shared machine can be compared by.
+		cpu0 := benchkit.CPUTime()
+		var out kruntime.Object
+		for i := 0; i < b.N; i++ {
+			var err error
+			if out, err = traces.Create(ctx, in.DeepCopy(), nil, &metav1.CreateOptions{}); err != nil {
+				b.Fatal(err)
 			}
-			b.StopTimer()
-			cpu := benchkit.CPUTime() - cpu0
-			stop()
-			raw, _ := json.Marshal(out)
-			size := len(raw)
-			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			b.ReportMetric(ns/1e6, "ms/op")
-			b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
-			if getNs > 0 {
-				b.ReportMetric(ns/getNs, "x-get")
-			}
-			b.ReportMetric(float64(target.routes), "routes/gateway")
-			b.ReportMetric(float64(size)/1e3, "resp-KB")
-		})
-	}
-	trace("gateway", named)
-	trace("gateway-port", onPort)
-	trace("all-gateways", every)
+		}
+		b.StopTimer()
+		cpu := benchkit.CPUTime() - cpu0
+		stop()
+		raw, _ := json.Marshal(out)
+		size := len(raw)
+		ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		b.ReportMetric(ns/1e6, "ms/op")
+		b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+		if getNs > 0 {
+			b.ReportMetric(ns/getNs, "x-get")
+		}
+		b.ReportMetric(float64(target.routes), "routes/gateway")
+		b.ReportMetric(float64(size)/1e3, "resp-KB")
+	})
 }
 
 // traceTarget is the Gateway a benchmark traces through and a request one

@@ -87,11 +87,21 @@ func writeValid(t *testing.T, dir string) {
 }
 
 func TestCorruptFilesAreDiscarded(t *testing.T) {
-	tests := []struct {
-		name    string
-		prepare func(t *testing.T, path string)
-		decode  DecodeFunc
-	}{
+	for _, tt := range corruptFileCases() {
+		t.Run(tt.name, func(t *testing.T) { checkCorruptFileDiscarded(t, tt) })
+	}
+}
+
+// corruptFileCase: prepare spoils the cache file at path; decode, when set,
+// is the one the file is opened with.
+type corruptFileCase struct {
+	name    string
+	prepare func(t *testing.T, path string)
+	decode  DecodeFunc
+}
+
+func corruptFileCases() []corruptFileCase {
+	return []corruptFileCase{
 		{"garbage bytes", func(t *testing.T, path string) {
 			_ = os.WriteFile(path, []byte("this is not a bbolt database, not at all; padding padding padding padding padding"), 0o600)
 		}, nil},
@@ -148,29 +158,30 @@ func TestCorruptFilesAreDiscarded(t *testing.T) {
 			writeValid(t, filepath.Dir(path))
 		}, func(string, Entry) error { return errors.New("cannot decode") }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, FileName)
-			tt.prepare(t, path)
-			db, loaded, discarded := mustOpen(t, dir, tt.decode)
-			if discarded == nil {
-				t.Fatalf("file was not discarded")
-			}
-			t.Logf("discarded: %v", discarded)
-			for _, r := range resources {
-				if len(loaded[r].Entries) != 0 || loaded[r].ResourceVersion != 0 {
-					t.Errorf("%s served from a discarded file: %+v", r, loaded[r])
-				}
-			}
-			if _, err := os.Stat(path + ".corrupt"); err != nil {
-				t.Errorf("corrupt file not moved aside: %v", err)
-			}
-			// The fresh file works.
-			if err := db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/b", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 1)}}, false); err != nil {
-				t.Fatal(err)
-			}
-		})
+}
+
+// checkCorruptFileDiscarded opens a cache over the spoilt file: nothing is
+// loaded from it, it is moved aside, and the fresh file takes a write.
+func checkCorruptFileDiscarded(t *testing.T, tt corruptFileCase) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	tt.prepare(t, path)
+	db, loaded, discarded := mustOpen(t, dir, tt.decode)
+	if discarded == nil {
+		t.Fatalf("file was not discarded")
+	}
+	t.Logf("discarded: %v", discarded)
+	for _, r := range resources {
+		if len(loaded[r].Entries) != 0 || loaded[r].ResourceVersion != 0 {
+			t.Errorf("%s served from a discarded file: %+v", r, loaded[r])
+		}
+	}
+	if _, err := os.Stat(path + ".corrupt"); err != nil {
+		t.Errorf("corrupt file not moved aside: %v", err)
+	}
+	// The fresh file works.
+	if err := db.Write(Batch{"effectivepolicies": {Entries: []Entry{{Key: "a/b", Data: []byte(`{}`)}}, ResourceVersion: rv(db, 1)}}, false); err != nil {
+		t.Fatal(err)
 	}
 }
 
