@@ -3,10 +3,14 @@ package compute
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
-func TestAllowedRoutesAndListenerSets(t *testing.T) {
-	topo := `
+// allowedRoutesTopology has one Gateway whose listeners admit routes by namespace, label selector,
+// route kind and protocol, plus a ListenerSet in another namespace, routes in three namespaces and a
+// granted cross-namespace mirror backend.
+const allowedRoutesTopology = `
 apiVersion: v1
 kind: Namespace
 metadata: {name: infra}
@@ -88,7 +92,10 @@ spec:
   from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: team-a}]
   to: [{group: "", kind: Service, name: mirror}]
 `
-	pols := `
+
+// allowedRoutesPolicies targets each of the Gateway's listeners, the ListenerSet and the Gateway's
+// namespace.
+const allowedRoutesPolicies = `
 apiVersion: example.com/v1
 kind: RetryPolicy
 metadata: {name: p, namespace: infra}
@@ -114,25 +121,30 @@ spec:
   targetRefs: [{group: "", kind: Namespace, name: infra}]
   z: 3
 `
-	got := world(t, topo, pols)
-	viaOf := func(key Key, kind string) []string {
-		obj, ok := got[key]
-		if !ok {
-			return nil
-		}
-		tp := findTP(obj, kind, retryG, retryK)
-		if tp == nil {
-			return nil
-		}
-		var out []string
-		for _, e := range tp.Effective {
-			out = append(out, viaString(e.Via))
-		}
-		return out
+
+// retryVias lists, as viaString renders them, the paths by which the RetryPolicy reaches the
+// object of that kind at key; nil when the object or its RetryPolicy entry is absent.
+func retryVias(got map[Key]runtime.Object, key Key, kind string) []string {
+	obj, ok := got[key]
+	if !ok {
+		return nil
 	}
+	tp := findTP(obj, kind, retryG, retryK)
+	if tp == nil {
+		return nil
+	}
+	var out []string
+	for _, e := range tp.Effective {
+		out = append(out, viaString(e.Via))
+	}
+	return out
+}
+
+func TestAllowedRoutesAndListenerSets(t *testing.T) {
+	got := world(t, allowedRoutesTopology, allowedRoutesPolicies)
 	check := func(key Key, kind string, want ...string) {
 		t.Helper()
-		if g := strings.Join(viaOf(key, kind), " "); g != strings.Join(want, " ") {
+		if g := strings.Join(retryVias(got, key, kind), " "); g != strings.Join(want, " ") {
 			t.Errorf("%v %s: vias %s, want %s", key, kind, g, strings.Join(want, " "))
 		}
 	}

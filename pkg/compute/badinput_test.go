@@ -144,8 +144,9 @@ spec:
 	}
 }
 
-func TestLoadDescriptors(t *testing.T) {
-	good := `
+// retryDescriptorFile describes RetryPolicy with fields of its own: targets, base (defaults),
+// enforced (overrides), a strategy field and an ignored comment.
+const retryDescriptorFile = `
 apiVersion: effectivepolicy.dev/v1alpha1
 kind: PolicyDescriptorList
 descriptors:
@@ -160,21 +161,53 @@ descriptors:
   defaultStrategy: Patch
   ignore: [spec.comment]
 `
-	ds, err := LoadDescriptors([]byte(good))
+
+// invalidDescriptorFiles are descriptor files LoadDescriptors must reject, by what is wrong.
+var invalidDescriptorFiles = map[string]string{
+	"apiVersion":  "apiVersion: v9\nkind: PolicyDescriptorList\n",
+	"kind":        "apiVersion: effectivepolicy.dev/v1alpha1\nkind: Other\n",
+	"unknown key": "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct, targetRef: [spec.t], bogus: 1}]\n",
+	"class":       "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Sideways, targetRef: [spec.t]}]\n",
+	"no targets":  "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct}]\n",
+	"bad path":    "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct, targetRef: [metadata.x]}]\n",
+	"bad value":   "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Inherited, targetRef: [spec.t], strategyField: s, strategyValues: {x: Merge}}]\n",
+	"duplicate":   "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct, targetRef: [spec.t]}, {kind: A, class: Direct, targetRef: [spec.t]}]\n",
+	"not yaml":    "{{{",
+}
+
+// descriptorWinsCRD labels RetryPolicy Direct, which retryDescriptorFile contradicts.
+const descriptorWinsCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: retrypolicies.example.com, labels: {gateway.networking.k8s.io/policy: Direct}}
+spec: {group: example.com, scope: Namespaced, names: {kind: RetryPolicy, plural: retrypolicies}, versions: [{name: v1, served: true, storage: true}]}
+`
+
+// descriptorWinsPolicies are RetryPolicies in retryDescriptorFile's shape on the Gateway and the
+// route.
+const descriptorWinsPolicies = `
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: gwp, namespace: appns}
+spec:
+  targets: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  comment: not spec proper
+  base: {a: 1, b: 1}
+---
+apiVersion: example.com/v1
+kind: RetryPolicy
+metadata: {name: rtp, namespace: appns}
+spec:
+  targets: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}]
+  base: {b: 2}
+`
+
+func TestLoadDescriptors(t *testing.T) {
+	ds, err := LoadDescriptors([]byte(retryDescriptorFile))
 	if err != nil || len(ds) != 1 || ds[0].StrategyValues["fields"] != StrategyPatch {
 		t.Fatalf("load: %v %+v", err, ds)
 	}
-	for name, bad := range map[string]string{
-		"apiVersion":  "apiVersion: v9\nkind: PolicyDescriptorList\n",
-		"kind":        "apiVersion: effectivepolicy.dev/v1alpha1\nkind: Other\n",
-		"unknown key": "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct, targetRef: [spec.t], bogus: 1}]\n",
-		"class":       "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Sideways, targetRef: [spec.t]}]\n",
-		"no targets":  "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct}]\n",
-		"bad path":    "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct, targetRef: [metadata.x]}]\n",
-		"bad value":   "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Inherited, targetRef: [spec.t], strategyField: s, strategyValues: {x: Merge}}]\n",
-		"duplicate":   "apiVersion: effectivepolicy.dev/v1alpha1\nkind: PolicyDescriptorList\ndescriptors: [{kind: A, class: Direct, targetRef: [spec.t]}, {kind: A, class: Direct, targetRef: [spec.t]}]\n",
-		"not yaml":    "{{{",
-	} {
+	for name, bad := range invalidDescriptorFiles {
 		if _, err := LoadDescriptors([]byte(bad)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
@@ -194,30 +227,8 @@ descriptors:
 		t.Error("single descriptor with unknown field accepted")
 	}
 	// A descriptor wins over the label and over a built-in.
-	crd := `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: retrypolicies.example.com, labels: {gateway.networking.k8s.io/policy: Direct}}
-spec: {group: example.com, scope: Namespaced, names: {kind: RetryPolicy, plural: retrypolicies}, versions: [{name: v1, served: true, storage: true}]}
-`
-	pols := `
-apiVersion: example.com/v1
-kind: RetryPolicy
-metadata: {name: gwp, namespace: appns}
-spec:
-  targets: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
-  comment: not spec proper
-  base: {a: 1, b: 1}
----
-apiVersion: example.com/v1
-kind: RetryPolicy
-metadata: {name: rtp, namespace: appns}
-spec:
-  targets: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}]
-  base: {b: 2}
-`
-	objs := append(parseDocs(t, crd), parseDocs(t, baseTopology)...)
-	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
+	objs := append(parseDocs(t, descriptorWinsCRD), parseDocs(t, baseTopology)...)
+	objs = append(objs, stamp(parseDocs(t, descriptorWinsPolicies), 0)...)
 	got, err := ComputeAll(objs, Options{Descriptors: ds})
 	if err != nil {
 		t.Fatal(err)

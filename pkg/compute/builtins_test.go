@@ -24,14 +24,21 @@ spec:
 `, plural, group, group, kind, plural, version)
 }
 
-func TestBuiltinDescriptors(t *testing.T) {
-	crds := strings.Join([]string{
+// builtinCRDs are the CRDs, unlabeled, of policy kinds with built-in descriptors: Kuadrant's
+// RateLimitPolicy, NGINX Gateway Fabric's ClientSettingsPolicy, Gateway API's
+// BackendTLSPolicy and Envoy Gateway's ClientTrafficPolicy.
+func builtinCRDs() string {
+	return strings.Join([]string{
 		crdFor("kuadrant.io", "RateLimitPolicy", "ratelimitpolicies", "v1"),
 		crdFor("gateway.nginx.org", "ClientSettingsPolicy", "clientsettingspolicies", "v1alpha1"),
 		crdFor("gateway.networking.k8s.io", "BackendTLSPolicy", "backendtlspolicies", "v1"),
 		crdFor("gateway.envoyproxy.io", "ClientTrafficPolicy", "clienttrafficpolicies", "v1alpha1"),
 	}, "---\n")
-	pols := `
+}
+
+// builtinPolicies are policies of the builtinCRDs kinds on the Gateway, its https listener, the
+// route and Service svc's port http.
+const builtinPolicies = `
 apiVersion: kuadrant.io/v1
 kind: RateLimitPolicy
 metadata: {name: gw-rl, namespace: appns}
@@ -85,8 +92,10 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: https}]
   timeout: {http: {idleTimeout: 1s}}
 `
-	objs := append(parseDocs(t, crds), parseDocs(t, baseTopology)...)
-	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
+
+func TestBuiltinDescriptors(t *testing.T) {
+	objs := append(parseDocs(t, builtinCRDs()), parseDocs(t, baseTopology)...)
+	objs = append(objs, stamp(parseDocs(t, builtinPolicies), 0)...)
 	got, err := ComputeAll(objs, Options{})
 	if err != nil {
 		t.Fatal(err)

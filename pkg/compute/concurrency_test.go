@@ -61,39 +61,8 @@ func TestConcurrentComputeSharesMemo(t *testing.T) {
 	}
 	for _, ed := range edits {
 		ed.edit()
-		ref, _ := NewEngine(Options{})
-		for _, o := range objs {
-			ref.Upsert(o)
-		}
-		keys := ref.Keys()
-		want := map[Key]string{}
-		for _, k := range keys {
-			o, _ := ref.Compute(k)
-			b, _ := json.Marshal(o)
-			want[k] = string(b)
-		}
-		const workers = 4
-		got := make([]map[Key]string, workers)
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				order := append([]Key(nil), keys...)
-				rand.New(rand.NewSource(int64(w))).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-				m := map[Key]string{}
-				for _, k := range order {
-					o, ok := e.Compute(k)
-					if !ok {
-						continue
-					}
-					b, _ := json.Marshal(o)
-					m[k] = string(b)
-				}
-				got[w] = m
-			}()
-		}
-		wg.Wait()
+		keys, want := computeKeyByKey(objs)
+		got := computeConcurrently(e, keys, 4)
 		for w, m := range got {
 			if len(m) != len(want) {
 				t.Errorf("%s: worker %d computed %d keys, want %d", ed.name, w, len(m), len(want))
@@ -105,6 +74,51 @@ func TestConcurrentComputeSharesMemo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// computeKeyByKey is what a fresh engine fed objs computes: its keys, and the JSON of each key's
+// output.
+func computeKeyByKey(objs []*unstructured.Unstructured) ([]Key, map[Key]string) {
+	ref, _ := NewEngine(Options{})
+	for _, o := range objs {
+		ref.Upsert(o)
+	}
+	keys := ref.Keys()
+	want := map[Key]string{}
+	for _, k := range keys {
+		o, _ := ref.Compute(k)
+		b, _ := json.Marshal(o)
+		want[k] = string(b)
+	}
+	return keys, want
+}
+
+// computeConcurrently has workers goroutines compute keys through e at once, each in its own
+// shuffled order so that they race for the same contexts and folds, and returns the JSON of the
+// outputs each worker got.
+func computeConcurrently(e *Engine, keys []Key, workers int) []map[Key]string {
+	got := make([]map[Key]string, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			order := append([]Key(nil), keys...)
+			rand.New(rand.NewSource(int64(w))).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			m := map[Key]string{}
+			for _, k := range order {
+				o, ok := e.Compute(k)
+				if !ok {
+					continue
+				}
+				b, _ := json.Marshal(o)
+				m[k] = string(b)
+			}
+			got[w] = m
+		}()
+	}
+	wg.Wait()
+	return got
 }
 
 // TestMemoAfterDropStartsSmall: the memo an edit rebuilds after DropMemo is

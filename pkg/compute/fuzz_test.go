@@ -101,85 +101,104 @@ func FuzzCompute(f *testing.F) {
 	f.Fuzz(fuzzOne)
 }
 
+// fuzzOne computes the base topology plus an object of every topology kind with routeSpec as its
+// spec and three policies with spec and spec2 as theirs, of kinds sel picks: twice from scratch
+// (the outputs must be byte-identical), then incrementally.
 func fuzzOne(t *testing.T, spec []byte, sel uint8, spec2 []byte, routeSpec []byte) {
-	{
-		old := recoverPanics
-		recoverPanics = false
-		defer func() { recoverPanics = old }()
+	old := recoverPanics
+	recoverPanics = false
+	defer func() { recoverPanics = old }()
 
-		var base []*unstructured.Unstructured
-		for _, o := range fuzzBase() {
-			base = append(base, o.DeepCopy())
+	base := fuzzTopology(routeSpec)
+	objs := append(base, stamp([]*unstructured.Unstructured{fuzzPolicy(spec, sel, "f1"), fuzzPolicy(spec2, sel/8, "f2"), fuzzPolicy(spec, sel/3, "f3")}, 0)...)
+	a, b := renderAll(t, objs), renderAll(t, objs)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("non-deterministic output")
+	}
+	checkFuzzIncremental(t, objs)
+}
+
+// fuzzTopology is a copy of fuzzBase plus one object named fuzzed of every topology kind, each
+// with routeSpec decoded as its spec.
+func fuzzTopology(routeSpec []byte) []*unstructured.Unstructured {
+	var base []*unstructured.Unstructured
+	for _, o := range fuzzBase() {
+		base = append(base, o.DeepCopy())
+	}
+	// The same bytes serve as spec of every topology kind.
+	for _, tk := range []struct{ apiVersion, kind, ns string }{
+		{"gateway.networking.k8s.io/v1", "HTTPRoute", "appns"},
+		{"gateway.networking.k8s.io/v1", "Gateway", "appns"},
+		{"gateway.networking.k8s.io/v1", "ListenerSet", "appns"},
+		{"gateway.networking.k8s.io/v1", "GatewayClass", ""},
+		{"gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "appns"},
+		{"v1", "Service", "appns"},
+	} {
+		r := u(tk.apiVersion, tk.kind, tk.ns, "fuzzed", nil)
+		r.Object["spec"] = fuzzValue(routeSpec)
+		base = append(base, r)
+	}
+	return base
+}
+
+// fuzzPolicy is a policy of the fuzzKinds kind s picks, named name, with b decoded as its spec.
+func fuzzPolicy(b []byte, s uint8, name string) *unstructured.Unstructured {
+	gvk := fuzzKinds[int(s)%len(fuzzKinds)]
+	p := &unstructured.Unstructured{Object: map[string]interface{}{}}
+	p.SetGroupVersionKind(gvk)
+	p.SetName(name)
+	if gvk.Kind != "ClusterRetryPolicy" {
+		p.SetNamespace("appns")
+	}
+	p.Object["spec"] = fuzzValue(b)
+	return p
+}
+
+// renderAll is the JSON of every output ComputeAll makes of objs, in key order.
+func renderAll(t *testing.T, objs []*unstructured.Unstructured) []byte {
+	t.Helper()
+	all, err := ComputeAll(objs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]Key, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	SortKeys(keys)
+	var buf bytes.Buffer
+	for _, k := range keys {
+		b, err := json.Marshal(all[k])
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
 		}
-		// The same bytes serve as spec of every topology kind.
-		for _, tk := range []struct{ apiVersion, kind, ns string }{
-			{"gateway.networking.k8s.io/v1", "HTTPRoute", "appns"},
-			{"gateway.networking.k8s.io/v1", "Gateway", "appns"},
-			{"gateway.networking.k8s.io/v1", "ListenerSet", "appns"},
-			{"gateway.networking.k8s.io/v1", "GatewayClass", ""},
-			{"gateway.networking.k8s.io/v1beta1", "ReferenceGrant", "appns"},
-			{"v1", "Service", "appns"},
-		} {
-			r := u(tk.apiVersion, tk.kind, tk.ns, "fuzzed", nil)
-			r.Object["spec"] = fuzzValue(routeSpec)
-			base = append(base, r)
-		}
-		mk := func(b []byte, s uint8, name string) *unstructured.Unstructured {
-			gvk := fuzzKinds[int(s)%len(fuzzKinds)]
-			p := &unstructured.Unstructured{Object: map[string]interface{}{}}
-			p.SetGroupVersionKind(gvk)
-			p.SetName(name)
-			if gvk.Kind != "ClusterRetryPolicy" {
-				p.SetNamespace("appns")
-			}
-			p.Object["spec"] = fuzzValue(b)
-			return p
-		}
-		objs := append(base, stamp([]*unstructured.Unstructured{mk(spec, sel, "f1"), mk(spec2, sel/8, "f2"), mk(spec, sel/3, "f3")}, 0)...)
-		render := func() []byte {
-			all, err := ComputeAll(objs, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys := make([]Key, 0, len(all))
-			for k := range all {
-				keys = append(keys, k)
-			}
-			SortKeys(keys)
-			var buf bytes.Buffer
-			for _, k := range keys {
-				b, err := json.Marshal(all[k])
-				if err != nil {
-					t.Fatalf("%v: %v", k, err)
-				}
-				buf.Write(b)
-			}
-			return buf.Bytes()
-		}
-		a, b := render(), render()
-		if !bytes.Equal(a, b) {
-			t.Fatalf("non-deterministic output")
-		}
-		// Incremental: delete and re-add the fuzzed objects.
-		e, _ := NewEngine(Options{})
-		for _, o := range objs {
-			if isCRD(o) {
-				e.Upsert(o)
-			}
-		}
-		for _, o := range objs {
-			if !isCRD(o) {
-				e.Upsert(o)
-			}
-		}
-		for _, o := range objs[len(objs)-3:] {
-			e.Delete(o.GroupVersionKind().GroupKind(), o.GetNamespace(), o.GetName())
+		buf.Write(b)
+	}
+	return buf.Bytes()
+}
+
+// checkFuzzIncremental feeds objs to an engine (CRDs first), deletes and re-adds the last three
+// (the fuzzed policies), and checks that every key the engine lists has an output.
+func checkFuzzIncremental(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	e, _ := NewEngine(Options{})
+	for _, o := range objs {
+		if isCRD(o) {
 			e.Upsert(o)
 		}
-		for _, k := range e.Keys() {
-			if _, ok := e.Compute(k); !ok {
-				t.Fatalf("Keys lists %v without output", k)
-			}
+	}
+	for _, o := range objs {
+		if !isCRD(o) {
+			e.Upsert(o)
+		}
+	}
+	for _, o := range objs[len(objs)-3:] {
+		e.Delete(o.GroupVersionKind().GroupKind(), o.GetNamespace(), o.GetName())
+		e.Upsert(o)
+	}
+	for _, k := range e.Keys() {
+		if _, ok := e.Compute(k); !ok {
+			t.Fatalf("Keys lists %v without output", k)
 		}
 	}
 }

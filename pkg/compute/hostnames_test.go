@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestHostnameAttachment: a route reaches the policies of only the listeners its hostnames
-// intersect; with none on a Gateway it has no path through it.
-func TestHostnameAttachment(t *testing.T) {
-	topo := `
+// hostnameTopology has Gateway gw with listeners for foo.example.com, *.example.com and any
+// hostname, Gateway other with one for *.example.net, a route for bar.example.com attached to both
+// and a hostname-less route attached to gw.
+const hostnameTopology = `
 apiVersion: v1
 kind: Namespace
 metadata: {name: h}
@@ -55,6 +55,9 @@ apiVersion: v1
 kind: Service
 metadata: {name: svc, namespace: h}
 `
+
+// hostnamePolicies targets each listener of gw and all of Gateway other.
+func hostnamePolicies() string {
 	pols := ""
 	for _, l := range []string{"foo", "wild", "any"} {
 		pols += fmt.Sprintf(`---
@@ -74,7 +77,13 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: other}]
   attempts: 2
 `
-	got := world(t, topo, pols)
+	return pols
+}
+
+// TestHostnameAttachment: a route reaches the policies of only the listeners its hostnames
+// intersect; with none on a Gateway it has no path through it.
+func TestHostnameAttachment(t *testing.T) {
+	got := world(t, hostnameTopology, hostnamePolicies())
 	vias := func(key Key, kind string) []string {
 		var out []string
 		for _, e := range effAt(t, got, key, kind, retryK).Effective {

@@ -22,27 +22,45 @@ func TestIncrementalProfiles(t *testing.T) {
 	for _, g := range []string{"gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org"} {
 		topo = append(topo, descriptorCRDs(t, g)...)
 	}
-	t0 := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
-	at := func(o *unstructured.Unstructured, sec int) *unstructured.Unstructured {
-		o.SetCreationTimestamp(metav1NewTime(t0.Add(time.Duration(sec) * time.Second)))
-		return o
+	pols = append(pols, profilePolicies()...)
+	e, cur := feedIncremental(t, topo, pols)
+	before := snapshot(t, e)
+	if want := snapshotAll(t, cur); !reflect.DeepEqual(before, want) {
+		t.Fatalf("initial state differs from ComputeAll")
 	}
-	svc := func(name string) interface{} { return ref("", "Service", name) }
+	checkMutations(t, e, cur, before, profileMutations(t, cur))
+}
+
+// profilesT0 is the time the creation times of the profiles' policies count from.
+var profilesT0 = time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+
+// profileCreatedAt sets o's creation time sec seconds after profilesT0.
+func profileCreatedAt(o *unstructured.Unstructured, sec int) *unstructured.Unstructured {
+	o.SetCreationTimestamp(metav1NewTime(profilesT0.Add(time.Duration(sec) * time.Second)))
+	return o
+}
+
+// serviceRef refers to the Service named name in the referrer's namespace.
+func serviceRef(name string) interface{} { return ref("", "Service", name) }
+
+// profilePolicies are NGINX Gateway Fabric, Envoy Gateway and Kuadrant policies in ns-0 whose
+// profiles' rules the mutations of TestIncrementalProfiles exercise.
+func profilePolicies() []*unstructured.Unstructured {
 	usp := func(name string, sec int, spec map[string]interface{}, targets ...interface{}) *unstructured.Unstructured {
 		spec["targetRefs"] = targets
-		return at(u("gateway.nginx.org/v1alpha1", "UpstreamSettingsPolicy", "ns-0", name, spec), sec)
+		return profileCreatedAt(u("gateway.nginx.org/v1alpha1", "UpstreamSettingsPolicy", "ns-0", name, spec), sec)
 	}
 	eg := func(kind, ns, name string, sec int, spec map[string]interface{}) *unstructured.Unstructured {
-		return at(u("gateway.envoyproxy.io/v1alpha1", kind, ns, name, spec), sec)
+		return profileCreatedAt(u("gateway.envoyproxy.io/v1alpha1", kind, ns, name, spec), sec)
 	}
 	gw0 := ref(topology.GatewayGroup, "Gateway", "gw-0")
 	listener := ref(topology.GatewayGroup, "Gateway", "gw-0")
 	listener["sectionName"] = "http"
 	route0 := ref(topology.GatewayGroup, "HTTPRoute", "route-0")
-	pols = append(pols,
-		usp("usp-a", 1, map[string]interface{}{"zoneSize": "64k"}, svc("svc-0")),
-		usp("usp-b", 2, map[string]interface{}{"zoneSize": "128k", "keepAlive": map[string]interface{}{"connections": int64(5)}}, svc("svc-0"), svc("svc-1")),
-		usp("usp-c", 3, map[string]interface{}{"keepAlive": map[string]interface{}{"requests": int64(7)}}, svc("svc-1")),
+	return []*unstructured.Unstructured{
+		usp("usp-a", 1, map[string]interface{}{"zoneSize": "64k"}, serviceRef("svc-0")),
+		usp("usp-b", 2, map[string]interface{}{"zoneSize": "128k", "keepAlive": map[string]interface{}{"connections": int64(5)}}, serviceRef("svc-0"), serviceRef("svc-1")),
+		usp("usp-c", 3, map[string]interface{}{"keepAlive": map[string]interface{}{"requests": int64(7)}}, serviceRef("svc-1")),
 		eg("BackendTrafficPolicy", "ns-0", "btp-gw", 1, map[string]interface{}{"targetRefs": []interface{}{gw0}, "timeout": map[string]interface{}{"http": map[string]interface{}{"requestTimeout": "5s"}}}),
 		eg("BackendTrafficPolicy", "ns-0", "btp-listener", 2, map[string]interface{}{"targetRefs": []interface{}{listener}, "retry": map[string]interface{}{"numRetries": int64(2)}}),
 		eg("BackendTrafficPolicy", "ns-0", "btp-route", 3, map[string]interface{}{"targetRefs": []interface{}{route0}, "mergeType": "StrategicMerge", "retry": map[string]interface{}{"numRetries": int64(4)}}),
@@ -55,24 +73,25 @@ func TestIncrementalProfiles(t *testing.T) {
 			}},
 			"cors": map[string]interface{}{"allowOrigins": []interface{}{"https://example.com"}},
 		}),
-		at(u("kuadrant.io/v1", "RateLimitPolicy", "ns-0", "rlp-gw", map[string]interface{}{
+		profileCreatedAt(u("kuadrant.io/v1", "RateLimitPolicy", "ns-0", "rlp-gw", map[string]interface{}{
 			"targetRef": gw0,
 			"defaults": map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
 				"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(100), "window": "1m"}}},
 			}},
 		}), 1),
-		at(u("kuadrant.io/v1", "RateLimitPolicy", "ns-0", "rlp-route", map[string]interface{}{
+		profileCreatedAt(u("kuadrant.io/v1", "RateLimitPolicy", "ns-0", "rlp-route", map[string]interface{}{
 			"targetRef": route0,
 			"limits": map[string]interface{}{
 				"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5), "window": "1s"}}, "counters": []interface{}{map[string]interface{}{"expression": "auth.identity.user"}}},
 			},
 		}), 2),
-	)
-	e, cur := feedIncremental(t, topo, pols)
-	before := snapshot(t, e)
-	if want := snapshotAll(t, cur); !reflect.DeepEqual(before, want) {
-		t.Fatalf("initial state differs from ComputeAll")
 	}
+}
+
+// profileMutations are TestIncrementalProfiles' mutations, in order, made from copies of the
+// objects in cur.
+func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) []mutation {
+	t.Helper()
 	get := func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured {
 		o := cur[objKey{gk, ns, name}]
 		if o == nil {
@@ -94,10 +113,10 @@ func TestIncrementalProfiles(t *testing.T) {
 	}
 	// usp-b loses to usp-a on svc-0 and so on svc-1 too: deleting usp-a changes svc-1.
 	muts = append(muts, mutation{name: "delete the policy a whole-policy rejection came from", del: []objKey{{uspGK, "ns-0", "usp-a"}}})
-	add("re-add it, older", at(get(uspGK, "ns-0", "usp-a"), 0))
+	add("re-add it, older", profileCreatedAt(get(uspGK, "ns-0", "usp-a"), 0))
 	{
 		p := get(uspGK, "ns-0", "usp-b")
-		_ = unstructured.SetNestedSlice(p.Object, []interface{}{svc("svc-1")}, "spec", "targetRefs")
+		_ = unstructured.SetNestedSlice(p.Object, []interface{}{serviceRef("svc-1")}, "spec", "targetRefs")
 		add("retarget the rejected policy away from its conflict", p)
 	}
 	{
@@ -107,7 +126,7 @@ func TestIncrementalProfiles(t *testing.T) {
 	}
 	{
 		p := get(uspGK, "ns-0", "usp-a")
-		_ = unstructured.SetNestedSlice(p.Object, []interface{}{svc("svc-0"), svc("svc-1"), svc("svc-2")}, "spec", "targetRefs")
+		_ = unstructured.SetNestedSlice(p.Object, []interface{}{serviceRef("svc-0"), serviceRef("svc-1"), serviceRef("svc-2")}, "spec", "targetRefs")
 		add("the oldest policy spreads", p)
 	}
 	{
@@ -132,7 +151,7 @@ func TestIncrementalProfiles(t *testing.T) {
 		add("route policy without mergeType", p)
 		muts = append(muts, mutation{name: "delete the listener policy", del: []objKey{{btpGK, "ns-0", "btp-listener"}}})
 	}
-	add("the newer ClientTrafficPolicy becomes the oldest", at(get(ctpGK, "ns-0", "ctp-new"), 0))
+	add("the newer ClientTrafficPolicy becomes the oldest", profileCreatedAt(get(ctpGK, "ns-0", "ctp-new"), 0))
 	{
 		p := get(rlpGK, "ns-0", "rlp-gw")
 		_ = unstructured.SetNestedField(p.Object, map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
@@ -141,7 +160,7 @@ func TestIncrementalProfiles(t *testing.T) {
 		unstructured.RemoveNestedField(p.Object, "spec", "defaults")
 		add("Kuadrant defaults become overrides", p)
 	}
-	checkMutations(t, e, cur, before, muts)
+	return muts
 }
 
 // feedIncremental upserts CRDs first, then everything else, one by one (not in bulk mode), and

@@ -11,16 +11,9 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// TestMeshRoutes: a route whose parentRef names a Service (group "", kind
-// Service: GAMMA) hangs under the Service, or under the port the parentRef
-// selects by port number or by sectionName, the port's name (Gateway API v1.6
-// apis/v1/shared_types.go ParentReference: "Service: Port name" and "port ...
-// When both Port and SectionName are specified, the name and port of the
-// selected listener must match both specified values"). Policies on the
-// Service and the port flow to the route, its rules and backends, at the
-// levels of a Gateway and a listener: the route's own policy is more specific.
-func TestMeshRoutes(t *testing.T) {
-	const services = `
+// meshServices has Service frontend with ports http, grpc and an unnamed one, and a backend
+// Service be-v1, in namespace mesh; routes may also live in namespace client.
+const meshServices = `
 apiVersion: v1
 kind: Namespace
 metadata: {name: mesh}
@@ -39,10 +32,11 @@ apiVersion: v1
 kind: Service
 metadata: {name: be-v1, namespace: mesh}
 `
-	// svcp sets a and b on the Service, portp a on its port http, rtp b on
-	// the route, all merged: the route's effective spec says which of them
-	// reach it and which is more specific.
-	const pols = `
+
+// meshPolicies: svcp sets a and b on the Service, portp a on its port http, rtp b on the route
+// (in namespace ROUTENS, replaced by the route's), all merged: the route's effective spec says
+// which of them reach it and which is more specific.
+const meshPolicies = `
 apiVersion: example.com/v1
 kind: RetryPolicy
 metadata: {name: svcp, namespace: mesh}
@@ -64,8 +58,11 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt}]
   defaults: {strategy: merge, b: rt}
 `
-	route := func(kind, ns, parentRef string) string {
-		return `---
+
+// meshRoute is a route rt of kind in namespace ns with parentRef, whose rule main sends to
+// frontend and be-v1.
+func meshRoute(kind, ns, parentRef string) string {
+	return `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: ` + kind + `
 metadata: {name: rt, namespace: ` + ns + `}
@@ -75,7 +72,17 @@ spec:
   - name: main
     backendRefs: [{name: frontend, namespace: mesh, port: 8080}, {name: be-v1, namespace: mesh, port: 80}]
 `
-	}
+}
+
+// TestMeshRoutes: a route whose parentRef names a Service (group "", kind
+// Service: GAMMA) hangs under the Service, or under the port the parentRef
+// selects by port number or by sectionName, the port's name (Gateway API v1.6
+// apis/v1/shared_types.go ParentReference: "Service: Port name" and "port ...
+// When both Port and SectionName are specified, the name and port of the
+// selected listener must match both specified values"). Policies on the
+// Service and the port flow to the route, its rules and backends, at the
+// levels of a Gateway and a listener: the route's own policy is more specific.
+func TestMeshRoutes(t *testing.T) {
 	const (
 		viaSvc      = "[Service/frontend HTTPRoute/rt]"
 		viaPort     = "[Service/frontend Service/frontend#http HTTPRoute/rt]"
@@ -110,11 +117,11 @@ spec:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kind := tc.kind
-			p := pols
+			p := meshPolicies
 			if kind != "HTTPRoute" {
 				p = strings.ReplaceAll(p, "kind: HTTPRoute", "kind: "+kind)
 			}
-			got := world(t, services+route(kind, tc.ns, tc.parentRef), strings.ReplaceAll(p, "ROUTENS", tc.ns))
+			got := world(t, meshServices+meshRoute(kind, tc.ns, tc.parentRef), strings.ReplaceAll(p, "ROUTENS", tc.ns))
 			if tc.routeVia != "" {
 				e := onlyEffective(t, effAt(t, got, Key{tc.ns, "rt"}, kind, retryK), "")
 				if v := viaString(e.Via); v != tc.routeVia {
@@ -166,12 +173,9 @@ func specJSON(t *testing.T, e v1alpha1.EffectiveSpec) string {
 	return jsontest.Canonical(t, e.Spec.Raw)
 }
 
-// TestMeshRouteKeys: a mesh route is below its Service only as the top of
-// its paths; a policy reaching the Service as some other route's backend
-// does not reach the mesh route, and the engine's keys say so as the full
-// computation does.
-func TestMeshRouteKeys(t *testing.T) {
-	const topo = `
+// meshRouteKeysTopology has a Gateway route web with Service frontend as its backend, and a mesh
+// route inner attached to frontend's port.
+const meshRouteKeysTopology = `
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: gc}
@@ -202,6 +206,12 @@ spec:
   parentRefs: [{group: "", kind: Service, name: frontend, port: 8080}]
   rules: [{name: main}]
 `
+
+// TestMeshRouteKeys: a mesh route is below its Service only as the top of
+// its paths; a policy reaching the Service as some other route's backend
+// does not reach the mesh route, and the engine's keys say so as the full
+// computation does.
+func TestMeshRouteKeys(t *testing.T) {
 	const onWeb = `
 apiVersion: example.com/v1
 kind: RetryPolicy
@@ -226,7 +236,7 @@ spec:
 		{"a policy on the Service's port", onWeb + onFrontendPort, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := worldObjs(t, topo, tc.pols)
+			objs := worldObjs(t, meshRouteKeysTopology, tc.pols)
 			all, err := ComputeAll(objs, Options{})
 			if err != nil {
 				t.Fatal(err)

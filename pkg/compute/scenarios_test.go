@@ -97,11 +97,26 @@ func TestScenarios(t *testing.T) {
 // merged item by item).
 func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenarioExpected, strictFieldSources bool) {
 	t.Helper()
+	checkExpectedAbsent(t, got, want)
+	checkExpectedEffective(t, got, want, strictFieldSources)
+	checkExpectedSources(t, got, want)
+	checkExpectedEffectiveCounts(t, got, want)
+}
+
+// checkExpectedAbsent checks that the objects want lists as absent have no output.
+func checkExpectedAbsent(t *testing.T, got map[Key]runtime.Object, want scenarioExpected) {
+	t.Helper()
 	for _, a := range want.Absent {
 		if o, ok := got[Key{a.Namespace, a.Name}]; ok {
 			t.Errorf("%s/%s should be absent, got\n%s", a.Namespace, a.Name, dump(o))
 		}
 	}
+}
+
+// checkExpectedEffective checks the spec, and the fieldSources as checkExpected says, of each
+// effective entry want lists, found by its via and section.
+func checkExpectedEffective(t *testing.T, got map[Key]runtime.Object, want scenarioExpected, strictFieldSources bool) {
+	t.Helper()
 	for _, e := range want.Effective {
 		obj, ok := got[Key{e.Namespace, e.Name}]
 		if !ok {
@@ -142,6 +157,11 @@ func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenarioExpect
 			t.Errorf("%s/%s %s: no effective entry via %v\n%s", e.Namespace, e.Name, e.Target.Kind, e.Via, dump(obj))
 		}
 	}
+}
+
+// checkExpectedSources checks the outcome of each source want lists.
+func checkExpectedSources(t *testing.T, got map[Key]runtime.Object, want scenarioExpected) {
+	t.Helper()
 	for _, s := range want.Sources {
 		obj, ok := got[Key{s.Namespace, s.Name}]
 		if !ok {
@@ -170,6 +190,12 @@ func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenarioExpect
 			t.Errorf("%s/%s %s: no source %s\n%s", s.Namespace, s.Name, s.Target.Kind, s.Source, dump(obj))
 		}
 	}
+}
+
+// checkExpectedEffectiveCounts checks how many effective entries a target has for a policy kind,
+// where want says.
+func checkExpectedEffectiveCounts(t *testing.T, got map[Key]runtime.Object, want scenarioExpected) {
+	t.Helper()
 	for _, c := range want.EffectiveCount {
 		obj, ok := got[Key{c.Namespace, c.Name}]
 		if !ok {

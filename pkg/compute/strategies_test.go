@@ -213,8 +213,10 @@ func TestPatchListMapAndLists(t *testing.T) {
 
 // TestPatchOverridesOnTopOfDefaults: an established PatchOverrides entry
 // patches what lies below, a list without list-map schema is replaced.
-func TestMixedStrategiesAlongPath(t *testing.T) {
-	pols := `
+// mixedStrategiesPolicies attach along one path with different merge strategies: a patch override
+// on the Namespace, patch defaults on the Gateway, atomic defaults on the route and an atomic
+// override on its rule "main".
+const mixedStrategiesPolicies = `
 apiVersion: example.com/v1
 kind: RetryPolicy
 metadata: {name: ns-ovr, namespace: appns}
@@ -246,7 +248,9 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: rt, sectionName: main}]
   overrides: {timeout: 1s}
 `
-	got := world(t, baseTopology, pols)
+
+func TestMixedStrategiesAlongPath(t *testing.T) {
+	got := world(t, baseTopology, mixedStrategiesPolicies)
 	tp := effAt(t, got, Key{"appns", "rt"}, "HTTPRoute", retryK)
 	whole := onlyEffective(t, tp, "")
 	// Fold: start rt-def {codes:[503]}; gw-def PatchDefaults: gw-def patched

@@ -136,8 +136,9 @@ spec:
 	}
 }
 
-func TestVirtualAndCrossNamespaceTargets(t *testing.T) {
-	topo := baseTopology + `---
+// virtualAndCrossNamespaceTopology adds to baseTopology two routes in namespace other, one of them
+// granted to RetryPolicies in appns.
+const virtualAndCrossNamespaceTopology = baseTopology + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: ort, namespace: other}
@@ -155,7 +156,10 @@ spec:
   from: [{group: example.com, kind: RetryPolicy, namespace: appns}]
   to: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: granted}]
 `
-	pols := `
+
+// virtualAndCrossNamespacePolicies target a virtual ExternalHost, both routes in namespace other,
+// that namespace itself and a route that does not exist.
+const virtualAndCrossNamespacePolicies = `
 apiVersion: example.com/v1
 kind: RetryPolicy
 metadata: {name: virt, namespace: appns}
@@ -191,7 +195,9 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: does-not-exist}]
   attempts: 5
 `
-	got := world(t, topo, pols)
+
+func TestVirtualAndCrossNamespaceTargets(t *testing.T) {
+	got := world(t, virtualAndCrossNamespaceTopology, virtualAndCrossNamespacePolicies)
 	vtp := effAt(t, got, Key{"appns", "api-example-com"}, "ExternalHost", retryK)
 	if e := onlyEffective(t, vtp, ""); string(e.Spec.Raw) != `{"attempts":2}` || viaString(e.Via) != "[ExternalHost/api-example-com]" {
 		t.Errorf("virtual %s %s", e.Spec.Raw, viaString(e.Via))
@@ -221,8 +227,9 @@ spec:
 	}
 }
 
-func TestNameCollisionAndClusterTargets(t *testing.T) {
-	topo := baseTopology + `---
+// nameCollisionTopology adds to baseTopology a Gateway, a route and a Service all named shared, and a
+// GatewayClass named like the Namespace appns.
+const nameCollisionTopology = baseTopology + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: shared, namespace: appns}
@@ -244,7 +251,10 @@ kind: GatewayClass
 metadata: {name: appns}
 spec: {controllerName: example.com/c}
 `
-	pols := `
+
+// nameCollisionPolicies target the Gateway shared, both GatewayClasses (cluster-scoped) and the
+// Namespace appns.
+const nameCollisionPolicies = `
 apiVersion: example.com/v1
 kind: RetryPolicy
 metadata: {name: on-shared-gw, namespace: appns}
@@ -273,7 +283,9 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: GatewayClass, name: appns}
   x: 1
 `
-	got := world(t, topo, pols)
+
+func TestNameCollisionAndClusterTargets(t *testing.T) {
+	got := world(t, nameCollisionTopology, nameCollisionPolicies)
 	obj := got[Key{"appns", "shared"}]
 	ts := targetsOf(obj)
 	var kinds []string

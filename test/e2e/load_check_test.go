@@ -15,6 +15,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -30,22 +31,7 @@ import (
 // Services, the Gateway API kinds and the policy kinds the CRDs declare) and computes every
 // output with compute.ComputeAll, with the server's default options.
 func recompute(ctx context.Context, dyn dynamic.Interface) (map[string]any, error) {
-	list := func(gvr schema.GroupVersionResource, kind string) ([]*unstructured.Unstructured, error) {
-		l, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", gvr, err)
-		}
-		out := make([]*unstructured.Unstructured, 0, len(l.Items))
-		for i := range l.Items {
-			u := &l.Items[i]
-			if u.GetKind() == "" {
-				u.SetGroupVersionKind(gvr.GroupVersion().WithKind(kind))
-			}
-			out = append(out, u)
-		}
-		return out, nil
-	}
-	crds, err := list(inputs.CRDResource, "CustomResourceDefinition")
+	crds, err := listInputs(ctx, dyn, inputs.CRDResource, "CustomResourceDefinition")
 	if err != nil {
 		return nil, err
 	}
@@ -54,16 +40,54 @@ func recompute(ctx context.Context, dyn dynamic.Interface) (map[string]any, erro
 		gvr  schema.GroupVersionResource
 		kind string
 	}{{inputs.NamespaceResource, "Namespace"}, {inputs.ServiceResource, "Service"}} {
-		l, err := list(r.gvr, r.kind)
+		l, err := listInputs(ctx, dyn, r.gvr, r.kind)
 		if err != nil {
 			return nil, err
 		}
 		objs = append(objs, l...)
 	}
-	// The resources to read, as the server's informers pick them (pkg/inputs).
-	engine, err := compute.NewEngine(compute.Options{})
+	resources, kinds, err := inputResourcesOf(crds)
 	if err != nil {
 		return nil, err
+	}
+	for gr, gvr := range resources {
+		l, err := listInputs(ctx, dyn, gvr, kinds[gr])
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, l...)
+	}
+	outs, err := compute.ComputeAll(objs, compute.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return outputContents(outs)
+}
+
+// listInputs lists gvr, setting kind on the items that come without one.
+func listInputs(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, kind string) ([]*unstructured.Unstructured, error) {
+	l, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", gvr, err)
+	}
+	out := make([]*unstructured.Unstructured, 0, len(l.Items))
+	for i := range l.Items {
+		u := &l.Items[i]
+		if u.GetKind() == "" {
+			u.SetGroupVersionKind(gvr.GroupVersion().WithKind(kind))
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// inputResourcesOf is the resources to read beyond CRDs, Namespaces and Services, as the server's
+// informers pick them (pkg/inputs): the served version of each Gateway API kind and the policy
+// resources the CRDs declare; and the kind of each resource the CRDs declare.
+func inputResourcesOf(crds []*unstructured.Unstructured) (map[schema.GroupResource]schema.GroupVersionResource, map[schema.GroupResource]string, error) {
+	engine, err := compute.NewEngine(compute.Options{})
+	if err != nil {
+		return nil, nil, err
 	}
 	gatewayKinds := map[string]bool{}
 	for _, k := range inputs.GatewayAPIKinds {
@@ -87,17 +111,11 @@ func recompute(ctx context.Context, dyn dynamic.Interface) (map[string]any, erro
 	for _, gvr := range engine.PolicyResources() {
 		resources[gvr.GroupResource()] = gvr
 	}
-	for gr, gvr := range resources {
-		l, err := list(gvr, kinds[gr])
-		if err != nil {
-			return nil, err
-		}
-		objs = append(objs, l...)
-	}
-	outs, err := compute.ComputeAll(objs, compute.Options{})
-	if err != nil {
-		return nil, err
-	}
+	return resources, kinds, nil
+}
+
+// outputContents is contentOf the targets of each output, by key.
+func outputContents(outs map[compute.Key]runtime.Object) (map[string]any, error) {
 	want := map[string]any{}
 	for k, o := range outs {
 		var targets []v1alpha1.Target
