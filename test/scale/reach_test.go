@@ -40,8 +40,15 @@ func TestLiveReachesFollowEdits(t *testing.T) {
 		if step%10 != 0 {
 			continue
 		}
+		// Wait until the live layer has caught up: the informers deliver the
+		// edits and the worker recomputes every output and reach they touch.
+		// The bound only ends a wait that would never end (a reach that
+		// stays wrong); catching up took 35 s under the race detector on a
+		// machine kept busy by four other test runs, where a 20 s bound
+		// failed. Each poll lists and decodes every output, so polls are
+		// spaced to leave the worker the cores.
 		var d []string
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(reachCatchUpBound); ; time.Sleep(200 * time.Millisecond) {
 			if d = reachDiff(t, s.l, e.current); len(d) == 0 || time.Now().After(deadline) {
 				break
 			}
@@ -51,6 +58,10 @@ func TestLiveReachesFollowEdits(t *testing.T) {
 		}
 	}
 }
+
+// reachCatchUpBound bounds the wait for the live layer to catch up with a
+// round of edits.
+const reachCatchUpBound = 3 * time.Minute
 
 // randomEditor edits the objects of a fake cluster at random, keeping
 // current (kind ns/name -> object) and the objects it removed.
