@@ -85,6 +85,19 @@ func profilePolicies() []*unstructured.Unstructured {
 				"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5), "window": "1s"}}, "counters": []interface{}{map[string]interface{}{"expression": "auth.identity.user"}}},
 			},
 		}), 2),
+		// A Kuadrant kind that reaches Gateways and routes but never their backends.
+		profileCreatedAt(u("kuadrant.io/v1alpha1", "TokenRateLimitPolicy", "ns-0", "trlp-gw", map[string]interface{}{
+			"targetRef": gw0,
+			"overrides": map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
+				"tokens": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(1000), "window": "1h"}}},
+			}},
+		}), 3),
+		profileCreatedAt(u("kuadrant.io/v1alpha1", "TokenRateLimitPolicy", "ns-0", "trlp-route", map[string]interface{}{
+			"targetRef": route0,
+			"limits": map[string]interface{}{
+				"tokens": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5), "window": "1m"}}, "when": []interface{}{map[string]interface{}{"predicate": "true"}}},
+			},
+		}), 4),
 	}
 }
 
@@ -103,6 +116,7 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 	btpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy"}
 	ctpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"}
 	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
+	trlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "TokenRateLimitPolicy"}
 	rtGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"}
 	nsGK := schema.GroupKind{Kind: "Namespace"}
 	grantGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}
@@ -160,6 +174,12 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 		unstructured.RemoveNestedField(p.Object, "spec", "defaults")
 		add("Kuadrant defaults become overrides", p)
 	}
+	{
+		p := get(trlpGK, "ns-0", "trlp-gw")
+		_ = unstructured.SetNestedField(p.Object, ref(topology.GatewayGroup, "HTTPRoute", "route-1"), "spec", "targetRef")
+		add("a TokenRateLimitPolicy moves from the Gateway to another route", p)
+	}
+	muts = append(muts, mutation{name: "delete the route's TokenRateLimitPolicy", del: []objKey{{trlpGK, "ns-0", "trlp-route"}}})
 	return muts
 }
 
