@@ -115,8 +115,6 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 	uspGK := schema.GroupKind{Group: "gateway.nginx.org", Kind: "UpstreamSettingsPolicy"}
 	btpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy"}
 	ctpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"}
-	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
-	trlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "TokenRateLimitPolicy"}
 	rtGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"}
 	nsGK := schema.GroupKind{Kind: "Namespace"}
 	grantGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}
@@ -166,6 +164,18 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 		muts = append(muts, mutation{name: "delete the listener policy", del: []objKey{{btpGK, "ns-0", "btp-listener"}}})
 	}
 	add("the newer ClientTrafficPolicy becomes the oldest", profileCreatedAt(get(ctpGK, "ns-0", "ctp-new"), 0))
+	return append(muts, kuadrantMutations(get)...)
+}
+
+// kuadrantMutations are profileMutations' Kuadrant ones: named rules, and kinds that reach
+// Gateways and routes but no backend.
+func kuadrantMutations(get func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured) []mutation {
+	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
+	trlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "TokenRateLimitPolicy"}
+	var muts []mutation
+	add := func(name string, objs ...*unstructured.Unstructured) {
+		muts = append(muts, mutation{name: name, upsert: objs})
+	}
 	{
 		p := get(rlpGK, "ns-0", "rlp-gw")
 		_ = unstructured.SetNestedField(p.Object, map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
