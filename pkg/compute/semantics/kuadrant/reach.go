@@ -16,8 +16,9 @@ package kuadrant
 //     for TokenRateLimitPolicy (effective_tokenratelimit_policies_reconciler.go,
 //     calculateEffectivePolicies). No path goes on to a backend: the operator watches no
 //     Service (internal/controller/state_of_the_world.go getGatewayAPIOptions watches
-//     GatewayClasses, Gateways, HTTPRoutes and GRPCRoutes only), so its topology has none.
-//     Nor does it know TLSRoute, TCPRoute, UDPRoute or ListenerSet.
+//     GatewayClasses, Gateways, HTTPRoutes and GRPCRoutes only), so its topology has none;
+//     nor does it hold TLSRoutes, TCPRoutes, UDPRoutes or ListenerSets (policy-machinery
+//     controller/topology_builder.go Build adds HTTPRoutes and GRPCRoutes only).
 //
 // So a Gateway-level policy of these kinds has no effective entry on a backend Service, a
 // TLSRoute or a ListenerSet, and a TokenRateLimitPolicy none on a GRPCRoute either.
