@@ -21,6 +21,7 @@ var fuzzKinds = []schema.GroupVersionKind{
 	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "AuthPolicy"},
 	{Group: "gateway.nginx.org", Version: "v1alpha1", Kind: "UpstreamSettingsPolicy"},
 	{Group: "gateway.nginx.org", Version: "v1alpha1", Kind: "ClientSettingsPolicy"},
+	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "TokenRateLimitPolicy"},
 }
 
 var (

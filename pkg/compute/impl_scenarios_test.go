@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 40 {
-		t.Fatalf("found %d implementation cases, want at least 40 (3 scenarios, 23 Envoy Gateway, 10 Kuadrant, 8 NGINX Gateway Fabric)", n)
+	if n < 43 {
+		t.Fatalf("found %d implementation cases, want at least 43 (3 scenarios, 23 Envoy Gateway, 13 Kuadrant, 8 NGINX Gateway Fabric)", n)
 	}
 }
 

@@ -85,6 +85,19 @@ func profilePolicies() []*unstructured.Unstructured {
 				"global": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5), "window": "1s"}}, "counters": []interface{}{map[string]interface{}{"expression": "auth.identity.user"}}},
 			},
 		}), 2),
+		// A Kuadrant kind that reaches Gateways and routes but never their backends.
+		profileCreatedAt(u("kuadrant.io/v1alpha1", "TokenRateLimitPolicy", "ns-0", "trlp-gw", map[string]interface{}{
+			"targetRef": gw0,
+			"overrides": map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
+				"tokens": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(1000), "window": "1h"}}},
+			}},
+		}), 3),
+		profileCreatedAt(u("kuadrant.io/v1alpha1", "TokenRateLimitPolicy", "ns-0", "trlp-route", map[string]interface{}{
+			"targetRef": route0,
+			"limits": map[string]interface{}{
+				"tokens": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5), "window": "1m"}}, "when": []interface{}{map[string]interface{}{"predicate": "true"}}},
+			},
+		}), 4),
 	}
 }
 
@@ -102,7 +115,6 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 	uspGK := schema.GroupKind{Group: "gateway.nginx.org", Kind: "UpstreamSettingsPolicy"}
 	btpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "BackendTrafficPolicy"}
 	ctpGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "ClientTrafficPolicy"}
-	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
 	rtGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"}
 	nsGK := schema.GroupKind{Kind: "Namespace"}
 	grantGK := schema.GroupKind{Group: topology.GatewayGroup, Kind: "ReferenceGrant"}
@@ -152,6 +164,18 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 		muts = append(muts, mutation{name: "delete the listener policy", del: []objKey{{btpGK, "ns-0", "btp-listener"}}})
 	}
 	add("the newer ClientTrafficPolicy becomes the oldest", profileCreatedAt(get(ctpGK, "ns-0", "ctp-new"), 0))
+	return append(muts, kuadrantMutations(get)...)
+}
+
+// kuadrantMutations are profileMutations' Kuadrant ones: named rules, and kinds that reach
+// Gateways and routes but no backend.
+func kuadrantMutations(get func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured) []mutation {
+	rlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "RateLimitPolicy"}
+	trlpGK := schema.GroupKind{Group: "kuadrant.io", Kind: "TokenRateLimitPolicy"}
+	var muts []mutation
+	add := func(name string, objs ...*unstructured.Unstructured) {
+		muts = append(muts, mutation{name: name, upsert: objs})
+	}
 	{
 		p := get(rlpGK, "ns-0", "rlp-gw")
 		_ = unstructured.SetNestedField(p.Object, map[string]interface{}{"strategy": "merge", "limits": map[string]interface{}{
@@ -160,6 +184,12 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 		unstructured.RemoveNestedField(p.Object, "spec", "defaults")
 		add("Kuadrant defaults become overrides", p)
 	}
+	{
+		p := get(trlpGK, "ns-0", "trlp-gw")
+		_ = unstructured.SetNestedField(p.Object, ref(topology.GatewayGroup, "HTTPRoute", "route-1"), "spec", "targetRef")
+		add("a TokenRateLimitPolicy moves from the Gateway to another route", p)
+	}
+	muts = append(muts, mutation{name: "delete the route's TokenRateLimitPolicy", del: []objKey{{trlpGK, "ns-0", "trlp-route"}}})
 	return muts
 }
 

@@ -352,7 +352,7 @@ func serverAccessRows() []access {
 		// built-in policy kinds (docs/policy-kinds.md)
 		{"backendtlspolicies" + gwAPI, "*"}, {"xbackendtrafficpolicies.gateway.networking.x-k8s.io", "*"},
 		{"backendtrafficpolicies.gateway.envoyproxy.io", "*"}, {"securitypolicies.gateway.envoyproxy.io", "*"},
-		{"ratelimitpolicies.kuadrant.io", "*"}, {"authpolicies.kuadrant.io", "*"},
+		{"ratelimitpolicies.kuadrant.io", "*"}, {"authpolicies.kuadrant.io", "*"}, {"tokenratelimitpolicies.kuadrant.io", "*"},
 		{"clientsettingspolicies.gateway.nginx.org", "*"},
 	} {
 		for _, verb := range []string{"get", "list", "watch"} {

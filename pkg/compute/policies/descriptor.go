@@ -268,6 +268,7 @@ func BuiltinDescriptors() []Descriptor {
 		egInherited("EnvoyExtensionPolicy"),
 		kuadrant("RateLimitPolicy"),
 		kuadrant("AuthPolicy"),
+		kuadrant("TokenRateLimitPolicy"),
 		direct(kuad, "DNSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
 		direct(kuad, "TLSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
 		{

@@ -1,14 +1,14 @@
 package kuadrant
 
-// The Kuadrant profile (v1.5: RateLimitPolicy, AuthPolicy), from
-// github.com/kuadrant/kuadrant-operator v1.5.2:
+// The Kuadrant profile (v1.5: RateLimitPolicy, TokenRateLimitPolicy, AuthPolicy; DNSPolicy and
+// TLSPolicy for where they reach), from github.com/kuadrant/kuadrant-operator v1.5.2:
 //
 //   - api/v1/merge_strategies.go: EffectivePolicyForPath folds the policies of a path from the
 //     most specific up, as docs/spec.md §5 does (AtomicDefaultsMergeStrategy, AtomicOverridesMergeStrategy);
 //     "merge" (PolicyRuleDefaultsMergeStrategy, PolicyRuleOverridesMergeStrategy) works on the
 //     policy's rules as Rules() lists them, each kept or replaced whole, never merged inside.
-//   - api/v1/ratelimitpolicy_types.go Rules(): the top-level `when` predicates and each named
-//     limit under `limits`.
+//   - api/v1/ratelimitpolicy_types.go Rules(), and api/v1alpha1/tokenratelimitpolicy_types.go
+//     Rules() alike: the top-level `when` predicates and each named limit under `limits`.
 //   - api/v1/authpolicy_types.go Rules(): each named pattern (`patterns`), the top-level `when`,
 //     each named rule under `rules.authentication|metadata|authorization|callbacks`,
 //     `rules.response.unauthenticated|unauthorized`, and each named entry under
@@ -31,7 +31,8 @@ type Profile struct{}
 // kuadrantUnits are the paths (in the spec proper) of the rules a Kuadrant merge keeps or
 // replaces whole, per policy kind; "*" is any name. `when` is a list, replaced whole anyway.
 var kuadrantUnits = map[string][]string{
-	"RateLimitPolicy": {"limits.*"},
+	"RateLimitPolicy":      {"limits.*"},
+	"TokenRateLimitPolicy": {"limits.*"},
 	"AuthPolicy": {
 		"patterns.*",
 		"rules.authentication.*", "rules.metadata.*", "rules.authorization.*", "rules.callbacks.*",
@@ -73,9 +74,6 @@ func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return ca
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	return semantics.FoldValue{Acc: gep.Fold(es)}
 }
-
-// Reaches implements semantics.Profile.
-func (Profile) Reaches(string, topology.NodeID) bool { return true }
 
 // UnnamedRuleSections (semantics.Profile): policy-machinery, which kuadrant-operator builds its topology with,
 // names HTTPRoute rules rule-<index+1> (github.com/kuadrant/policy-machinery v0.8.0,
