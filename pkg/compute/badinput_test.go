@@ -244,7 +244,7 @@ func TestLoadDescriptors(t *testing.T) {
 		t.Error("invalid descriptor accepted by NewEngine")
 	}
 	for _, d := range BuiltinDescriptors() {
-		if err := d.Validate(); err != nil {
+		if err := ValidateDescriptor(&d); err != nil {
 			t.Errorf("builtin %s: %v", d.Kind, err)
 		}
 	}

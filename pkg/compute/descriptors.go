@@ -27,6 +27,9 @@ const MaxSpecDepth = policies.MaxSpecDepth
 // LoadDescriptors reads a descriptor configuration file (policies.LoadDescriptors).
 func LoadDescriptors(data []byte) ([]Descriptor, error) { return policies.LoadDescriptors(data) }
 
+// ValidateDescriptor reports what is wrong with descriptor d (policies.Validate).
+func ValidateDescriptor(d *Descriptor) error { return policies.Validate(d) }
+
 // BuiltinDescriptors returns the descriptors of the built-in policy kinds
 // (policies.BuiltinDescriptors).
 func BuiltinDescriptors() []Descriptor { return policies.BuiltinDescriptors() }

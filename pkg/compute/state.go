@@ -94,7 +94,7 @@ func newState(opts Options) (*state, error) {
 		st.cat.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d
 	}
 	for i, d := range opts.Descriptors {
-		if err := d.Validate(); err != nil {
+		if err := ValidateDescriptor(&d); err != nil {
 			return nil, fmt.Errorf("descriptor %d: %w", i, err)
 		}
 		st.cat.descs[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = d

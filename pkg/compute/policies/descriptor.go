@@ -2,7 +2,6 @@ package policies
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -39,58 +38,13 @@ const (
 
 // Strategy names used in descriptors (the stanza decides Defaults/Overrides).
 const (
-	StrategyAtomic = "Atomic"
-	StrategyPatch  = "Patch"
+	StrategyAtomic = semantics.StrategyAtomic
+	StrategyPatch  = semantics.StrategyPatch
 )
 
-// Descriptor describes one policy kind (docs/spec.md §4). Paths are dotted field
-// paths starting at "spec" (for example "spec.targetRefs").
-type Descriptor struct {
-	// Group and Kind of the policy kind.
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
-	// Class is Direct or Inherited.
-	Class v1alpha1.PolicyClass `json:"class"`
-	// TargetRef lists paths of single target references
-	// ({group, kind, name, namespace?, sectionName?}).
-	TargetRef []string `json:"targetRef,omitempty"`
-	// TargetRefs lists paths of lists of target references; an entry may
-	// carry a label "selector" instead of a name (GEP-713 selector targets).
-	TargetRefs []string `json:"targetRefs,omitempty"`
-	// TargetSelectors lists paths of lists of Envoy Gateway style selectors
-	// ({group, kind, matchLabels, matchExpressions}).
-	TargetSelectors []string `json:"targetSelectors,omitempty"`
-	// Defaults and Overrides list the paths of the stanzas; the first one
-	// present in a policy is used.
-	Defaults  []string `json:"defaults,omitempty"`
-	Overrides []string `json:"overrides,omitempty"`
-	// NoImplicitDefaults makes spec fields outside the stanzas be ignored
-	// instead of treated as defaults.
-	NoImplicitDefaults bool `json:"noImplicitDefaults,omitempty"`
-	// StrategyField is the name of the field, read at spec level and at
-	// stanza level (the stanza wins), that names a policy's strategy.
-	StrategyField string `json:"strategyField,omitempty"`
-	// StrategyValues maps the (case-insensitive) values of StrategyField to
-	// Atomic or Patch. Any other value makes the policy Invalid.
-	StrategyValues map[string]string `json:"strategyValues,omitempty"`
-	// DefaultStrategy (Atomic or Patch) applies when a policy names none;
-	// empty means the engine default (docs/spec.md §5, last paragraph).
-	DefaultStrategy string `json:"defaultStrategy,omitempty"`
-	// Ignore lists paths that are not "spec proper"; they are removed from
-	// the merged spec.
-	Ignore []string `json:"ignore,omitempty"`
-	// Semantics names whose rules decide what policies of this kind add up
-	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), EnvoyGateway,
-	// Kuadrant or NGINXGatewayFabric.
-	Semantics string `json:"semantics,omitempty"`
-	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
-	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");
-	// each covers its subtree. The API shows the values there only to
-	// callers allowed to get the policy kind in the source policy's
-	// namespace (see SensitiveKind and pkg/registry); the engine itself
-	// computes with them as with any other field.
-	SensitiveFields []string `json:"sensitiveFields,omitempty"`
-}
+// Descriptor describes one policy kind (docs/spec.md §4); each implementation's folder under
+// pkg/compute/semantics declares its kinds' descriptors beside its profile.
+type Descriptor = semantics.Descriptor
 
 type descriptorFile struct {
 	APIVersion  string       `json:"apiVersion"`
@@ -144,7 +98,7 @@ func LoadDescriptors(data []byte) ([]Descriptor, error) {
 	}
 	seen := map[string]int{}
 	for i := range ds {
-		if err := ds[i].Validate(); err != nil {
+		if err := Validate(&ds[i]); err != nil {
 			return nil, fmt.Errorf("descriptor file: descriptors[%d]: %w", i, err)
 		}
 		id := ds[i].Group + "/" + ds[i].Kind
@@ -156,8 +110,8 @@ func LoadDescriptors(data []byte) ([]Descriptor, error) {
 	return ds, nil
 }
 
-// Validate reports what is wrong with d (nil when nothing is).
-func (d *Descriptor) Validate() error {
+// Validate reports what is wrong with descriptor d (nil when nothing is).
+func Validate(d *Descriptor) error {
 	if d.Kind == "" {
 		return fmt.Errorf("kind is required")
 	}
@@ -212,80 +166,6 @@ func ConventionDescriptor(group, kind string, class v1alpha1.PolicyClass) Descri
 		StrategyField:  "strategy",
 		StrategyValues: map[string]string{"atomic": StrategyAtomic, "patch": StrategyPatch, "merge": StrategyPatch},
 	}
-}
-
-// BuiltinDescriptors returns the built-in descriptors (docs/spec.md §4.1 list). See
-// docs/compute.md for how each maps onto the GEP-713 strategies.
-func BuiltinDescriptors() []Descriptor {
-	const (
-		gw    = "gateway.networking.k8s.io"
-		gwx   = "gateway.networking.x-k8s.io"
-		eg    = "gateway.envoyproxy.io"
-		kuad  = "kuadrant.io"
-		nginx = "gateway.nginx.org"
-	)
-	direct := func(group, kind string, refs, refLists []string) Descriptor {
-		return Descriptor{Group: group, Kind: kind, Class: v1alpha1.ClassDirect, TargetRef: refs, TargetRefs: refLists}
-	}
-	egInherited := func(kind string) Descriptor {
-		return Descriptor{
-			Group: eg, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: semantics.EnvoyGateway,
-			TargetRef:       []string{"spec.targetRef"},
-			TargetRefs:      []string{"spec.targetRefs"},
-			TargetSelectors: []string{"spec.targetSelectors"},
-			DefaultStrategy: StrategyAtomic,
-			StrategyField:   "mergeType",
-			StrategyValues:  map[string]string{"strategicmerge": StrategyPatch, "jsonmerge": StrategyPatch},
-		}
-	}
-	kuadrant := func(kind string) Descriptor {
-		return Descriptor{
-			Group: kuad, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: semantics.Kuadrant,
-			TargetRef:       []string{"spec.targetRef"},
-			TargetRefs:      []string{"spec.targetRefs"},
-			Defaults:        []string{"spec.defaults"},
-			Overrides:       []string{"spec.overrides"},
-			StrategyField:   "strategy",
-			StrategyValues:  map[string]string{"atomic": StrategyAtomic, "merge": StrategyPatch},
-			DefaultStrategy: StrategyAtomic,
-		}
-	}
-	nginxDirect := func(kind string) Descriptor {
-		d := direct(nginx, kind, []string{"spec.targetRef"}, []string{"spec.targetRefs"})
-		d.Semantics = semantics.NGINXGatewayFabric
-		return d
-	}
-	ds := []Descriptor{
-		direct(gw, "BackendTLSPolicy", nil, []string{"spec.targetRefs"}),
-		direct(gwx, "XBackendTrafficPolicy", nil, []string{"spec.targetRefs"}),
-		egInherited("BackendTrafficPolicy"),
-		{
-			Group: eg, Kind: "ClientTrafficPolicy", Class: v1alpha1.ClassDirect, Semantics: semantics.EnvoyGateway,
-			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
-			TargetSelectors: []string{"spec.targetSelectors"},
-		},
-		egInherited("SecurityPolicy"),
-		egInherited("EnvoyExtensionPolicy"),
-		kuadrant("RateLimitPolicy"),
-		kuadrant("AuthPolicy"),
-		kuadrant("TokenRateLimitPolicy"),
-		direct(kuad, "DNSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
-		direct(kuad, "TLSPolicy", []string{"spec.targetRef"}, []string{"spec.targetRefs"}),
-		{
-			Group: nginx, Kind: "ClientSettingsPolicy", Class: v1alpha1.ClassInherited, Semantics: semantics.NGINXGatewayFabric,
-			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
-			DefaultStrategy: StrategyPatch,
-		},
-		nginxDirect("ObservabilityPolicy"),
-		nginxDirect("UpstreamSettingsPolicy"),
-	}
-	sort.Slice(ds, func(i, j int) bool {
-		if ds[i].Group != ds[j].Group {
-			return ds[i].Group < ds[j].Group
-		}
-		return ds[i].Kind < ds[j].Kind
-	})
-	return ds
 }
 
 // isEmptyYAML reports whether data holds no YAML value at all (only comments

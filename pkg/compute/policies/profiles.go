@@ -1,7 +1,8 @@
 package policies
 
 // The profiles the engine knows, by the semantics name a descriptor gives (docs/spec.md §4.1): adding
-// an implementation is adding its folder under pkg/compute/semantics and a line here.
+// an implementation is adding its folder under pkg/compute/semantics and a line here; adding a
+// kind is a line of its implementation's Descriptors.
 
 import (
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/envoygateway"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gatewayapi"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kuadrant"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/nginx"
@@ -17,6 +19,7 @@ import (
 
 var profiles = map[string]semantics.Profile{
 	semantics.GEP:                gep.Profile{},
+	semantics.GatewayAPI:         gatewayapi.Profile{},
 	semantics.EnvoyGateway:       envoygateway.Profile{},
 	semantics.Kuadrant:           kuadrant.Profile{},
 	semantics.NGINXGatewayFabric: nginx.Profile{},
@@ -43,4 +46,21 @@ func validSemantics(s string) error {
 	}
 	sort.Strings(names)
 	return fmt.Errorf("semantics must be one of %s, not %q", strings.Join(names, ", "), s)
+}
+
+// BuiltinDescriptors returns the built-in descriptors (docs/spec.md §4.1 list), those of every
+// profile, sorted by group and kind. See docs/compute.md for how each maps onto the GEP-713
+// strategies.
+func BuiltinDescriptors() []Descriptor {
+	var ds []Descriptor
+	for _, p := range profiles {
+		ds = append(ds, p.Descriptors()...)
+	}
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].Group != ds[j].Group {
+			return ds[i].Group < ds[j].Group
+		}
+		return ds[i].Kind < ds[j].Kind
+	})
+	return ds
 }

@@ -15,6 +15,7 @@ import (
 // Semantics names, as descriptors write them.
 const (
 	GEP                = "GEP"
+	GatewayAPI         = "GatewayAPI"
 	EnvoyGateway       = "EnvoyGateway"
 	Kuadrant           = "Kuadrant"
 	NGINXGatewayFabric = "NGINXGatewayFabric"
@@ -33,6 +34,9 @@ type FoldEntry struct {
 type Profile interface {
 	// Name is the profile's semantics name.
 	Name() string
+	// Descriptors are the built-in descriptors of the policy kinds of the implementation's API
+	// group at the version the profile describes (each naming the profile).
+	Descriptors() []Descriptor
 	// MergeSchema compiles what merging needs of the schema of a stanza of policy kind kind
 	// (s may be nil), for an entry that names strategy named (lower case, "" for none):
 	// which lists merge item by item on which keys, which objects are replaced whole.

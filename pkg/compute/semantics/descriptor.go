@@ -1,0 +1,61 @@
+package semantics
+
+// Descriptor is the data of a descriptor (docs/spec.md §4.1); pkg/compute/policies reads and checks descriptor files.
+// It lives here so that each implementation's folder can declare its own kinds beside its profile.
+
+import "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+
+// Strategy names used in descriptors (the stanza decides Defaults/Overrides).
+const (
+	StrategyAtomic = "Atomic"
+	StrategyPatch  = "Patch"
+)
+
+// Descriptor describes one policy kind (docs/spec.md §4). Paths are dotted field
+// paths starting at "spec" (for example "spec.targetRefs").
+type Descriptor struct {
+	// Group and Kind of the policy kind.
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	// Class is Direct or Inherited.
+	Class v1alpha1.PolicyClass `json:"class"`
+	// TargetRef lists paths of single target references
+	// ({group, kind, name, namespace?, sectionName?}).
+	TargetRef []string `json:"targetRef,omitempty"`
+	// TargetRefs lists paths of lists of target references; an entry may
+	// carry a label "selector" instead of a name (GEP-713 selector targets).
+	TargetRefs []string `json:"targetRefs,omitempty"`
+	// TargetSelectors lists paths of lists of Envoy Gateway style selectors
+	// ({group, kind, matchLabels, matchExpressions}).
+	TargetSelectors []string `json:"targetSelectors,omitempty"`
+	// Defaults and Overrides list the paths of the stanzas; the first one
+	// present in a policy is used.
+	Defaults  []string `json:"defaults,omitempty"`
+	Overrides []string `json:"overrides,omitempty"`
+	// NoImplicitDefaults makes spec fields outside the stanzas be ignored
+	// instead of treated as defaults.
+	NoImplicitDefaults bool `json:"noImplicitDefaults,omitempty"`
+	// StrategyField is the name of the field, read at spec level and at
+	// stanza level (the stanza wins), that names a policy's strategy.
+	StrategyField string `json:"strategyField,omitempty"`
+	// StrategyValues maps the (case-insensitive) values of StrategyField to
+	// Atomic or Patch. Any other value makes the policy Invalid.
+	StrategyValues map[string]string `json:"strategyValues,omitempty"`
+	// DefaultStrategy (Atomic or Patch) applies when a policy names none;
+	// empty means the engine default (docs/spec.md §5, last paragraph).
+	DefaultStrategy string `json:"defaultStrategy,omitempty"`
+	// Ignore lists paths that are not "spec proper"; they are removed from
+	// the merged spec.
+	Ignore []string `json:"ignore,omitempty"`
+	// Semantics names whose rules decide what policies of this kind add up
+	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), EnvoyGateway,
+	// Kuadrant or NGINXGatewayFabric.
+	Semantics string `json:"semantics,omitempty"`
+	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
+	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");
+	// each covers its subtree. The API shows the values there only to
+	// callers allowed to get the policy kind in the source policy's
+	// namespace (see SensitiveKind and pkg/registry); the engine itself
+	// computes with them as with any other field.
+	SensitiveFields []string `json:"sensitiveFields,omitempty"`
+}
