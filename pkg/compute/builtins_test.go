@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -172,4 +173,49 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// TestBuiltinsDocumented: docs/compute.md's table of built-ins lists exactly the built-in kinds,
+// each with the semantics its descriptor names, and no two built-ins describe one kind.
+func TestBuiltinsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/compute.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "### Built-ins")
+	if start < 0 {
+		t.Fatal(`docs/compute.md has no "### Built-ins" section`)
+	}
+	documented := map[string]string{} // group/kind -> semantics column
+	for _, line := range strings.Split(doc[start:], "\n")[1:] {
+		if strings.HasPrefix(line, "#") {
+			break
+		}
+		cells := strings.Split(line, "|")
+		if len(cells) < 6 || strings.TrimSpace(cells[1]) == "Kind" || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		documented[strings.TrimSpace(cells[2])+"/"+strings.TrimSpace(cells[1])] = strings.TrimSpace(cells[4])
+	}
+	seen := map[string]bool{}
+	for _, d := range BuiltinDescriptors() {
+		id := d.Group + "/" + d.Kind
+		if seen[id] {
+			t.Errorf("%s: two built-in descriptors", id)
+		}
+		seen[id] = true
+		sem, ok := documented[id]
+		switch {
+		case !ok:
+			t.Errorf("%s is built in but not in docs/compute.md's Built-ins table", id)
+		case d.Semantics != "" && !strings.HasPrefix(sem, d.Semantics):
+			t.Errorf("%s: docs say semantics %q, the descriptor %q", id, sem, d.Semantics)
+		}
+	}
+	for id := range documented {
+		if !seen[id] {
+			t.Errorf("docs/compute.md's Built-ins table lists %s, which is not built in", id)
+		}
+	}
 }

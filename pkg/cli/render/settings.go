@@ -30,6 +30,10 @@ func settings(n *tree.Node, raw []byte, sources map[string]string) {
 		fields(n, v, "", sources)
 		return
 	}
+	if items, ok := isOrdered(v, sources); ok {
+		ordered(n, items, sources)
+		return
+	}
 	n.Add(leaf("spec", v, sources[""])...)
 }
 

@@ -53,6 +53,26 @@ func TestSettings(t *testing.T) {
 └── h: null
 `,
 		},
+		{
+			name:    "a kind whose policies all apply: numbered steps in order, each with its policy",
+			spec:    `[{"priority": -5, "jsonPatches": [{"op": "add"}]}, {"priority": 10}, "x"]`,
+			sources: map[string]string{"/0": "ns/late", "/1": "ns/early", "/2": "ns/odd"},
+			want: `x
+├── 1. applied 1st  ← ns/late
+│   ├── jsonPatches: [{"op":"add"}]
+│   └── priority: -5
+├── 2. applied 2nd  ← ns/early
+│   └── priority: 10
+└── 3. applied 3rd  ← ns/odd
+    └── spec: x
+`,
+		},
+		{
+			name:    "a list whose items fieldSources do not all name is one leaf",
+			spec:    `[1, 2]`,
+			sources: map[string]string{"": "ns/p"},
+			want:    "x\n└── spec: [1,2]  ← ns/p\n",
+		},
 		{name: "no spec", spec: ``, want: "x\n└── no settings\n"},
 		{name: "an empty spec", spec: `{}`, sources: map[string]string{"": "ns/p"}, want: "x\n└── spec: {}  ← ns/p\n"},
 		{name: "unreadable", spec: `{`, want: "x\n└── unreadable spec: unexpected EOF\n"},

@@ -67,7 +67,7 @@ func (a *aggs) get(p *semantics.Policy, e *semantics.Entry, n topology.NodeID, l
 		}
 		g = a.pool[a.used]
 		a.used++
-		*g = srcAgg{pol: p, stanza: e.Stanza, strategy: a.prof.ReportedStrategy(e), node: n, level: level, beaters: g.beaters[:0]}
+		*g = srcAgg{pol: p, stanza: e.Stanza, strategy: a.prof.ReportedStrategy(p.ID.GK.Kind, e), node: n, level: level, beaters: g.beaters[:0]}
 		a.l = append(a.l, g)
 	}
 	if level < g.level || level == g.level && topology.LessNode(n, g.node) {

@@ -437,3 +437,16 @@ func WithPath(m *Schema, path []string, set func(*Schema)) *Schema {
 	c.props[path[0]] = WithPath(c.Child(path[0]), path[1:], set)
 	return c
 }
+
+// Ordered is the value of a kind whose policies all apply (docs/spec.md §4.1): a list whose
+// item i is the whole spec specs[i], one leaf of fieldSources ("/<i>") set by entry srcs[i].
+func Ordered(specs []interface{}, srcs []int) *Value {
+	l := &Value{isMap: true, items: make([]*Value, len(specs))}
+	for i, s := range specs {
+		l.items[i] = &Value{leaf: s, Src: srcs[i]}
+	}
+	if len(srcs) > 0 {
+		l.Src = srcs[0]
+	}
+	return l
+}

@@ -247,3 +247,23 @@ func mustJSON(v interface{}) []byte {
 	}
 	return b
 }
+
+// An ordered value is a JSON list of whole specs, each one leaf "/<i>" of its own entry, even
+// when the spec is an object (its fields are not leaves of their own).
+func TestOrderedWholeItems(t *testing.T) {
+	specs := []interface{}{
+		map[string]interface{}{"priority": int64(-5), "jsonPatches": []interface{}{"a"}},
+		map[string]interface{}{"priority": int64(10)},
+		map[string]interface{}{},
+	}
+	v := Ordered(specs, []int{2, 0, 1})
+	got := map[string]int{}
+	WalkLeaves(StripNulls(v), "", func(ptr string, src int) { got[ptr] = src })
+	want := map[string]int{"/0": 2, "/1": 0, "/2": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("leaves = %v, want %v", got, want)
+	}
+	if j := ToJSON(v); !reflect.DeepEqual(j, specs) {
+		t.Fatalf("ToJSON = %v, want %v", j, specs)
+	}
+}

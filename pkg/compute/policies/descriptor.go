@@ -133,6 +133,11 @@ func Validate(d *Descriptor) error {
 			return fmt.Errorf("%s.%s: sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", d.Kind, d.Group, p)
 		}
 	}
+	for i, tk := range d.TargetKinds {
+		if tk.Kind == "" {
+			return fmt.Errorf("%s.%s: targetKinds[%d]: kind is required", d.Kind, d.Group, i)
+		}
+	}
 	if err := validSemantics(d.Semantics); err != nil {
 		return fmt.Errorf("%s.%s: %w", d.Kind, d.Group, err)
 	}

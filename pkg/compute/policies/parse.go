@@ -76,6 +76,14 @@ func (pp *policyParser) parse() error {
 		if r.Invalid != "" {
 			return errors.New(r.Invalid)
 		}
+		if !pp.d.Allows(r.Target.Group, r.Target.Kind) {
+			return pp.notATargetKind(r.Target.GK())
+		}
+	}
+	for _, sr := range pp.p.Selectors {
+		if !pp.d.Allows(sr.GK.Group, sr.GK.Kind) {
+			return pp.notATargetKind(sr.GK)
+		}
 	}
 	if pp.d.Class == v1alpha1.ClassDirect {
 		return pp.parseDirect(spec)
@@ -414,4 +422,10 @@ func countLeaves(spec map[string]interface{}, sch *merge.Schema) int {
 	n := 0
 	merge.WalkLeaves(merge.StripNulls(merge.Build(spec, 0, sch)), "", func(string, int) { n++ })
 	return n
+}
+
+// notATargetKind is why a policy naming a target of a kind its implementation does not accept is
+// Invalid.
+func (pp *policyParser) notATargetKind(gk schema.GroupKind) error {
+	return fmt.Errorf("%s cannot target %s: it targets only %s", pp.d.Kind, gk.String(), pp.d.TargetKindsText())
 }

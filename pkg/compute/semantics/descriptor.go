@@ -28,6 +28,9 @@ type Descriptor struct {
 	// TargetSelectors lists paths of lists of Envoy Gateway style selectors
 	// ({group, kind, matchLabels, matchExpressions}).
 	TargetSelectors []string `json:"targetSelectors,omitempty"`
+	// TargetKinds, when set, are the only kinds a policy may target (its implementation
+	// rejects a policy that names another, so it is Invalid).
+	TargetKinds []TargetKind `json:"targetKinds,omitempty"`
 	// Defaults and Overrides list the paths of the stanzas; the first one
 	// present in a policy is used.
 	Defaults  []string `json:"defaults,omitempty"`
@@ -58,4 +61,39 @@ type Descriptor struct {
 	// namespace (see SensitiveKind and pkg/registry); the engine itself
 	// computes with them as with any other field.
 	SensitiveFields []string `json:"sensitiveFields,omitempty"`
+}
+
+// TargetKind is a kind a policy may target ("" group for the core group).
+type TargetKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// Allows reports whether a policy of d may target an object of group and kind.
+func (d *Descriptor) Allows(group, kind string) bool {
+	if len(d.TargetKinds) == 0 {
+		return true
+	}
+	for _, tk := range d.TargetKinds {
+		if tk.Group == group && tk.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// TargetKindsText names d's target kinds for messages ("Gateway.gateway.networking.k8s.io, Service").
+func (d *Descriptor) TargetKindsText() string {
+	var b []byte
+	for i, tk := range d.TargetKinds {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, tk.Kind...)
+		if tk.Group != "" {
+			b = append(b, '.')
+			b = append(b, tk.Group...)
+		}
+	}
+	return string(b)
 }

@@ -41,8 +41,8 @@ type Profile interface {
 	// (s may be nil), for an entry that names strategy named (lower case, "" for none):
 	// which lists merge item by item on which keys, which objects are replaced whole.
 	MergeSchema(kind string, s *apiextv1.JSONSchemaProps, named string) *merge.Schema
-	// ReportedStrategy is the mergeStrategy a source entry reports.
-	ReportedStrategy(e *Entry) v1alpha1.MergeStrategy
+	// ReportedStrategy is the mergeStrategy a source entry of policy kind kind reports.
+	ReportedStrategy(kind string, e *Entry) v1alpha1.MergeStrategy
 	// Flavor tells apart targets whose contexts the profile folds differently although they
 	// traverse the same policy-bearing nodes; "" when the profile never does. It is part of
 	// the memo key of a fold.

@@ -31,5 +31,6 @@ func (Profile) Descriptors() []semantics.Descriptor {
 		},
 		inherited("SecurityPolicy"),
 		inherited("EnvoyExtensionPolicy"),
+		patchPolicyDescriptor(),
 	}
 }

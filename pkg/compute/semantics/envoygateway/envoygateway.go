@@ -50,8 +50,12 @@ var egStrategicKeys = map[string]map[string][]string{
 	},
 }
 
-// egFlavorL4 is the flavor of BackendTrafficPolicy on TCP and UDP routes.
-const egFlavorL4 = "l4"
+// egFlavorL4 is the flavor of BackendTrafficPolicy on TCP and UDP routes; egFlavorPatch that of
+// EnvoyPatchPolicy, whose policies all apply.
+const (
+	egFlavorL4    = "l4"
+	egFlavorPatch = "patch"
+)
 
 const (
 	egMergeJSON      = "jsonmerge"
@@ -79,8 +83,10 @@ func (Profile) MergeSchema(kind string, _ *apiextv1.JSONSchemaProps, named strin
 // ReportedStrategy (semantics.Profile): a route policy with mergeType is merged by a rule of Envoy Gateway's own
 // (the child decides, onto the closest parent only): Custom. Without it a policy applies whole
 // where it is the most specific: AtomicDefaults.
-func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy {
+func (Profile) ReportedStrategy(kind string, e *semantics.Entry) v1alpha1.MergeStrategy {
 	switch {
+	case kind == patchPolicy: // every policy applies, in Envoy Gateway's order
+		return v1alpha1.MergeCustom
 	case e.Strategy == v1alpha1.MergeNone:
 		return v1alpha1.MergeNone
 	case e.Named != "":
@@ -91,6 +97,9 @@ func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy {
 
 // Flavor implements semantics.Profile.
 func (Profile) Flavor(kind string, target topology.NodeID) string {
+	if kind == patchPolicy {
+		return egFlavorPatch
+	}
 	if kind != "BackendTrafficPolicy" || target.Group != topology.GatewayGroup {
 		return ""
 	}
@@ -103,6 +112,9 @@ func (Profile) Flavor(kind string, target topology.NodeID) string {
 
 // Rule implements semantics.Profile.
 func (Profile) Rule(kind string) string {
+	if kind == patchPolicy {
+		return patchPolicyRule
+	}
 	if kind == "ClientTrafficPolicy" {
 		return "Envoy Gateway: a listener policy beats the Gateway policy for its listener; of two on one target the oldest applies"
 	}
@@ -114,6 +126,9 @@ func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return ca
 
 // Fold implements semantics.Profile.
 func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue {
+	if flavor == egFlavorPatch {
+		return foldPatchPolicies(es)
+	}
 	conflicts := semantics.SameTargetWinners(es)
 	var live []int // entries Envoy Gateway applies: on Gateways and routes, not beaten on their target
 	for i := range es {
@@ -180,8 +195,13 @@ func countBuilt(v *merge.Value) int {
 	return n
 }
 
-// Reaches implements semantics.Profile.
-func (Profile) Reaches(string, topology.NodeID) bool { return true }
+// Reaches (semantics.Profile): EnvoyPatchPolicy reaches Gateways only.
+func (Profile) Reaches(kind string, target topology.NodeID) bool {
+	return kind != patchPolicy || target.Group == topology.GatewayGroup && target.Kind == "Gateway"
+}
+
+// LimitsReach implements semantics.ReachLimiter.
+func (Profile) LimitsReach(kind string) bool { return kind == patchPolicy }
 
 // UnnamedRuleSections implements semantics.Profile.
 func (Profile) UnnamedRuleSections() bool { return false }

@@ -25,7 +25,9 @@ func (Profile) MergeSchema(_ string, s *apiextv1.JSONSchemaProps, _ string) *mer
 }
 
 // ReportedStrategy implements semantics.Profile.
-func (Profile) ReportedStrategy(e *semantics.Entry) v1alpha1.MergeStrategy { return e.Strategy }
+func (Profile) ReportedStrategy(_ string, e *semantics.Entry) v1alpha1.MergeStrategy {
+	return e.Strategy
+}
 
 // Flavor implements semantics.Profile.
 func (Profile) Flavor(string, topology.NodeID) string { return "" }
