@@ -10,18 +10,35 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-var fuzzKinds = []schema.GroupVersionKind{
+// fuzzKinds are the policy kinds fuzzed policies take: the example kinds of testCRDs, then every
+// built-in kind of the implementations' groups as descriptorCRDs serves it, so that a kind added
+// to a profile is fuzzed with no change here.
+var fuzzKinds = append([]schema.GroupVersionKind{
 	{Group: "example.com", Version: "v1", Kind: "RetryPolicy"},
 	{Group: "example.com", Version: "v1", Kind: "TimeoutPolicy"},
 	{Group: "example.com", Version: "v1", Kind: "ClusterRetryPolicy"},
-	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "BackendTrafficPolicy"},
-	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "RateLimitPolicy"},
-	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "ClientTrafficPolicy"},
-	{Group: "gateway.envoyproxy.io", Version: "v1alpha1", Kind: "SecurityPolicy"},
-	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "AuthPolicy"},
-	{Group: "gateway.nginx.org", Version: "v1alpha1", Kind: "UpstreamSettingsPolicy"},
-	{Group: "gateway.nginx.org", Version: "v1alpha1", Kind: "ClientSettingsPolicy"},
-	{Group: "kuadrant.io", Version: "v1alpha1", Kind: "TokenRateLimitPolicy"},
+}, builtinFuzzKinds()...)
+
+// fuzzGroups are the implementations' groups whose built-in kinds the fuzz target and the
+// incremental profile test install (with open-schema CRDs).
+var fuzzGroups = []string{"gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org"}
+
+func builtinFuzzKinds() []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, g := range fuzzGroups {
+		for _, crd := range descriptorCRDs(nopTB{}, g) {
+			kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+			versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+			version := "v1alpha1"
+			if len(versions) > 0 {
+				if v, ok := versions[0].(map[string]interface{})["name"].(string); ok {
+					version = v
+				}
+			}
+			out = append(out, schema.GroupVersionKind{Group: g, Version: version, Kind: kind})
+		}
+	}
+	return out
 }
 
 var (
@@ -34,7 +51,7 @@ func fuzzBase() []*unstructured.Unstructured {
 	fuzzBaseOnce.Do(func() {
 		fuzzBaseObjs = parseDocsNoT(testCRDs)
 		// The built-in kinds of the implementations, each with its profile.
-		for _, g := range []string{"gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org"} {
+		for _, g := range fuzzGroups {
 			fuzzBaseObjs = append(fuzzBaseObjs, descriptorCRDs(nopTB{}, g)...)
 		}
 		fuzzBaseObjs = append(fuzzBaseObjs, parseDocsNoT(baseTopology)...)

@@ -19,10 +19,10 @@ import (
 // recomputation.
 func TestIncrementalProfiles(t *testing.T) {
 	topo, pols := genTopology(genSpec{namespaces: 3, gatewaysPerNS: 2, routesPerGW: 3, servicesPerNS: 3, policies: 8})
-	for _, g := range []string{"gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org"} {
+	for _, g := range fuzzGroups {
 		topo = append(topo, descriptorCRDs(t, g)...)
 	}
-	pols = append(pols, profilePolicies()...)
+	pols = append(append(pols, profilePolicies()...), envoyPatchPolicies()...)
 	e, cur := feedIncremental(t, topo, pols)
 	before := snapshot(t, e)
 	if want := snapshotAll(t, cur); !reflect.DeepEqual(before, want) {
@@ -164,7 +164,46 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 		muts = append(muts, mutation{name: "delete the listener policy", del: []objKey{{btpGK, "ns-0", "btp-listener"}}})
 	}
 	add("the newer ClientTrafficPolicy becomes the oldest", profileCreatedAt(get(ctpGK, "ns-0", "ctp-new"), 0))
-	return append(muts, kuadrantMutations(get)...)
+	muts = append(muts, kuadrantMutations(get)...)
+	return append(muts, patchPolicyMutations(get)...)
+}
+
+// envoyPatchPolicies are Envoy Gateway EnvoyPatchPolicies, a kind whose policies all apply, in the
+// order of their priority, then age.
+func envoyPatchPolicies() []*unstructured.Unstructured {
+	epp := func(name string, sec int, priority int64, gw string) *unstructured.Unstructured {
+		return profileCreatedAt(u("gateway.envoyproxy.io/v1alpha1", "EnvoyPatchPolicy", "ns-0", name, map[string]interface{}{
+			"targetRef": ref(topology.GatewayGroup, "Gateway", gw),
+			"type":      "JSONPatch",
+			"priority":  priority,
+			"jsonPatches": []interface{}{map[string]interface{}{
+				"type": "type.googleapis.com/envoy.config.listener.v3.Listener", "name": "ns-0/" + gw + "/http",
+				"operation": map[string]interface{}{"op": "add", "path": "/stat_prefix", "value": name},
+			}},
+		}), sec)
+	}
+	return []*unstructured.Unstructured{epp("epp-a", 1, 10, "gw-0"), epp("epp-b", 2, 10, "gw-0"), epp("epp-c", 3, -5, "gw-0")}
+}
+
+// patchPolicyMutations reorder, move and delete EnvoyPatchPolicies.
+func patchPolicyMutations(get func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured) []mutation {
+	eppGK := schema.GroupKind{Group: "gateway.envoyproxy.io", Kind: "EnvoyPatchPolicy"}
+	var muts []mutation
+	add := func(name string, objs ...*unstructured.Unstructured) {
+		muts = append(muts, mutation{name: name, upsert: objs})
+	}
+	{
+		p := get(eppGK, "ns-0", "epp-a")
+		_ = unstructured.SetNestedField(p.Object, int64(20), "spec", "priority")
+		add("an EnvoyPatchPolicy's priority moves it last", p)
+	}
+	add("the newest EnvoyPatchPolicy becomes the oldest", profileCreatedAt(get(eppGK, "ns-0", "epp-b"), 0))
+	{
+		p := get(eppGK, "ns-0", "epp-c")
+		_ = unstructured.SetNestedField(p.Object, ref(topology.GatewayGroup, "Gateway", "gw-1"), "spec", "targetRef")
+		add("an EnvoyPatchPolicy moves to another Gateway", p)
+	}
+	return append(muts, mutation{name: "delete an EnvoyPatchPolicy", del: []objKey{{eppGK, "ns-0", "epp-a"}}})
 }
 
 // kuadrantMutations are profileMutations' Kuadrant ones: named rules, and kinds that reach
