@@ -49,3 +49,17 @@ func ordinal(i int) string {
 	}
 	return strconv.Itoa(i) + suffix
 }
+
+// orderedLeaves are the leaves a review compares of such a list: per policy, its step and its
+// spec, keyed by the policy rather than by position, so that a policy added first shows as
+// added and the others as moved one step, not as every item changed.
+func orderedLeaves(items []any, sources map[string]string) []leafValue {
+	out := make([]leafValue, 0, 2*len(items))
+	for i, item := range items {
+		src := sources["/"+strconv.Itoa(i)]
+		out = append(out,
+			leafValue{ptr: "policy\x00" + src + "\x00step", path: []string{src, "step"}, value: i + 1},
+			leafValue{ptr: "policy\x00" + src + "\x00spec", path: []string{src, "spec"}, value: item})
+	}
+	return out
+}

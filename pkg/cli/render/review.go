@@ -262,6 +262,9 @@ func leaves(raw []byte, sources map[string]string) []leafValue {
 	if err != nil {
 		return []leafValue{{path: []string{"spec"}, value: string(raw)}}
 	}
+	if items, ok := isOrdered(v, sources); ok {
+		return orderedLeaves(items, sources)
+	}
 	if m, ok := v.(map[string]any); !ok || len(m) == 0 {
 		return []leafValue{{path: []string{"spec"}, value: v, source: sources[""]}}
 	}

@@ -97,3 +97,35 @@ EffectivePolicy infra/same  Modified
 		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
 	}
 }
+
+// A kind whose policies all apply is compared policy by policy: one added first shows as added,
+// the ones after it as moved a step, a changed spec as changed.
+func TestReviewOrdered(t *testing.T) {
+	gw := ref("Gateway", "infra", "gw")
+	entry := func(spec string, sources map[string]string) v1alpha1.TargetPolicy {
+		return v1alpha1.TargetPolicy{Group: "gateway.envoyproxy.io", Kind: "EnvoyPatchPolicy", Class: v1alpha1.ClassInherited,
+			Effective: []v1alpha1.EffectiveSpec{{Via: []v1alpha1.ObjectReference{gw}, Spec: runtime.RawExtension{Raw: []byte(spec)}, FieldSources: sources}}}
+	}
+	target := func(tp v1alpha1.TargetPolicy) []v1alpha1.Target {
+		return []v1alpha1.Target{{Group: "gateway.networking.k8s.io", Kind: "Gateway", Name: "gw", Policies: []v1alpha1.TargetPolicy{tp}}}
+	}
+	before := entry(`[{"priority":1},{"priority":2}]`, map[string]string{"/0": "infra/a", "/1": "infra/b"})
+	after := entry(`[{"priority":-1},{"priority":1},{"priority":3}]`, map[string]string{"/0": "infra/new", "/1": "infra/a", "/2": "infra/b"})
+	s := v1alpha1.EffectivePolicyReviewStatus{Changes: []v1alpha1.EffectivePolicyChange{
+		{Resource: "effectivepolicies", Namespace: "infra", Name: "gw", Change: v1alpha1.ChangeModified,
+			Before: v1alpha1.ReviewTargets{Targets: target(before)}, After: v1alpha1.ReviewTargets{Targets: target(after)}},
+	}}
+	var got strings.Builder
+	for _, n := range Review(s) {
+		got.WriteString(draw(t, n))
+	}
+	for _, want := range []string{
+		"infra/a\n", "step: 1 -> 2",
+		"infra/b\n", "step: 2 -> 3", `spec: {"priority":2} -> {"priority":3}`,
+		"infra/new\n", "+ step: 1", `+ spec: {"priority":-1}`,
+	} {
+		if !strings.Contains(got.String(), want) {
+			t.Errorf("review lacks %q:\n%s", want, got.String())
+		}
+	}
+}
