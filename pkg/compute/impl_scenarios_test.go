@@ -28,7 +28,7 @@ import (
 // pruned and defaulted here with the CRDs' structural schemas as kube-apiserver does. The
 // end-to-end suite checks the same folders through the real API.
 
-var implCaseRoots = []string{"../../test/scenarios-impl", "../../test/upstream/envoygateway", "../../test/upstream/kuadrant", "../../test/upstream/nginxgatewayfabric"}
+var implCaseRoots = []string{"../../test/scenarios-impl", "../../test/upstream/envoygateway", "../../test/upstream/kuadrant", "../../test/upstream/nginxgatewayfabric", "../../test/upstream/gatewayapi"}
 
 func TestImplementationScenarios(t *testing.T) {
 	n := 0
@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 43 {
-		t.Fatalf("found %d implementation cases, want at least 43 (3 scenarios, 23 Envoy Gateway, 13 Kuadrant, 8 NGINX Gateway Fabric)", n)
+	if n < 56 {
+		t.Fatalf("found %d implementation cases, want at least 56 (3 scenarios, 23 Envoy Gateway, 19 Kuadrant, 8 NGINX Gateway Fabric, 7 Gateway API)", n)
 	}
 }
 

@@ -1,12 +1,23 @@
 package gatewayapi
 
 // The Gateway API profile (v1.6: BackendTLSPolicy, XBackendTrafficPolicy), from
-// sigs.k8s.io/gateway-api v1.6.3. Both kinds are Direct, and Gateway API's own rule for them is
-// docs/spec.md §5.3 as written (a policy on a Service port beats one on the whole Service; on one
-// target the oldest wins, then namespace/name), so the profile is the GEP one under its own name.
+// sigs.k8s.io/gateway-api v1.6.3 (and its conformance module at the same version):
+//
+//   - apis/v1/backendtlspolicy_types.go (BackendTLSPolicySpec.TargetRefs): "When more than one
+//     BackendTLSPolicy selects the same target and sectionName", the older creationTimestamp
+//     takes precedence, then {namespace}/{name}; every other one gets Accepted False, reason
+//     Conflicted. conformance/tests/backendtlspolicy-conflict-resolution.go checks it without
+//     and with a sectionName, and that a policy on a port and one on the whole Service are both
+//     Accepted, the port's policy serving that port and the Service's the other ports.
+//   - apisx/v1alpha1/xbackendtrafficpolicy_types.go: XBackendTrafficPolicy is "a Direct Attached
+//     Policy" with "no Override or Default policy configuration"; GEP-713 ("Merge strategy:
+//     None") makes the oldest policy on a target win, then {namespace}/{name}, the others
+//     rejected. Gateway API has no conformance test for it.
+//
+// That is docs/spec.md §5.3 as written, so the profile is the GEP one under its own name, but for
+// where the kinds take effect (reach.go).
 
 import (
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
 )
@@ -16,18 +27,3 @@ type Profile struct{ gep.Profile }
 
 // Name implements semantics.Profile.
 func (Profile) Name() string { return semantics.GatewayAPI }
-
-// Descriptors (semantics.Profile): the policy kinds of gateway.networking.k8s.io and its
-// experimental twin.
-func (Profile) Descriptors() []semantics.Descriptor {
-	direct := func(group, kind string) semantics.Descriptor {
-		return semantics.Descriptor{
-			Group: group, Kind: kind, Class: v1alpha1.ClassDirect, Semantics: semantics.GatewayAPI,
-			TargetRefs: []string{"spec.targetRefs"},
-		}
-	}
-	return []semantics.Descriptor{
-		direct("gateway.networking.k8s.io", "BackendTLSPolicy"),
-		direct("gateway.networking.x-k8s.io", "XBackendTrafficPolicy"),
-	}
-}

@@ -9,6 +9,10 @@ const group = "kuadrant.io"
 
 // Descriptors (semantics.Profile): the policy kinds of kuadrant.io v1.5. The inherited ones
 // name their strategy in defaults/overrides (api/v1/merge_strategies.go: atomic, merge).
+// DNSPolicy and TLSPolicy are Direct (api/v1/dnspolicy_types.go, tlspolicy_types.go: no
+// defaults or overrides, a Gateway or one of its listeners as the only target): of several on
+// one target the oldest is Accepted and the others Conflicted, and a listener policy takes
+// its listener from a Gateway policy (direct.go).
 func (Profile) Descriptors() []semantics.Descriptor {
 	inherited := func(kind string) semantics.Descriptor {
 		return semantics.Descriptor{
@@ -24,7 +28,7 @@ func (Profile) Descriptors() []semantics.Descriptor {
 	}
 	direct := func(kind string) semantics.Descriptor {
 		return semantics.Descriptor{
-			Group: group, Kind: kind, Class: v1alpha1.ClassDirect,
+			Group: group, Kind: kind, Class: v1alpha1.ClassDirect, Semantics: semantics.Kuadrant,
 			TargetRef: []string{"spec.targetRef"}, TargetRefs: []string{"spec.targetRefs"},
 		}
 	}

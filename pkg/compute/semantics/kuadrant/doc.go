@@ -1,7 +1,8 @@
 // Package kuadrant is the Kuadrant profile (RateLimitPolicy, TokenRateLimitPolicy,
-// AuthPolicy): docs/spec.md §5's fold, except that a merge keeps or replaces named rules
-// (limits, auth rules) whole, and each kind takes effect only where kuadrant-operator
-// computes effective policies for it — Gateways and routes, never their backends
-// (reach.go). It is a folder of its own, behind semantics.Profile, so that Kuadrant's
-// rules are read and changed alone.
+// AuthPolicy, DNSPolicy, TLSPolicy): docs/spec.md §5's fold, except that a merge keeps or
+// replaces named rules (limits, auth rules) whole; DNSPolicy and TLSPolicy are Direct, the
+// oldest policy on a Gateway or listener winning and a listener policy beating the Gateway's
+// for its listener (direct.go); and each kind takes effect only where kuadrant-operator
+// applies it — Gateways and routes, never their backends (reach.go). It is a folder of its
+// own, behind semantics.Profile, so that Kuadrant's rules are read and changed alone.
 package kuadrant

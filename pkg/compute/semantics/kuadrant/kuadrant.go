@@ -1,7 +1,7 @@
 package kuadrant
 
 // The Kuadrant profile (v1.5: RateLimitPolicy, TokenRateLimitPolicy, AuthPolicy; DNSPolicy and
-// TLSPolicy for where they reach), from github.com/kuadrant/kuadrant-operator v1.5.2:
+// TLSPolicy in direct.go), from github.com/kuadrant/kuadrant-operator v1.5.2:
 //
 //   - api/v1/merge_strategies.go: EffectivePolicyForPath folds the policies of a path from the
 //     most specific up, as docs/spec.md §5 does (AtomicDefaultsMergeStrategy, AtomicOverridesMergeStrategy);
@@ -68,9 +68,6 @@ func (Profile) Rule(kind string) string {
 	}
 	return "Kuadrant: a merge keeps or replaces whole named rules (limits, auth rules), never fields inside them"
 }
-
-// Direct implements semantics.Profile.
-func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
 // Fold is docs/spec.md §5.4's; the units of mergeSchema make a merge replace whole named rules.
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
