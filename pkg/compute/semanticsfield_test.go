@@ -73,7 +73,13 @@ func TestSemanticsField(t *testing.T) {
 		semanticsCRD("gateway.envoyproxy.io", "BackendTrafficPolicy", "", false)
 	pols := semanticsPolicy("found.example/v1", "Labelled") + semanticsPolicy("found.example/v1", "Schemed") +
 		semanticsPolicy("file.example/v1", "Generic") + semanticsPolicy("file.example/v1", "Named") +
-		semanticsPolicy("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy")
+		semanticsPolicy("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy") + semanticsPolicy("example.com/v1", "RetryPolicy")
+	e := semanticsEngine(t, ds, topo, pols)
+	obj, ok := e.Compute(Key{"appns", "rt"})
+	if !ok {
+		t.Fatal("no output for rt")
+	}
+	infos := e.Policies(Key{"appns", "p"})
 	for _, tc := range []struct{ group, kind, want string }{
 		{"found.example", "Labelled", v1alpha1.SemanticsAssumed},
 		{"found.example", "Schemed", v1alpha1.SemanticsAssumed},
@@ -83,11 +89,6 @@ func TestSemanticsField(t *testing.T) {
 		{"example.com", "RetryPolicy", v1alpha1.SemanticsAssumed}, // testCRDs: by label
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			e := semanticsEngine(t, ds, topo, pols+semanticsPolicy("example.com/v1", "RetryPolicy"))
-			obj, ok := e.Compute(Key{"appns", "rt"})
-			if !ok {
-				t.Fatal("no output for rt")
-			}
 			tp := findTP(obj, "HTTPRoute", tc.group, tc.kind)
 			if tp == nil {
 				t.Fatalf("no %s on rt:\n%s", tc.kind, dump(obj))
@@ -96,7 +97,7 @@ func TestSemanticsField(t *testing.T) {
 				t.Errorf("semantics %q, want %q", tp.Semantics, tc.want)
 			}
 			var got []string
-			for _, p := range e.Policies(Key{"appns", "p"}) {
+			for _, p := range infos {
 				if p.Group == tc.group && p.Kind == tc.kind {
 					got = append(got, p.Semantics)
 				}
