@@ -66,12 +66,12 @@ func TestSemanticsField(t *testing.T) {
 		t.Fatal(err)
 	}
 	topo := baseTopology +
-		semanticsCRD("found.example", "Labelled", "gateway.networking.k8s.io/policy: inherited", false) +
+		semanticsCRD("found.example", "Labeled", "gateway.networking.k8s.io/policy: inherited", false) +
 		semanticsCRD("found.example", "Schemed", "", true) +
 		semanticsCRD("file.example", "Generic", "gateway.networking.k8s.io/policy: inherited", false) +
 		semanticsCRD("file.example", "Named", "", false) +
 		semanticsCRD("gateway.envoyproxy.io", "BackendTrafficPolicy", "", false)
-	pols := semanticsPolicy("found.example/v1", "Labelled") + semanticsPolicy("found.example/v1", "Schemed") +
+	pols := semanticsPolicy("found.example/v1", "Labeled") + semanticsPolicy("found.example/v1", "Schemed") +
 		semanticsPolicy("file.example/v1", "Generic") + semanticsPolicy("file.example/v1", "Named") +
 		semanticsPolicy("gateway.envoyproxy.io/v1alpha1", "BackendTrafficPolicy") + semanticsPolicy("example.com/v1", "RetryPolicy")
 	e := semanticsEngine(t, ds, topo, pols)
@@ -81,7 +81,7 @@ func TestSemanticsField(t *testing.T) {
 	}
 	infos := e.Policies(Key{"appns", "p"})
 	for _, tc := range []struct{ group, kind, want string }{
-		{"found.example", "Labelled", v1alpha1.SemanticsAssumed},
+		{"found.example", "Labeled", v1alpha1.SemanticsAssumed},
 		{"found.example", "Schemed", v1alpha1.SemanticsAssumed},
 		{"file.example", "Generic", "GEP"},
 		{"file.example", "Named", "Kuadrant"},
@@ -110,7 +110,7 @@ func TestSemanticsField(t *testing.T) {
 }
 
 // TestSemanticsFollowsTheCRD: a kind found by label that its CRD no longer labels but whose
-// schema still says it is a policy stays Assumed, and so when labelled again; labelled not a
+// schema still says it is a policy stays Assumed, and so when labeled again; labeled not a
 // policy, it is gone.
 func TestSemanticsFollowsTheCRD(t *testing.T) {
 	e := semanticsEngine(t, nil, baseTopology+semanticsCRD("found.example", "Moving", "gateway.networking.k8s.io/policy: direct", true),
