@@ -127,7 +127,8 @@ type crdInfo struct {
 
 // policyKinds recomputes the served kinds from the CRDs and returns the
 // policy kinds: those a descriptor names, or whose CRD's label or schema
-// says they are policies (crdDescriptor); the CRD first by name wins.
+// says they are policies (crdDescriptor: their semantics are Assumed); the
+// CRD first by name wins.
 func (c *crdCatalog) policyKinds() map[schema.GroupKind]*policies.Kind {
 	c.served = map[schema.GroupKind]bool{}
 	c.cluster = map[schema.GroupKind]bool{}
@@ -150,8 +151,9 @@ func (c *crdCatalog) policyKinds() map[schema.GroupKind]*policies.Kind {
 		if version == "" || !contains(crd.served, version) {
 			version = crd.served[0]
 		}
-		d, ok := c.descs[crd.gk]
-		if !ok {
+		d, described := c.descs[crd.gk]
+		if !described {
+			var ok bool
 			if d, ok = crdDescriptor(crd, crd.schemas[version]); !ok {
 				continue
 			}
@@ -159,13 +161,19 @@ func (c *crdCatalog) policyKinds() map[schema.GroupKind]*policies.Kind {
 		if _, dup := newKinds[crd.gk]; dup {
 			continue
 		}
+		prof := policies.ProfileOf(&d)
+		sem := prof.Name()
+		if !described {
+			sem = v1alpha1.SemanticsAssumed
+		}
 		newKinds[crd.gk] = &policies.Kind{
 			GK:         crd.gk,
 			GVR:        schema.GroupVersionResource{Group: crd.gk.Group, Version: version, Resource: crd.plural},
 			Descriptor: d,
 			Namespaced: crd.namespaced,
 			Schema:     crd.schemas[version],
-			Profile:    policies.ProfileOf(&d),
+			Profile:    prof,
+			Semantics:  sem,
 		}
 	}
 	return newKinds

@@ -18,6 +18,8 @@ import (
 type PolicyInfo struct {
 	Group, Kind string
 	Class       v1alpha1.PolicyClass
+	// Semantics of the kind, as its outputs' entries say (v1alpha1.TargetPolicy).
+	Semantics string
 	// AttachedTo lists the targets the policy names (targetRefs in order,
 	// then the objects its selectors pick).
 	AttachedTo []v1alpha1.AttachedTarget
@@ -41,7 +43,8 @@ func (e *Engine) Policies(key Key) []PolicyInfo {
 		if p == nil {
 			continue
 		}
-		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.Class, AttachedTo: st.att.AttachedTo(p), Labels: p.Labels})
+		out = append(out, PolicyInfo{Group: gk.Group, Kind: gk.Kind, Class: p.Class, Semantics: ki.Kind.Semantics,
+			AttachedTo: st.att.AttachedTo(p), Labels: p.Labels})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Group != out[j].Group {

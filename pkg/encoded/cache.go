@@ -18,8 +18,10 @@ import (
 // also versions the file's layout (pkg/storage/cache). History: 2: header
 // epoch, epoch-encoded resourceVersions; 3: values in this cache form (zstd
 // targets); 4: S2 targets with a CRC; 5: the header names the kind (the
-// reach kinds share the form), and the file has the reach buckets.
-const CacheFormat = "5"
+// reach kinds share the form), and the file has the reach buckets; 6: a
+// policy kind's semantics in the targets and policies, the assumed kinds in
+// the summary (a file of 5 holds outputs without them).
+const CacheFormat = "6"
 
 // The cache form of an Object (the bbolt value) is
 //

@@ -74,7 +74,28 @@ func goldenInputs() map[string]runtime.Object {
 		Name: "global", ResourceVersion: "1099511627791", UID: "5c1a7a53-0d0d-5e5e-8f8f-000000000003",
 		CreationTimestamp: metav1.Date(2026, 3, 4, 5, 6, 10, 0, time.UTC),
 	}}
-	return map[string]runtime.Object{"effectivepolicy": ep, "clustereffectivepolicy": cluster, "policyreach": reach, "clusterpolicyreach": clusterReach}
+	out := map[string]runtime.Object{"effectivepolicy": ep, "clustereffectivepolicy": cluster, "policyreach": reach, "clusterpolicyreach": clusterReach}
+	for name, obj := range assumedGoldenInputs(ep, reach) {
+		out[name] = obj
+	}
+	return out
+}
+
+// assumedGoldenInputs are the output and the reach of goldenInputs with the
+// semantics field set: an assumed kind beside a described one.
+func assumedGoldenInputs(ep *v1alpha1.EffectivePolicy, reach *v1alpha1.PolicyReach) map[string]runtime.Object {
+	epa := ep.DeepCopy()
+	epa.Name = "web-assumed"
+	tp := &epa.Targets[0].Policies[0]
+	tp.Semantics = v1alpha1.SemanticsAssumed
+	described := *tp.DeepCopy()
+	described.Group, described.Kind, described.Semantics = "gateway.envoyproxy.io", "BackendTrafficPolicy", "EnvoyGateway"
+	described.Effective = described.Effective[:1] // the other's raw spec is not compact JSON
+	epa.Targets[0].Policies = append(epa.Targets[0].Policies, described)
+	ra := reach.DeepCopy()
+	ra.Name = "retries-assumed"
+	ra.Policies[0].Semantics = v1alpha1.SemanticsAssumed
+	return map[string]runtime.Object{"effectivepolicy-assumed": epa, "policyreach-assumed": ra}
 }
 
 // TestCacheFormatGolden pins the cache form: a fixed input must encode to

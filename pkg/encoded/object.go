@@ -42,6 +42,9 @@ type Summary struct {
 	PolicyKinds string `json:"policyKinds,omitempty"`
 	// PolicyGroupKinds are the policy kinds with their groups, sorted.
 	PolicyGroupKinds []schema.GroupKind `json:"policyGroupKinds,omitempty"`
+	// AssumedKinds are the policy kinds computed with assumed semantics
+	// (v1alpha1.SemanticsAssumed), sorted, joined by ",".
+	AssumedKinds string `json:"assumedKinds,omitempty"`
 	// Reach is set for a PolicyReach or ClusterPolicyReach, whose
 	// PolicyKinds and Policies are those of its policies.
 	Reach *ReachSummary `json:"reach,omitempty"`
@@ -49,7 +52,7 @@ type Summary struct {
 
 // Summarize computes the Summary of targets.
 func Summarize(targets []v1alpha1.Target) Summary {
-	var kinds, policyKinds []string
+	var kinds, policyKinds, assumed []string
 	seenKind := map[string]bool{}
 	seenPolicyKind := map[string]bool{}
 	seenGK := map[schema.GroupKind]bool{}
@@ -64,6 +67,9 @@ func Summarize(targets []v1alpha1.Target) Summary {
 			if !seenPolicyKind[p.Kind] {
 				seenPolicyKind[p.Kind] = true
 				policyKinds = append(policyKinds, p.Kind)
+				if p.Semantics == v1alpha1.SemanticsAssumed {
+					assumed = append(assumed, p.Kind)
+				}
 			}
 			if gk := (schema.GroupKind{Group: p.Group, Kind: p.Kind}); !seenGK[gk] {
 				seenGK[gk] = true
@@ -75,6 +81,7 @@ func Summarize(targets []v1alpha1.Target) Summary {
 		}
 	}
 	sort.Strings(policyKinds)
+	sort.Strings(assumed)
 	sort.Slice(gks, func(i, j int) bool {
 		if gks[i].Group != gks[j].Group {
 			return gks[i].Group < gks[j].Group
@@ -86,6 +93,7 @@ func Summarize(targets []v1alpha1.Target) Summary {
 		Policies:         int64(len(policies)),
 		PolicyKinds:      strings.Join(policyKinds, ","),
 		PolicyGroupKinds: gks,
+		AssumedKinds:     strings.Join(assumed, ","),
 	}
 }
 

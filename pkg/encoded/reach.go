@@ -29,10 +29,14 @@ func SummarizeReach(policies []v1alpha1.ReachPolicy) Summary {
 	var s Summary
 	r := &ReachSummary{}
 	kinds := make([]string, 0, len(policies))
+	var assumed []string
 	seenNS := map[string]bool{}
 	for i := range policies {
 		p := &policies[i]
 		kinds = append(kinds, p.Kind)
+		if p.Semantics == v1alpha1.SemanticsAssumed {
+			assumed = append(assumed, p.Kind)
+		}
 		c := &r.Counts
 		c.Targets += p.Summary.Targets
 		c.Enforced += p.Summary.Enforced
@@ -54,8 +58,10 @@ func SummarizeReach(policies []v1alpha1.ReachPolicy) Summary {
 		}
 	}
 	sort.Strings(kinds)
+	sort.Strings(assumed)
 	sort.Strings(r.Namespaces)
 	s.PolicyKinds = strings.Join(kinds, ",")
+	s.AssumedKinds = strings.Join(assumed, ",")
 	s.Policies = int64(len(policies))
 	s.Reach = r
 	return s
@@ -82,7 +88,7 @@ func appendPolicies(dst []byte, policies []v1alpha1.ReachPolicy) []byte {
 			dst = append(dst, ',')
 		}
 		p := &policies[i]
-		dst = appendKindHead(dst, p.Group, p.Kind, p.Class)
+		dst = appendKindHead(dst, p.Group, p.Kind, p.Class, p.Semantics)
 		if len(p.AttachedTo) > 0 {
 			dst = append(dst, `,"attachedTo":[`...)
 			for j := range p.AttachedTo {

@@ -52,19 +52,24 @@ func appendTargets(dst []byte, targets []v1alpha1.Target) ([]byte, error) {
 }
 
 // appendKindHead opens the object of one policy kind (in a target's
-// policies, or a reach's): group, kind and class.
-func appendKindHead(dst []byte, group, kind string, class v1alpha1.PolicyClass) []byte {
+// policies, or a reach's): group, kind, class and semantics.
+func appendKindHead(dst []byte, group, kind string, class v1alpha1.PolicyClass, semantics string) []byte {
 	dst = append(dst, `{"group":`...)
 	dst = appendString(dst, group)
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, kind)
 	dst = append(dst, `,"class":`...)
-	return appendString(dst, string(class))
+	dst = appendString(dst, string(class))
+	if semantics != "" {
+		dst = append(dst, `,"semantics":`...)
+		dst = appendString(dst, semantics)
+	}
+	return dst
 }
 
 func appendTargetPolicy(dst []byte, p *v1alpha1.TargetPolicy) ([]byte, error) {
 	var err error
-	dst = appendKindHead(dst, p.Group, p.Kind, p.Class)
+	dst = appendKindHead(dst, p.Group, p.Kind, p.Class, p.Semantics)
 	if len(p.Sources) > 0 {
 		dst = append(dst, `,"sources":[`...)
 		for i := range p.Sources {

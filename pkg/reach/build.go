@@ -35,7 +35,7 @@ func Build(key compute.Key, policies []compute.PolicyInfo, byKind map[Kind][]v1a
 		}
 		reaches := byKind[Kind{p.Group, p.Kind}]
 		slices.SortFunc(reaches, compareReach)
-		rp := v1alpha1.ReachPolicy{Group: p.Group, Kind: p.Kind, Class: p.Class, AttachedTo: p.AttachedTo, Reaches: reaches}
+		rp := v1alpha1.ReachPolicy{Group: p.Group, Kind: p.Kind, Class: p.Class, Semantics: p.Semantics, AttachedTo: p.AttachedTo, Reaches: reaches}
 		rp.Summary.Targets = int32(len(reaches))
 		for _, r := range reaches {
 			switch r.Outcome {

@@ -103,8 +103,8 @@ func TestBuild(t *testing.T) {
 	}
 	es := ix.Of(compute.Key{Namespace: "apps", Name: "p"})
 	infos := []compute.PolicyInfo{
-		{Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited, Labels: map[string]string{"team": "a", "x": "1"}},
-		{Group: "example.com", Kind: "ZPolicy", Class: v1alpha1.ClassDirect, Labels: map[string]string{"team": "b", "y": "2"}},
+		{Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited, Semantics: v1alpha1.SemanticsAssumed, Labels: map[string]string{"team": "a", "x": "1"}},
+		{Group: "example.com", Kind: "ZPolicy", Class: v1alpha1.ClassDirect, Semantics: "GEP", Labels: map[string]string{"team": "b", "y": "2"}},
 	}
 	obj, ok := Build(compute.Key{Namespace: "apps", Name: "p"}, infos, es)
 	pr, _ := obj.(*v1alpha1.PolicyReach)
@@ -115,6 +115,9 @@ func TestBuild(t *testing.T) {
 		t.Errorf("labels %v", l)
 	}
 	retry := pr.Policies[0]
+	if retry.Semantics != v1alpha1.SemanticsAssumed || pr.Policies[1].Semantics != "GEP" {
+		t.Errorf("semantics %q, %q: want the kinds'", retry.Semantics, pr.Policies[1].Semantics)
+	}
 	var order []string
 	for _, r := range retry.Reaches {
 		order = append(order, r.Target.Kind+"/"+r.Target.Name)

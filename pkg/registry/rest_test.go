@@ -172,8 +172,69 @@ func TestTableNoHeaders(t *testing.T) {
 		if len(table.ColumnDefinitions) != 0 || table.ResourceVersion != "7" || len(table.Rows) != 1 {
 			t.Fatalf("%T: %+v", in, table)
 		}
-		if got := fmt.Sprint(table.Rows[0].Cells); got != "[gc GatewayClass 3 A,B <unknown>]" {
+		if got := fmt.Sprint(table.Rows[0].Cells); got != "[gc GatewayClass 3 A,B <none> <unknown>]" {
 			t.Errorf("%T: cells %s", in, got)
+		}
+	}
+}
+
+// TestTableAssumed: the Assumed column lists the kinds whose semantics were assumed (docs/spec.md
+// §4.1), of an EffectivePolicy and of a PolicyReach, in both forms.
+func TestTableAssumed(t *testing.T) {
+	assumed, described := v1alpha1.SemanticsAssumed, "EnvoyGateway"
+	ep := &v1alpha1.EffectivePolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Targets: []v1alpha1.Target{
+			{Kind: "HTTPRoute", Name: "web", Policies: []v1alpha1.TargetPolicy{
+				{Kind: "ZPolicy", Semantics: assumed, Sources: []v1alpha1.PolicySource{{Name: "z"}}},
+				{Kind: "BackendTrafficPolicy", Semantics: described, Sources: []v1alpha1.PolicySource{{Name: "b"}}},
+			}},
+			{Kind: "Service", Name: "web", Policies: []v1alpha1.TargetPolicy{
+				{Kind: "APolicy", Semantics: assumed, Sources: []v1alpha1.PolicySource{{Name: "a"}}},
+				{Kind: "ZPolicy", Semantics: assumed, Sources: []v1alpha1.PolicySource{{Name: "z"}}},
+			}},
+		},
+	}
+	pr := &v1alpha1.PolicyReach{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"},
+		Policies: []v1alpha1.ReachPolicy{
+			{Kind: "BackendTrafficPolicy", Semantics: described, Summary: v1alpha1.ReachSummary{Targets: 1, Enforced: 1}},
+			{Kind: "RetryPolicy", Semantics: assumed},
+		},
+	}
+	for _, tc := range []struct {
+		name string
+		rest *registry.REST
+		obj  runtime.Object
+		cols string
+		want string
+	}{
+		{"effectivepolicy", registry.NewEffectivePolicyREST(newStore(versioned.Options{Namespaced: true})), ep,
+			"[Name Targets Policies Kinds Assumed Age]", "[web HTTPRoute,Service 3 APolicy,BackendTrafficPolicy,ZPolicy APolicy,ZPolicy <unknown>]"},
+		{"policyreach", registry.NewPolicyReachREST(newStore(versioned.Options{Namespaced: true})), pr,
+			"[Name Kinds Assumed Targets Enforced Partial Overridden Conflicted Invalid Age]",
+			"[p BackendTrafficPolicy,RetryPolicy RetryPolicy 1 1 0 0 0 0 <unknown>]"},
+	} {
+		for _, in := range []runtime.Object{tc.obj, encoded.MustNew(tc.obj)} {
+			t.Run(fmt.Sprintf("%s %T", tc.name, in), func(t *testing.T) {
+				table, err := tc.rest.ConvertToTable(context.Background(), in, &metav1.TableOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var cols []string
+				for _, c := range table.ColumnDefinitions {
+					cols = append(cols, c.Name)
+				}
+				if got := fmt.Sprint(cols); got != tc.cols {
+					t.Errorf("columns %s, want %s", got, tc.cols)
+				}
+				if len(table.Rows) != 1 {
+					t.Fatalf("rows %+v", table.Rows)
+				}
+				if got := fmt.Sprint(table.Rows[0].Cells); got != tc.want {
+					t.Errorf("cells %s, want %s", got, tc.want)
+				}
+			})
 		}
 	}
 }

@@ -19,12 +19,21 @@ var columns = []metav1.TableColumnDefinition{
 	{Name: "Targets", Type: "string", Description: "Kinds of the objects of this name that policies reach."},
 	{Name: "Policies", Type: "integer", Description: "Number of distinct policies that reach them."},
 	{Name: "Kinds", Type: "string", Description: "Kinds of those policies."},
+	{Name: "Assumed", Type: "string", Description: assumedDescription},
 	{Name: "Age", Type: "string", Description: swaggerMetadataDescriptions["creationTimestamp"]},
 }
+
+// assumedDescription is the Assumed column's: the kinds whose answers are a guess
+// (docs/spec.md §4.1, "Saying when we guess").
+const assumedDescription = "Of those kinds, the ones no descriptor or profile describes: computed with the GEP fold, their semantics assumed (semantics: Assumed)."
+
+// noneCell is what kubectl prints for an empty list.
+const noneCell = "<none>"
 
 var reachColumns = []metav1.TableColumnDefinition{
 	{Name: "Name", Type: "string", Format: "name", Description: swaggerMetadataDescriptions["name"]},
 	{Name: "Kinds", Type: "string", Description: "Kinds of the policies of this name."},
+	{Name: "Assumed", Type: "string", Description: assumedDescription},
 	{Name: "Targets", Type: "integer", Description: "Targets (and stanzas) the policies reach, hidden ones included."},
 	{Name: "Enforced", Type: "integer", Description: "Of those, Enforced."},
 	{Name: "Partial", Type: "integer", Description: "Of those, PartiallyEnforced."},
@@ -34,9 +43,11 @@ var reachColumns = []metav1.TableColumnDefinition{
 	{Name: "Age", Type: "string", Description: swaggerMetadataDescriptions["creationTimestamp"]},
 }
 
-// tableConvertor prints NAME, TARGETS, POLICIES, KINDS, AGE for effective
-// policies, and NAME, KINDS, TARGETS, ENFORCED, PARTIAL, OVERRIDDEN,
-// CONFLICTED, INVALID, AGE for policy reaches (docs/spec.md §2, §8).
+// tableConvertor prints NAME, TARGETS, POLICIES, KINDS, ASSUMED, AGE for
+// effective policies, and NAME, KINDS, ASSUMED, TARGETS, ENFORCED, PARTIAL,
+// OVERRIDDEN, CONFLICTED, INVALID, AGE for policy reaches (docs/spec.md §2,
+// §8); ASSUMED lists the kinds whose semantics were assumed, <none> when
+// there are none.
 type tableConvertor struct{ reach bool }
 
 // ConvertToTable implements rest.TableConvertor. It gets what Get and List
@@ -107,14 +118,21 @@ func (c tableConvertor) cells(obj runtime.Object) ([]interface{}, error) {
 			return nil, err
 		}
 		n := s.Counts
-		return []interface{}{kinds.PolicyKinds, int64(n.Targets), int64(n.Enforced), int64(n.PartiallyEnforced),
+		return []interface{}{kinds.PolicyKinds, assumedCell(kinds), int64(n.Targets), int64(n.Enforced), int64(n.PartiallyEnforced),
 			int64(n.Overridden), int64(n.Conflicted), int64(n.Invalid)}, nil
 	}
 	s, err := encoded.SummaryOf(obj)
 	if err != nil {
 		return nil, err
 	}
-	return []interface{}{s.TargetKinds, s.Policies, s.PolicyKinds}, nil
+	return []interface{}{s.TargetKinds, s.Policies, s.PolicyKinds, assumedCell(s)}, nil
+}
+
+func assumedCell(s encoded.Summary) string {
+	if s.AssumedKinds == "" {
+		return noneCell
+	}
+	return s.AssumedKinds
 }
 
 func age(ts metav1.Time) string {

@@ -226,6 +226,9 @@ func gatewayAndKindTraceCases() []traceCase {
 				if p.Class != v1alpha1.ClassDirect || p.SectionName != "" || !jsonEqual(p.Spec.Raw, `{"shade":"dark"}`) {
 					t.Errorf("direct %s %q %s", p.Class, p.SectionName, p.Spec.Raw)
 				}
+				if p.Semantics != v1alpha1.SemanticsAssumed { // a kind found by label
+					t.Errorf("semantics %q, want %s", p.Semantics, v1alpha1.SemanticsAssumed)
+				}
 			}},
 		{"Direct kind on the named rule", []string{traceTopo, directPolicies}, onGW(tracedReq("bar.example.com", "/a")), "",
 			func(t *testing.T, s v1alpha1.RequestTraceStatus, err error) {

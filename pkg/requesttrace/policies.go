@@ -47,7 +47,7 @@ func (l lookup) policies(caller Caller) []v1alpha1.TracePolicy {
 			continue
 		}
 		p := v1alpha1.TracePolicy{
-			Backend: l.backend, Group: tp.Group, Kind: tp.Kind, Class: tp.Class,
+			Backend: l.backend, Group: tp.Group, Kind: tp.Kind, Class: tp.Class, Semantics: tp.Semantics,
 			Via: e.Via, SectionName: e.SectionName, Spec: e.Spec, FieldSources: e.FieldSources,
 		}
 		for _, s := range tp.Sources {

@@ -163,13 +163,17 @@ type pluginCheck struct {
 	want []string
 }
 
+// pluginAssumed ends the line of ColorPolicy, a kind found by its CRD's label alone
+// (docs/spec.md §4.1, "Saying when we guess").
+const pluginAssumed = "  semantics assumed (GEP fold; no descriptor describes this kind)"
+
 // pluginChecks are the commands run against the cluster; route is the
 // describe of the application's HTTPRoute.
 func pluginChecks(route string) []pluginCheck {
 	return []pluginCheck{
 		{route, []string{
 			"HTTPRoute " + pluginApp + "/app",
-			"ColorPolicy.colors.example.com  Inherited",
+			"ColorPolicy.colors.example.com  Inherited" + pluginAssumed,
 			"via Gateway " + pluginInfra + "/gw › Namespace " + pluginApp + " › HTTPRoute " + pluginApp + "/app",
 			"color: blue  ← " + pluginApp + "/blue",
 			"shade: amber  ← " + pluginInfra + "/amber",
@@ -180,7 +184,7 @@ func pluginChecks(route string) []pluginCheck {
 		{"describe namespace/" + pluginApp, []string{"Namespace " + pluginApp, "color: green  ← " + pluginApp + "/green"}},
 		{"describe httproute/app -n " + pluginApp + " -o yaml", []string{"kind: EffectivePolicy", "apiVersion: effectivepolicy.dev/v1alpha1", "/color: " + pluginApp + "/blue"}},
 		{"reach colorpolicy/amber -n " + pluginInfra, []string{
-			"ColorPolicy.colors.example.com " + pluginInfra + "/amber  Inherited",
+			"ColorPolicy.colors.example.com " + pluginInfra + "/amber  Inherited" + pluginAssumed,
 			"Gateway " + pluginInfra + "/gw  resolved",
 			"summary: 3 targets: 3 Enforced",
 			"hidden targets: 0",

@@ -34,7 +34,8 @@ func reachTargets(p v1alpha1.ReachPolicy) []string {
 
 // TestPolicyReach: the policy admin's question (docs/spec.md §8) through the real kube-apiserver: a
 // Gateway policy in infra reaches the Gateway and a route in an application namespace; an
-// admin of infra alone sees the counts and only infra's targets; kubectl prints the columns;
+// admin of infra alone sees the counts and only infra's targets; kubectl prints the columns
+// (the kind's semantics Assumed: ColorPolicy is found by label);
 // a new route under the Gateway and the policy's deletion are watch events on its PolicyReach.
 func TestPolicyReach(t *testing.T) {
 	setUpPolicyReach(t)
@@ -135,7 +136,26 @@ func checkReachAsEffectivePolicies(ctx context.Context, t *testing.T, cs epclien
 	if s := ep.Targets[0].Policies[0].Sources[0]; s.Name != reachPolicy || s.Outcome != p.Reaches[1].Outcome || s.Message != p.Reaches[1].Message {
 		t.Errorf("route's source %+v, reach %+v", s, p.Reaches[1])
 	}
+	checkAssumedSemantics(t, ep, p)
+}
 
+// checkAssumedSemantics: ColorPolicy is a kind found by its CRD's label alone, so the API
+// (the route's EffectivePolicy, the PolicyReach) and kubectl get's tables say its semantics
+// were assumed (docs/spec.md §4.1, "Saying when we guess").
+func checkAssumedSemantics(t *testing.T, ep *v1alpha1.EffectivePolicy, p v1alpha1.ReachPolicy) {
+	t.Helper()
+	if got := ep.Targets[0].Policies[0].Semantics; got != v1alpha1.SemanticsAssumed {
+		t.Errorf("the route's ColorPolicy entry: semantics %q, want %s", got, v1alpha1.SemanticsAssumed)
+	}
+	if p.Semantics != v1alpha1.SemanticsAssumed {
+		t.Errorf("the PolicyReach's ColorPolicy: semantics %q, want %s", p.Semantics, v1alpha1.SemanticsAssumed)
+	}
+	out := kubectl(t, "get", "effectivepolicy", "app", "-n", reachApp)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME TARGETS POLICIES KINDS ASSUMED AGE" ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), "app HTTPRoute 1 ColorPolicy ColorPolicy ") {
+		t.Errorf("kubectl get effectivepolicy:\n%s", out)
+	}
 }
 
 func checkPolicyAdminReach(t *testing.T) {
@@ -156,8 +176,8 @@ func checkPolicyAdminReach(t *testing.T) {
 
 	out := kubectl(t, "get", "policyreach", reachPolicy, "-n", reachInfra)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME KINDS TARGETS ENFORCED PARTIAL OVERRIDDEN CONFLICTED INVALID AGE" ||
-		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), reachPolicy+" ColorPolicy 2 2 0 0 0 0 ") {
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME KINDS ASSUMED TARGETS ENFORCED PARTIAL OVERRIDDEN CONFLICTED INVALID AGE" ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), reachPolicy+" ColorPolicy ColorPolicy 2 2 0 0 0 0 ") {
 		t.Errorf("kubectl get policyreach:\n%s", out)
 	}
 	if out := kubectl(t, "get", "policyreaches", "-A", "-l", "team=platform", "-o", "name"); strings.TrimSpace(out) != "policyreach.effectivepolicy.dev/"+reachPolicy {

@@ -16,9 +16,14 @@ import (
 func TestTable(t *testing.T) {
 	ctx := ctxFor(t)
 	rc := newClient(t).EffectivepolicyV1alpha1().RESTClient()
+	retry := func(sources ...string) v1alpha1.TargetPolicy {
+		p := policyKind("RetryPolicy", sources...)
+		p.Semantics = v1alpha1.SemanticsAssumed
+		return p
+	}
 	epStore.Apply([]change{ep("table", "baker", nil,
-		target("Gateway", "baker", policyKind("RetryPolicy", "table/r1", "table/r2"), policyKind("ColorPolicy", "table/c1")),
-		target("HTTPRoute", "baker", policyKind("RetryPolicy", "table/r1")),
+		target("Gateway", "baker", retry("table/r1", "table/r2"), policyKind("ColorPolicy", "table/c1")),
+		target("HTTPRoute", "baker", retry("table/r1")),
 	)})
 	for _, tc := range []struct {
 		name       string
@@ -59,14 +64,14 @@ func TestTable(t *testing.T) {
 			for _, c := range table.ColumnDefinitions {
 				cols = append(cols, c.Name)
 			}
-			if !slices.Equal(cols, []string{"Name", "Targets", "Policies", "Kinds", "Age"}) {
+			if !slices.Equal(cols, []string{"Name", "Targets", "Policies", "Kinds", "Assumed", "Age"}) {
 				t.Errorf("columns %v", cols)
 			}
 			if len(table.Rows) != 1 {
 				t.Fatalf("rows %v", table.Rows)
 			}
-			cells := fmt.Sprint(table.Rows[0].Cells[:4])
-			if cells != "[baker Gateway,HTTPRoute 3 ColorPolicy,RetryPolicy]" {
+			cells := fmt.Sprint(table.Rows[0].Cells[:5])
+			if cells != "[baker Gateway,HTTPRoute 3 ColorPolicy,RetryPolicy RetryPolicy]" {
 				t.Errorf("cells %s", cells)
 			}
 			if tc.withObject {

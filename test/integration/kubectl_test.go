@@ -45,7 +45,7 @@ func TestKubectl(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"get", "effpol", "-n", "kubectl"}, []string{"NAME", "TARGETS", "POLICIES", "KINDS", "AGE", "baker", "HTTPRoute", "2", "RetryPolicy"}},
+		{[]string{"get", "effpol", "-n", "kubectl"}, []string{"NAME", "TARGETS", "POLICIES", "KINDS", "ASSUMED", "AGE", "baker", "HTTPRoute", "2", "RetryPolicy", "<none>"}},
 		{[]string{"get", "effectivepolicy", "baker", "-n", "kubectl", "-o", "yaml"}, []string{"kind: EffectivePolicy", "resourceVersion:", "name: r2"}},
 		{[]string{"get", "ceffpol", "kubectl-gc"}, []string{"NAME", "kubectl-gc", "GatewayClass", "1", "ColorPolicy"}},
 		{[]string{"get", "gateway-api", "-n", "kubectl"}, []string{"effectivepolicy.effectivepolicy.dev/baker"}},

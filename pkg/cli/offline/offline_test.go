@@ -13,6 +13,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/encoded"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/reach"
 )
 
@@ -214,5 +215,76 @@ func TestReviewRefuses(t *testing.T) {
 	crd := read(t, "hack/demo/00-crds.yaml")[0]
 	if _, err := c.Review(t.Context(), compute.Proposal{Apply: []*unstructured.Unstructured{crd}}); !errors.Is(err, compute.ErrNotReviewable) {
 		t.Errorf("a CRD: %v", err)
+	}
+}
+
+// TestAssumedOffline: offline, as online, the demo's kinds (found by their CRDs' label) say
+// their semantics were assumed in every answer: EffectivePolicies, PolicyReaches, traces; a
+// descriptor of the kind (semantics GEP by default) makes it the descriptor's.
+func TestAssumedOffline(t *testing.T) {
+	retry, err := compute.LoadDescriptors([]byte(`
+apiVersion: effectivepolicy.dev/v1alpha1
+kind: PolicyDescriptorList
+descriptors:
+- {group: demo.effectivepolicy.dev, kind: RetryPolicy, class: Inherited, targetRef: [spec.targetRef], targetRefs: [spec.targetRefs],
+   defaults: [spec.defaults], overrides: [spec.overrides], strategyField: strategy, strategyValues: {atomic: Atomic, patch: Patch}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		opts  compute.Options
+		retry string // RetryPolicy's semantics; TimeoutPolicy's stay Assumed
+	}{
+		{"by label", compute.Options{}, v1alpha1.SemanticsAssumed},
+		{"described", compute.Options{Descriptors: retry}, "GEP"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(read(t, manifestSets["demo"]...), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := func(kind string) string {
+				if kind == "RetryPolicy" {
+					return tc.retry
+				}
+				return v1alpha1.SemanticsAssumed
+			}
+			seen := map[string]int{}
+			check := func(where, kind, got string) {
+				seen[kind]++
+				if got != want(kind) {
+					t.Errorf("%s: %s semantics %q, want %q", where, kind, got, want(kind))
+				}
+			}
+			for _, obj := range append(c.EffectivePolicies("", false), c.EffectivePolicies("", true)...) {
+				ns, name := keyOf(obj)
+				ts, err := encoded.TargetsOf(obj)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tg := range ts {
+					for _, tp := range tg.Policies {
+						check("EffectivePolicy "+ns+"/"+name, tp.Kind, tp.Semantics)
+					}
+				}
+			}
+			for _, obj := range append(c.PolicyReaches("", false), c.PolicyReaches("", true)...) {
+				for _, p := range policiesOf(obj) {
+					check("PolicyReach", p.Kind, p.Semantics)
+				}
+			}
+			answer, err := c.Trace(&v1alpha1.RequestTrace{Spec: v1alpha1.RequestTraceSpec{Request: v1alpha1.TracedRequest{Host: "baker.cupcakes.example"}}})
+			if err != nil || len(answer.Status.Matches) == 0 {
+				t.Fatalf("trace: %v", err)
+			}
+			for _, p := range answer.Status.Matches[0].Policies {
+				check("trace", p.Kind, p.Semantics)
+			}
+			if seen["RetryPolicy"] == 0 || seen["TimeoutPolicy"] == 0 {
+				t.Errorf("entries seen: %v", seen)
+			}
+		})
 	}
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // Target is one target of an EffectivePolicy (namespace "" for a
-// ClusterEffectivePolicy): per policy kind its class, each effective entry
+// ClusterEffectivePolicy): per policy kind its class (and whether its
+// semantics were assumed), each effective entry
 // (context) with the settings and the policy that set each one, and every
 // source with its outcome and why.
 func Target(namespace string, t v1alpha1.Target) *tree.Node {
@@ -15,7 +16,7 @@ func Target(namespace string, t v1alpha1.Target) *tree.Node {
 		n.Add(tree.S(tree.Muted, "no policy reaches it"))
 	}
 	for _, tp := range t.Policies {
-		n.Append(policyKind{group: tp.Group, kind: tp.Kind, class: tp.Class, effective: tp.Effective, sources: tp.Sources}.node())
+		n.Append(policyKind{group: tp.Group, kind: tp.Kind, class: tp.Class, semantics: tp.Semantics, effective: tp.Effective, sources: tp.Sources}.node())
 	}
 	return n
 }

@@ -12,10 +12,10 @@ import (
 // resolved, the summary, how many targets are hidden from the reader, and
 // every target it reaches with its verdict and why.
 func Reach(namespace, name string, rp v1alpha1.ReachPolicy) *tree.Node {
-	n := tree.New(
+	n := tree.New(append([]tree.Span{
 		tree.S(tree.Kind, kindName(rp.Group, rp.Kind)), tree.P(" "),
 		tree.S(tree.Heading, qualified(namespace, name)), tree.S(tree.Muted, "  "+string(rp.Class)),
-	)
+	}, assumedMarker(rp.Semantics)...)...)
 	att := n.Add(tree.P("attached to"))
 	if len(rp.AttachedTo) == 0 {
 		att.Add(tree.S(tree.Bad, "no target"))

@@ -65,17 +65,31 @@ func via(refs []v1alpha1.ObjectReference) string {
 	return strings.Join(parts, " › ")
 }
 
+// assumedMarker is what follows the kind on the line of a kind whose
+// semantics were assumed (docs/spec.md §4.1, "Saying when we guess"): its
+// answers are the GEP fold's guess, not its implementation's rules. Nothing
+// for a kind a descriptor describes.
+func assumedMarker(semantics string) []tree.Span {
+	if semantics != v1alpha1.SemanticsAssumed {
+		return nil
+	}
+	return []tree.Span{tree.P("  "), tree.S(tree.Warn, "semantics assumed"),
+		tree.S(tree.Muted, " (GEP fold; no descriptor describes this kind)")}
+}
+
 // policyKind is a policy kind's part of a target, as describe and trace
 // show it: its effective entries and its sources.
 type policyKind struct {
 	group, kind string
 	class       v1alpha1.PolicyClass
+	semantics   string
 	effective   []v1alpha1.EffectiveSpec
 	sources     []v1alpha1.PolicySource
 }
 
 func (p policyKind) node() *tree.Node {
-	n := tree.New(tree.S(tree.Kind, kindName(p.group, p.kind)), tree.S(tree.Muted, "  "+string(p.class)))
+	n := tree.New(append([]tree.Span{tree.S(tree.Kind, kindName(p.group, p.kind)), tree.S(tree.Muted, "  "+string(p.class))},
+		assumedMarker(p.semantics)...)...)
 	if len(p.effective) == 0 {
 		n.Add(tree.S(tree.Muted, "no effective settings"))
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -85,5 +86,57 @@ func TestReachUnresolved(t *testing.T) {
 `
 	if got := draw(t, Reach("infra", "retry", rp)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAssumedMarker: a kind whose semantics were assumed says so on its line wherever the
+// plugin draws it (docs/spec.md §4.1); a kind a descriptor describes does not.
+func TestAssumedMarker(t *testing.T) {
+	const marker = "  semantics assumed (GEP fold; no descriptor describes this kind)"
+	gw := ref("Gateway", "infra", "gw")
+	tp := func(group, kind, semantics string) v1alpha1.TargetPolicy {
+		return v1alpha1.TargetPolicy{Group: group, Kind: kind, Class: v1alpha1.ClassInherited, Semantics: semantics}
+	}
+	assumed := tp("example.com", "RetryPolicy", v1alpha1.SemanticsAssumed)
+	described := tp("gateway.envoyproxy.io", "BackendTrafficPolicy", "EnvoyGateway")
+	target := v1alpha1.Target{Group: gw.Group, Kind: gw.Kind, Name: gw.Name, Policies: []v1alpha1.TargetPolicy{described, assumed}}
+	for _, tc := range []struct {
+		name string
+		node *tree.Node
+		want []string // the lines that name a kind
+	}{
+		{"describe", Target("infra", target), []string{
+			"├── BackendTrafficPolicy.gateway.envoyproxy.io  Inherited",
+			"└── RetryPolicy.example.com  Inherited" + marker,
+		}},
+		{"reach", Reach("infra", "retry", v1alpha1.ReachPolicy{Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited, Semantics: v1alpha1.SemanticsAssumed}), []string{
+			"RetryPolicy.example.com infra/retry  Inherited" + marker,
+		}},
+		{"review", Review(v1alpha1.EffectivePolicyReviewStatus{Changes: []v1alpha1.EffectivePolicyChange{{
+			Resource: "effectivepolicies", Namespace: "infra", Name: "gw", Change: v1alpha1.ChangeAdded,
+			After: v1alpha1.ReviewTargets{Targets: []v1alpha1.Target{target}},
+		}}})[0], []string{
+			"    ├── + BackendTrafficPolicy.gateway.envoyproxy.io  Inherited",
+			"    └── + RetryPolicy.example.com  Inherited" + marker,
+		}},
+		{"trace", Trace(&v1alpha1.RequestTrace{Status: v1alpha1.RequestTraceStatus{Matches: []v1alpha1.TraceMatch{{
+			Gateway: gw, Listener: "http", Reason: "Matched", Route: &v1alpha1.ObjectReference{Kind: "HTTPRoute", Namespace: "app", Name: "rt"},
+			Rule:     &v1alpha1.TraceRule{MatchIndex: -1},
+			Policies: []v1alpha1.TracePolicy{{Group: "example.com", Kind: "RetryPolicy", Class: v1alpha1.ClassInherited, Semantics: v1alpha1.SemanticsAssumed}},
+		}}}}), []string{
+			"                └── RetryPolicy.example.com  Inherited" + marker,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, l := range strings.Split(draw(t, tc.node), "\n") {
+				if strings.Contains(l, "Policy.") {
+					got = append(got, l)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }

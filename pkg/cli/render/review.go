@@ -159,7 +159,7 @@ func kindChange(p pair[v1alpha1.TargetPolicy]) *tree.Node {
 	if p.before != nil && p.after != nil && p.before.Class != p.after.Class {
 		line = append(append(line[:len(line)-1], tree.P("  ")), changed(string(p.before.Class), string(p.after.Class))...)
 	}
-	n := tree.New(line...)
+	n := tree.New(append(line, assumedMarker(tp.Semantics)...)...)
 	var before, after v1alpha1.TargetPolicy
 	if p.before != nil {
 		before = *p.before

@@ -175,7 +175,11 @@ func backendPolicyNode(p v1alpha1.TracePolicy, rule []v1alpha1.TracePolicy) *tre
 	p.Backend = nil
 	for _, r := range rule {
 		if reflect.DeepEqual(p, r) {
-			return tree.New(tree.S(tree.Kind, kindName(p.Group, p.Kind)), tree.S(tree.Muted, "  "+string(p.Class)+", as for the rule"))
+			line := []tree.Span{tree.S(tree.Kind, kindName(p.Group, p.Kind)), tree.S(tree.Muted, "  "+string(p.Class)+", ")}
+			if p.Semantics == v1alpha1.SemanticsAssumed { // said in full on the rule's entry
+				line = append(line, tree.S(tree.Warn, "semantics assumed"), tree.S(tree.Muted, ", "))
+			}
+			return tree.New(append(line, tree.S(tree.Muted, "as for the rule"))...)
 		}
 	}
 	return tracePolicy(p).node()
@@ -183,7 +187,7 @@ func backendPolicyNode(p v1alpha1.TracePolicy, rule []v1alpha1.TracePolicy) *tre
 
 func tracePolicy(p v1alpha1.TracePolicy) policyKind {
 	return policyKind{
-		group: p.Group, kind: p.Kind, class: p.Class, sources: p.Sources,
+		group: p.Group, kind: p.Kind, class: p.Class, semantics: p.Semantics, sources: p.Sources,
 		effective: []v1alpha1.EffectiveSpec{{Via: p.Via, SectionName: p.SectionName, Spec: p.Spec, FieldSources: p.FieldSources}},
 	}
 }

@@ -17,7 +17,7 @@ import (
 )
 
 func (s *Session) targetPolicy(t topology.NodeID, k *attach.KindIndex) (v1alpha1.TargetPolicy, bool) {
-	tp := v1alpha1.TargetPolicy{Group: k.Kind.GK.Group, Kind: k.Kind.GK.Kind, Class: k.Kind.Descriptor.Class}
+	tp := v1alpha1.TargetPolicy{Group: k.Kind.GK.Group, Kind: k.Kind.GK.Kind, Class: k.Kind.Descriptor.Class, Semantics: k.Kind.Semantics}
 	a := &s.aggs
 	a.reset()
 	a.prof = k.Kind.Profile

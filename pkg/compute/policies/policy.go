@@ -23,6 +23,11 @@ type Kind struct {
 	Namespaced bool
 	Schema     *apiextv1.JSONSchemaProps // the openAPIV3Schema of the watched version (may be nil)
 	Profile    semantics.Profile         // the descriptor's semantics
+	// Semantics is what the kind's answers say they were computed with (the
+	// API's semantics field): the profile's name when a descriptor describes
+	// the kind, v1alpha1.SemanticsAssumed when only its CRD's label or schema
+	// says it is a policy kind (docs/spec.md §4.1, "Saying when we guess").
+	Semantics string
 	// merge caches the profile's merge schema at a stanza path for a named
 	// strategy; filled while parsing policies, which holds the engine's
 	// write lock.

@@ -1075,6 +1075,13 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_ReachPolicy(ref common.ReferenceCa
 							Format:      "",
 						},
 					},
+					"semantics": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Semantics names the rules the outcomes of Reaches were computed with, as in the EffectivePolicy: Assumed when no descriptor or profile describes the kind.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"attachedTo": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -1499,6 +1506,13 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_TargetPolicy(ref common.ReferenceC
 							Format:      "",
 						},
 					},
+					"semantics": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Semantics names the rules this entry was computed with: the semantics of the kind's descriptor (GEP, GatewayAPI, EnvoyGateway, Kuadrant, NGINXGatewayFabric, ...), or Assumed when no descriptor or profile describes the kind and the GEP fold was applied as a guess.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
 					"sources": {
 						VendorExtensible: spec.VendorExtensible{
 							Extensions: spec.Extensions{
@@ -1770,6 +1784,13 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_TracePolicy(ref common.ReferenceCa
 						SchemaProps: spec.SchemaProps{
 							Description: "Class is Direct or Inherited.",
 							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"semantics": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Semantics names the rules this entry was computed with, as in the EffectivePolicy: Assumed when no descriptor or profile describes the kind.",
 							Type:        []string{"string"},
 							Format:      "",
 						},

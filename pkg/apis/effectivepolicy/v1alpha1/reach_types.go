@@ -67,6 +67,11 @@ type ReachPolicy struct {
 	Kind string `json:"kind"`
 	// Class is Direct or Inherited.
 	Class PolicyClass `json:"class"`
+	// Semantics names the rules the outcomes of Reaches were computed with,
+	// as in the EffectivePolicy: Assumed when no descriptor or profile
+	// describes the kind.
+	// +optional
+	Semantics string `json:"semantics,omitempty"`
 	// AttachedTo holds one entry per target the policy names (targetRef,
 	// targetRefs, or an object its selectors pick), in the policy's order.
 	// +optional

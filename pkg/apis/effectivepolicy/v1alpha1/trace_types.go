@@ -193,6 +193,11 @@ type TracePolicy struct {
 	Kind  string `json:"kind"`
 	// Class is Direct or Inherited.
 	Class PolicyClass `json:"class"`
+	// Semantics names the rules this entry was computed with, as in the
+	// EffectivePolicy: Assumed when no descriptor or profile describes the
+	// kind.
+	// +optional
+	Semantics string `json:"semantics,omitempty"`
 	// Via lists the attachment points merged in this context, least
 	// specific first.
 	// +listType=atomic

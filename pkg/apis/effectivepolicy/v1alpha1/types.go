@@ -57,6 +57,14 @@ const (
 	OutcomeInvalid Outcome = "Invalid"
 )
 
+// SemanticsAssumed is the semantics of a policy kind that no descriptor or
+// profile describes, found by its CRD's gateway.networking.k8s.io/policy
+// label or by its schema (docs/spec.md §4.2–4.3): its answers are computed
+// with the GEP fold (docs/spec.md §5) as a guess, not with the rules of the
+// implementation that serves the kind. A descriptor naming the kind's
+// semantics replaces the guess (docs/policy-kinds.md).
+const SemanticsAssumed = "Assumed"
+
 // +genclient
 // +genclient:readonly
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -135,6 +143,12 @@ type TargetPolicy struct {
 	Kind string `json:"kind"`
 	// Class is Direct or Inherited.
 	Class PolicyClass `json:"class"`
+	// Semantics names the rules this entry was computed with: the semantics
+	// of the kind's descriptor (GEP, GatewayAPI, EnvoyGateway, Kuadrant,
+	// NGINXGatewayFabric, ...), or Assumed when no descriptor or profile
+	// describes the kind and the GEP fold was applied as a guess.
+	// +optional
+	Semantics string `json:"semantics,omitempty"`
 	// Sources holds one entry per policy (and stanza) of this kind that
 	// reaches the target, established first.
 	// +optional
