@@ -54,6 +54,13 @@ var nginxDirectiveObjects = map[string][]string{
 	"WAFPolicy":            {"policySource"},
 }
 
+// nginxListKeys are the list-maps of NGINX Gateway Fabric's API types (+listType=map), kept here
+// so that a policy merges alike whether or not its CRD's schema is known:
+// apis/v1alpha2/observabilitypolicy_types.go spanAttributes, keyed by key.
+var nginxListKeys = map[string]map[string][]string{
+	"ObservabilityPolicy": {"tracing.spanAttributes": {"key"}},
+}
+
 // Name implements semantics.Profile.
 func (Profile) Name() string { return semantics.NGINXGatewayFabric }
 
@@ -62,6 +69,9 @@ func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *
 	m := merge.Compile(s)
 	for _, p := range nginxDirectiveObjects[kind] {
 		m = merge.WithPath(m, semantics.PathParts(p), func(n *merge.Schema) { n.Atomic = true })
+	}
+	for p, keys := range nginxListKeys[kind] {
+		m = merge.WithPath(m, semantics.PathParts(p), func(n *merge.Schema) { n.MapKeys = keys })
 	}
 	for _, p := range kindInheritance[kind].appended {
 		m = merge.WithPath(m, semantics.PathParts(p), func(n *merge.Schema) { n.MapKeys = []string{noItemKey} })
