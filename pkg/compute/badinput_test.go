@@ -248,8 +248,8 @@ func TestLoadDescriptors(t *testing.T) {
 			t.Errorf("builtin %s: %v", d.Kind, err)
 		}
 	}
-	if len(BuiltinDescriptors()) != 14 {
-		t.Errorf("want 14 built-ins, got %d", len(BuiltinDescriptors()))
+	if len(BuiltinDescriptors()) != 18 {
+		t.Errorf("want 18 built-ins, got %d", len(BuiltinDescriptors()))
 	}
 }
 
