@@ -8,13 +8,13 @@ import (
 const group = "gateway.nginx.org"
 
 // Descriptors (semantics.Profile): the policy kinds of gateway.nginx.org v2.6 (NGINX Gateway
-// Fabric v2.6.7, config/crd/bases: every CRD labelled gateway.networking.k8s.io/policy). The
+// Fabric v2.6.7, config/crd/bases: every CRD labeled gateway.networking.k8s.io/policy). The
 // group's other kinds (NginxProxy, NginxGateway, SnippetsFilter, AuthenticationFilter) have no
 // targetRef: they are referenced from a GatewayClass, a Gateway or a route filter instead.
 //
 // ClientSettingsPolicy has one spec.targetRef, the others spec.targetRefs; both paths are read
 // for every kind, as a policy without either reaches nothing anyway. SnippetsPolicy is
-// labelled direct, yet NGINX Gateway Fabric applies it to every HTTPRoute and GRPCRoute of its
+// labeled direct, yet NGINX Gateway Fabric applies it to every HTTPRoute and GRPCRoute of its
 // Gateway as well (internal/controller/state/graph/policies.go propagateSnippetsPolicyToRoutes),
 // so it is described as Inherited: a route's EffectivePolicy lists the snippets injected there.
 func (Profile) Descriptors() []semantics.Descriptor {
