@@ -99,8 +99,11 @@ func implCRDs(t testing.TB, dir string) []*unstructured.Unstructured {
 	return out
 }
 
-// descriptorCRDs makes a CRD with an open schema for every built-in descriptor of group.
+// descriptorCRDs makes a CRD with an open schema for every built-in descriptor of group, served at
+// the version the implementation serves it at (NGINX Gateway Fabric v2.6: ObservabilityPolicy
+// v1alpha2, the other policy kinds v1alpha1; test/e2e's openCRDs does the same).
 func descriptorCRDs(t testing.TB, group string) []*unstructured.Unstructured {
+	versions := map[string]string{"ObservabilityPolicy": "v1alpha2"}
 	var out []*unstructured.Unstructured
 	for _, d := range BuiltinDescriptors() {
 		if d.Group != group {
@@ -112,6 +115,10 @@ func descriptorCRDs(t testing.TB, group string) []*unstructured.Unstructured {
 		} else {
 			plural += "s"
 		}
+		version := "v1alpha1"
+		if v, ok := versions[d.Kind]; ok {
+			version = v
+		}
 		out = append(out, parseDocs(t, `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata: {name: `+plural+`.`+group+`}
@@ -120,7 +127,7 @@ spec:
   scope: Namespaced
   names: {kind: `+d.Kind+`, plural: `+plural+`}
   versions:
-  - name: v1alpha1
+  - name: `+version+`
     served: true
     storage: true
     schema:

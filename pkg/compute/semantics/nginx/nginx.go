@@ -1,22 +1,20 @@
 package nginx
 
-// The NGINX Gateway Fabric profile (v2.6: ClientSettingsPolicy, UpstreamSettingsPolicy,
-// ObservabilityPolicy), from github.com/nginx/nginx-gateway-fabric v2.6.7:
+// The NGINX Gateway Fabric profile (v2.6: every policy kind of gateway.nginx.org, see
+// descriptors.go), from github.com/nginx/nginx-gateway-fabric v2.6.7:
 //
 //   - internal/controller/state/graph/policies.go markConflictedPolicies: per target, the valid
 //     policies in order (ngfsort.LessClientObject: older first, then namespace, then name); a
 //     later one whose fields overlap an earlier still-valid one is Conflicted, whole: Valid is
 //     a property of the policy, so it is then dropped from every target (rejections).
-//   - internal/controller/state/dataplane/configuration.go buildPolicies: every policy that is
-//     not Conflicted goes into the configuration of its target (Gateway policies into each
-//     server, route policies into the route's locations, Service policies into the upstream),
-//     so policies on one target add up.
 //   - internal/controller/nginx/config/policies/*/validator.go Conflicts: which fields overlap
-//     (nginxConflictFields).
-//   - ClientSettingsPolicy is inherited: a route's location directives beat the server's
-//     (Gateway) ones, and it is never applied to an upstream (Service).
-//   - keepAlive.timeout of a ClientSettingsPolicy is one directive (keepalive_timeout server
-//     [header]): a policy that sets it sets it whole.
+//     (nginxConflictFields); SnippetsPolicy and WAFPolicy never conflict.
+//   - internal/controller/state/dataplane/configuration.go buildPolicies: every policy that is
+//     not Conflicted goes into the configuration of its target, so policies on one target add
+//     up (fold.go), and NGINX inherits their directives into the blocks below (fold.go).
+//   - internal/controller/nginx/config/policies/*/generator.go: which fields make one directive
+//     (nginxDirectiveObjects): a policy that sets one of them sets the whole directive.
+//   - where each kind takes effect: reach.go.
 
 import (
 	"sort"
@@ -27,7 +25,6 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
@@ -40,6 +37,28 @@ var nginxConflictFields = map[string][]string{
 	"ClientSettingsPolicy":   {"body.maxSize", "body.timeout", "keepAlive.requests", "keepAlive.time", "keepAlive.minTimeout", "keepAlive.timeout"},
 	"UpstreamSettingsPolicy": {"zoneSize", "keepAlive.connections", "keepAlive.requests", "keepAlive.time", "keepAlive.timeout", "loadBalancingMethod", "hashMethodKey"},
 	"ObservabilityPolicy":    {"tracing"},
+	"ProxySettingsPolicy": {
+		"buffering.disable", "buffering.bufferSize", "buffering.buffers", "buffering.busyBuffersSize",
+		"timeout.connect", "timeout.read", "timeout.send",
+	},
+	"RateLimitPolicy": {"rateLimit.dryRun", "rateLimit.logLevel", "rateLimit.rejectCode"},
+}
+
+// nginxDirectiveObjects are the objects (in the spec proper) each of which NGINX Gateway Fabric
+// writes as one directive: keepalive_timeout <server> [<header>] (clientsettings/generator.go),
+// proxy_buffers <number> <size> (proxysettings/generator.go), app_protect_policy_file of the
+// bundle the source names (waf/generator.go). A policy that sets one replaces it whole.
+var nginxDirectiveObjects = map[string][]string{
+	"ClientSettingsPolicy": {"keepAlive.timeout"},
+	"ProxySettingsPolicy":  {"buffering.buffers"},
+	"WAFPolicy":            {"policySource"},
+}
+
+// nginxListKeys are the list-maps of NGINX Gateway Fabric's API types (+listType=map), kept here
+// so that a policy merges alike whether or not its CRD's schema is known:
+// apis/v1alpha2/observabilitypolicy_types.go spanAttributes, keyed by key.
+var nginxListKeys = map[string]map[string][]string{
+	"ObservabilityPolicy": {"tracing.spanAttributes": {"key"}},
 }
 
 // Name implements semantics.Profile.
@@ -48,8 +67,14 @@ func (Profile) Name() string { return semantics.NGINXGatewayFabric }
 // MergeSchema implements semantics.Profile.
 func (Profile) MergeSchema(kind string, s *apiextv1.JSONSchemaProps, _ string) *merge.Schema {
 	m := merge.Compile(s)
-	if kind == "ClientSettingsPolicy" {
-		m = merge.WithPath(m, []string{"keepAlive", "timeout"}, func(n *merge.Schema) { n.Atomic = true })
+	for _, p := range nginxDirectiveObjects[kind] {
+		m = merge.WithPath(m, semantics.PathParts(p), func(n *merge.Schema) { n.Atomic = true })
+	}
+	for p, keys := range nginxListKeys[kind] {
+		m = merge.WithPath(m, semantics.PathParts(p), func(n *merge.Schema) { n.MapKeys = keys })
+	}
+	for _, p := range kindInheritance[kind].appended {
+		m = merge.WithPath(m, semantics.PathParts(p), func(n *merge.Schema) { n.MapKeys = []string{noItemKey} })
 	}
 	return m
 }
@@ -62,24 +87,24 @@ func (Profile) ReportedStrategy(_ string, e *semantics.Entry) v1alpha1.MergeStra
 // Flavor implements semantics.Profile.
 func (Profile) Flavor(string, topology.NodeID) string { return "" }
 
-// Reaches (semantics.Profile): a ClientSettingsPolicy configures the NGINX server (Gateway) and locations
-// (routes), never an upstream.
-func (Profile) Reaches(kind string, target topology.NodeID) bool {
-	if kind != "ClientSettingsPolicy" {
-		return true
-	}
-	return target.Group == topology.GatewayGroup && (target.Kind == "Gateway" || topology.IsRouteGK(target.GK()))
+// kindRules are the words of Rule for each kind.
+var kindRules = map[string]string{
+	"ClientSettingsPolicy":   "route settings beat Gateway settings directive by directive, never applied to backends",
+	"ProxySettingsPolicy":    "route settings beat Gateway settings directive by directive, never applied to backends",
+	"WAFPolicy":              "a route's WAF bundle and security logs beat the Gateway's, never applied to backends",
+	"RateLimitPolicy":        "a route with rate limit rules of its own inherits none of the Gateway's, other settings directive by directive; never applied to backends",
+	"SnippetsPolicy":         "every snippet of the Gateway's policies is injected, for its routes too",
+	"ObservabilityPolicy":    "applied to the routes it targets",
+	"UpstreamSettingsPolicy": "applied to the Services it targets",
 }
-
-// LimitsReach implements semantics.ReachLimiter.
-func (Profile) LimitsReach(kind string) bool { return kind == "ClientSettingsPolicy" }
 
 // Rule implements semantics.Profile.
 func (Profile) Rule(kind string) string {
-	if kind == "ClientSettingsPolicy" {
-		return "NGINX Gateway Fabric: route settings beat Gateway settings, never applied to backends; policies on one target add up unless a newer one overlaps an older one (Conflicted)"
+	r := "NGINX Gateway Fabric: "
+	if w, ok := kindRules[kind]; ok {
+		r += w + "; "
 	}
-	return "NGINX Gateway Fabric: policies on one target add up unless a newer one overlaps an older one (Conflicted)"
+	return r + "policies on one target add up unless a newer one overlaps an older one (Conflicted)"
 }
 
 // Direct (semantics.Profile): every policy on the target applies but those rejected (rejections).
@@ -91,27 +116,6 @@ func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy {
 		}
 	}
 	return out
-}
-
-// Fold (semantics.Profile): on each node the policies not rejected add up; then docs/spec.md §5.4 over those (a
-// ClientSettingsPolicy names no strategy: PatchDefaults, route fields over Gateway fields).
-func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
-	var live []int
-	var conflicts []*semantics.Policy
-	for i := range es {
-		if by := es[i].Policy.RejectedBy; by != nil {
-			if conflicts == nil {
-				conflicts = make([]*semantics.Policy, len(es))
-			}
-			conflicts[i] = by
-			continue
-		}
-		live = append(live, i)
-	}
-	if len(live) == 0 {
-		return semantics.FoldValue{ConflictedBy: conflicts} // every entry rejected: nothing applies
-	}
-	return semantics.FoldValue{Acc: gep.FoldOf(es, live), ConflictedBy: conflicts}
 }
 
 // Rejections is markConflictedPolicies: per target, the policies established first; one that
