@@ -4,25 +4,29 @@ package envoygateway
 // ClientTrafficPolicy), from github.com/envoyproxy/gateway v1.9.0:
 //
 //   - internal/gatewayapi/backendtrafficpolicy.go (securitypolicy.go and envoyextensionpolicy.go
-//     alike): policies are processed route rule, route, listener, Gateway; a route's settings are
-//     set once (translateBackendTrafficPolicyForRoute, and for Gateway policies
+//     alike): policies are processed route rule, route, ListenerSet listener, ListenerSet, Gateway
+//     listener, Gateway (ProcessBackendTrafficPolicies); a route's settings are set once
+//     (translateBackendTrafficPolicyForRoute, and for Gateway-side policies
 //     translateBackendTrafficPolicyForListeners skips routes whose Traffic is already set), so on
-//     HTTP and GRPC routes only the most specific level with a policy counts.
+//     HTTP and GRPC routes only the most specific level with a policy counts. A ListenerSet's
+//     listeners are listeners of its parent Gateway (listenerset.go processListenerSet), so a
+//     Gateway-wide policy reaches them; a Gateway listener policy never does (sectionName names
+//     a Gateway's own listener: helpers.go gatewayPolicyTargetListeners).
 //   - processBackendTrafficPolicyForRoute: a route (or rule) policy with mergeType is merged
 //     (utils.Merge, the route policy patching the parent) onto the closest Gateway-side policy
-//     only: the listener's if there is one, else the Gateway's. A rule policy never merges with
-//     the route policy.
+//     only: through a Gateway listener the listener's, else the Gateway's; through a ListenerSet
+//     listener the ListenerSet listener's, else the ListenerSet's, else the Gateway's (never a
+//     Gateway listener's, a sibling). A rule policy never merges with the route policy.
 //   - internal/utils/merge.go: JSONMerge is RFC 7386; StrategicMerge is
 //     strategicpatch.StrategicMergePatch with the API types' tags (patchMergeKey, in
 //     api/v1alpha1/*_types.go), which merge compression, compressor and httpUpgrade items by type
 //     and extAuth.contextExtensions by name.
-//   - resolveBackendTrafficPolicyGatewayTargetRef / ...RouteTargetRef and the order of
-//     internal/gatewayapi/resource/resource.go (*Resources).Sort: of two policies on one target
-//     the oldest (creationTimestamp, then namespace/name) applies, the others are Conflicted.
-//   - applyTrafficFeatureToRoute and translateBackendTrafficPolicyForListeners: on TCP (TCPRoute,
-//     and TLSRoute, whose routes are TCP routes in the IR) and UDP routes each setting is set if
-//     still unset (setIfNil), so a BackendTrafficPolicy's top-level fields combine, the most
-//     specific policy winning field by field.
+//   - resolveBackendTrafficPolicyGatewayTargetRef / ...ListenerSetTargetRef / ...RouteTargetRef
+//     and the order of internal/gatewayapi/resource/resource.go (*Resources).Sort: of two
+//     policies on one target the oldest (creationTimestamp, then namespace/name) applies, the
+//     others are Conflicted.
+//   - On TCP and UDP routes settings are set one by one if still unset: l4.go.
+//   - Where each kind takes effect at all: reach.go.
 
 import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -49,13 +53,6 @@ var egStrategicKeys = map[string]map[string][]string{
 		"extAuth.contextExtensions": {"name"},
 	},
 }
-
-// egFlavorL4 is the flavor of BackendTrafficPolicy on TCP and UDP routes; egFlavorPatch that of
-// EnvoyPatchPolicy, whose policies all apply.
-const (
-	egFlavorL4    = "l4"
-	egFlavorPatch = "patch"
-)
 
 const (
 	egMergeJSON      = "jsonmerge"
@@ -95,33 +92,30 @@ func (Profile) ReportedStrategy(kind string, e *semantics.Entry) v1alpha1.MergeS
 	return v1alpha1.MergeAtomicDefaults
 }
 
-// Flavor implements semantics.Profile.
-func (Profile) Flavor(kind string, target topology.NodeID) string {
-	if kind == patchPolicy {
-		return egFlavorPatch
-	}
-	if kind != "BackendTrafficPolicy" || target.Group != topology.GatewayGroup {
-		return ""
-	}
-	switch target.Kind {
-	case "TCPRoute", "UDPRoute", "TLSRoute":
-		return egFlavorL4
-	}
-	return ""
+// ruleMessages name each kind's rule for source messages.
+var ruleMessages = map[string]string{
+	"BackendTrafficPolicy": ruleMostSpecific + "; on TCP and UDP routes each setting Envoy Gateway applies there comes from the most specific policy that has it, the others are left out" + ruleOldest,
+	"SecurityPolicy":       ruleMostSpecific + "; on TCP routes only authorization applies, from the most specific policy that has it; none on UDP routes" + ruleOldest,
+	"EnvoyExtensionPolicy": ruleMostSpecific + "; on HTTP and GRPC routes only" + ruleOldest,
+	"ClientTrafficPolicy":  "Envoy Gateway: of a listener's own policy, its ListenerSet's and its Gateway's the most specific applies whole" + ruleOldest,
+	patchPolicy:            patchPolicyRule,
 }
+
+const (
+	ruleMostSpecific = "Envoy Gateway: only the most specific policy applies (route rule, route, ListenerSet listener, ListenerSet, listener, Gateway), a route policy with mergeType merged onto the closest ListenerSet listener, ListenerSet, listener or Gateway policy"
+	ruleOldest       = "; of two on one target the oldest applies"
+)
 
 // Rule implements semantics.Profile.
 func (Profile) Rule(kind string) string {
-	if kind == patchPolicy {
-		return patchPolicyRule
+	if m, ok := ruleMessages[kind]; ok {
+		return m
 	}
-	if kind == "ClientTrafficPolicy" {
-		return "Envoy Gateway: a listener policy beats the Gateway policy for its listener; of two on one target the oldest applies"
-	}
-	return "Envoy Gateway: only the most specific policy applies (route rule, route, listener, Gateway; on TCP and UDP routes field by field), a route policy with mergeType merged onto the closest listener or Gateway policy; of two on one target the oldest applies"
+	return ruleMostSpecific + ruleOldest
 }
 
-// Direct (semantics.Profile): ClientTrafficPolicy; the oldest policy on a target applies whole.
+// Direct (semantics.Profile): the oldest policy on a target applies whole (a descriptor of a
+// user's naming this profile for a Direct kind; Envoy Gateway's own kinds are Inherited).
 func (Profile) Direct(cands []*semantics.Policy) []*semantics.Policy { return cands[:1] }
 
 // Fold implements semantics.Profile.
@@ -130,63 +124,76 @@ func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 		return foldPatchPolicies(es)
 	}
 	conflicts := semantics.SameTargetWinners(es)
-	var live []int // entries Envoy Gateway applies: on Gateways and routes, not beaten on their target
-	for i := range es {
-		if conflicts != nil && conflicts[i] != nil {
-			continue
-		}
-		if n := es[i].Node; n.Group == topology.GatewayGroup && (n.Kind == "Gateway" || topology.IsRouteGK(n.GK())) {
-			live = append(live, i)
-		}
-	}
+	live := liveEntries(es, conflicts)
 	fv := semantics.FoldValue{ConflictedBy: conflicts}
 	if len(live) == 0 {
-		return fv
-	}
-	if flavor == egFlavorL4 {
-		fv.Acc = combineTopLevel(es, live)
 		return fv
 	}
 	last := live[len(live)-1]
 	child := es[last]
 	fv.Acc = merge.Build(child.Entry.Spec, last, child.Entry.Schema)
-	if child.Entry.Named == "" || !topology.IsRouteGK(child.Node.GK()) {
-		return fv
-	}
-	parent := -1
-	for _, i := range live[:len(live)-1] {
-		if es[i].Node.Kind == "Gateway" {
-			parent = i // the last one: the listener's when there is one
+	parent := mergeParent(es, live)
+	if parent >= 0 {
+		// The parent is read with the child's merge rules (its lists keyed as the child's
+		// mergeType says), so its leaves are counted that way too.
+		pb := merge.Build(es[parent].Entry.Spec, parent, child.Entry.Schema)
+		fv.Totals = make([]int, len(es))
+		for i := range es {
+			fv.Totals[i] = es[i].Entry.Leaves
 		}
+		fv.Totals[parent] = countBuilt(pb)
+		fv.Acc = merge.Patch(pb, fv.Acc)
 	}
-	if parent < 0 {
-		return fv
+	if slots := slotsOf(es, live, flavor); slots != nil {
+		fv.Acc = combineSlots(es, live, fv.Acc, slots)
 	}
-	// The parent is read with the child's merge rules (its lists keyed as the child's
-	// mergeType says), so its leaves are counted that way too.
-	pb := merge.Build(es[parent].Entry.Spec, parent, child.Entry.Schema)
-	fv.Totals = make([]int, len(es))
-	for i := range es {
-		fv.Totals[i] = es[i].Entry.Leaves
-	}
-	fv.Totals[parent] = countBuilt(pb)
-	fv.Acc = merge.Patch(pb, fv.Acc)
 	return fv
 }
 
-// combineTopLevel takes each top-level field from the most specific of the live entries that
-// sets it.
-func combineTopLevel(es []semantics.FoldEntry, live []int) *merge.Value {
-	acc := &merge.Value{IsObj: true, Obj: map[string]*merge.Value{}, Src: live[len(live)-1]}
-	for j := len(live) - 1; j >= 0; j-- {
-		i := live[j]
-		for k, v := range es[i].Entry.Spec {
-			if _, set := acc.Obj[k]; !set && v != nil {
-				acc.Obj[k] = merge.Build(v, i, es[i].Entry.Schema.Child(k))
-			}
+// liveEntries are the entries Envoy Gateway applies, most specific last: those on Gateways,
+// ListenerSets, their listeners and routes, not beaten on their target.
+func liveEntries(es []semantics.FoldEntry, conflicts []*semantics.Policy) []int {
+	var live []int
+	for i := range es {
+		if conflicts != nil && conflicts[i] != nil {
+			continue
+		}
+		if n := es[i].Node; gatewaySide(n) || isRoute(n) {
+			live = append(live, i)
 		}
 	}
-	return acc
+	return live
+}
+
+// mergeParent is the entry the most specific live entry is merged onto, or -1. Only a route's
+// or a rule's entry with mergeType merges, onto the closest Gateway-side entry of its via
+// (route entries skipped): a route through a ListenerSet listener has the ListenerSet and
+// that listener on its path, never a Gateway listener, so the last Gateway-side entry is
+// Envoy Gateway's closest parent.
+func mergeParent(es []semantics.FoldEntry, live []int) int {
+	child := es[live[len(live)-1]]
+	if child.Entry.Named == "" || !isRoute(child.Node) {
+		return -1
+	}
+	parent := -1
+	for _, i := range live[:len(live)-1] {
+		if gatewaySide(es[i].Node) {
+			parent = i
+		}
+	}
+	return parent
+}
+
+// gatewaySide reports a Gateway, a ListenerSet of gateway.networking.k8s.io (Envoy Gateway reads
+// no XListenerSet), or one of their listeners.
+func gatewaySide(n topology.NodeID) bool {
+	return n.Group == topology.GatewayGroup && (n.Kind == "Gateway" || n.Kind == "ListenerSet")
+}
+
+// isRoute reports a route of gateway.networking.k8s.io, or one of its rules: Envoy Gateway's
+// policies target no other group.
+func isRoute(n topology.NodeID) bool {
+	return n.Group == topology.GatewayGroup && topology.IsRouteGK(n.GK())
 }
 
 func countBuilt(v *merge.Value) int {
@@ -194,14 +201,6 @@ func countBuilt(v *merge.Value) int {
 	merge.WalkLeaves(merge.StripNulls(v), "", func(string, int) { n++ })
 	return n
 }
-
-// Reaches (semantics.Profile): EnvoyPatchPolicy reaches Gateways only.
-func (Profile) Reaches(kind string, target topology.NodeID) bool {
-	return kind != patchPolicy || target.Group == topology.GatewayGroup && target.Kind == "Gateway"
-}
-
-// LimitsReach implements semantics.ReachLimiter.
-func (Profile) LimitsReach(kind string) bool { return kind == patchPolicy }
 
 // UnnamedRuleSections implements semantics.Profile.
 func (Profile) UnnamedRuleSections() bool { return false }

@@ -1,0 +1,145 @@
+package envoygateway
+
+// TCP and UDP routes, from github.com/envoyproxy/gateway v1.9.0 internal/gatewayapi:
+//
+//   - backendtrafficpolicy.go applyTrafficFeatureToRoute (route and rule policies) and
+//     translateBackendTrafficPolicyForListeners (Gateway, Gateway listener, ListenerSet and
+//     ListenerSet listener policies) set each setting of an IR TCP route only while it is unset
+//     (helpers.go setIfNil), in the processing order route rule, route, ListenerSet listener,
+//     ListenerSet, Gateway listener, Gateway. So no policy replaces another whole: each setting
+//     comes from the most specific policy that has it. The settings of a TCP route are
+//     LoadBalancer, ProxyProtocol, HealthCheck, CircuitBreaker, TCPKeepalive, Timeout, DNS and
+//     StatName (telemetry.metrics.routeStatName), plus BackendConnection (spec.connection) from
+//     route and rule policies only; of a UDP route LoadBalancer and DNS. Nothing else of a
+//     BackendTrafficPolicy reaches an L4 route. TLSRoutes are TCP routes in the IR
+//     (route.go processTLSRoutes).
+//   - securitypolicy.go translateSecurityPolicyForRoute (TCPRoute) and
+//     translateSecurityPolicyForListeners (x.TCP): of a SecurityPolicy only authorization
+//     reaches a TCP route, again set while unset; a route policy with mergeType is merged onto
+//     its closest parent first (processSecurityPolicyForRoute), and so is a
+//     BackendTrafficPolicy (translateBackendTrafficPolicyForRouteWithMerge).
+
+import (
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/merge"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
+)
+
+// The flavors: the kind and the IR route it becomes; egFlavorPatch that of EnvoyPatchPolicy,
+// whose policies all apply.
+const (
+	egFlavorPatch = "patch"
+	flavorBTPTCP  = "btp-tcp"
+	flavorBTPUDP  = "btp-udp"
+	flavorSPTCP   = "sp-tcp"
+)
+
+// slot is one setting of an L4 route: the spec path it is read from, and whether only route and
+// rule policies set it.
+type slot struct {
+	path      []string
+	routeOnly bool
+}
+
+// flavorSlots are the settings of an L4 route per flavor.
+var flavorSlots = map[string][]slot{
+	flavorBTPTCP: {
+		{path: []string{"loadBalancer"}}, {path: []string{"proxyProtocol"}}, {path: []string{"healthCheck"}},
+		{path: []string{"circuitBreaker"}}, {path: []string{"tcpKeepalive"}}, {path: []string{"timeout"}},
+		{path: []string{"dns"}}, {path: []string{"telemetry", "metrics", "routeStatName"}},
+		{path: []string{"connection"}, routeOnly: true},
+	},
+	flavorBTPUDP: {{path: []string{"loadBalancer"}}, {path: []string{"dns"}}},
+	flavorSPTCP:  {{path: []string{"authorization"}}},
+}
+
+// Flavor implements semantics.Profile: the L4 routes (and their rules) of the kinds that reach
+// them.
+func (Profile) Flavor(kind string, target topology.NodeID) string { return flavorOf(kind, target) }
+
+func flavorOf(kind string, target topology.NodeID) string {
+	if kind == patchPolicy {
+		return egFlavorPatch
+	}
+	if !isRoute(target) {
+		return ""
+	}
+	tcp := target.Kind == "TCPRoute" || target.Kind == "TLSRoute"
+	switch {
+	case kind == "BackendTrafficPolicy" && tcp:
+		return flavorBTPTCP
+	case kind == "BackendTrafficPolicy" && target.Kind == "UDPRoute":
+		return flavorBTPUDP
+	case kind == "SecurityPolicy" && tcp:
+		return flavorSPTCP
+	}
+	return ""
+}
+
+// slotsOf are the settings of the context's route when it is an L4 one: the target's flavor,
+// or for a target below a route (a backend, which has no flavor of its own) the flavor of the
+// route whose entry the via holds; nil for HTTP routes, or when the via holds no route.
+func slotsOf(es []semantics.FoldEntry, live []int, flavor string) []slot {
+	if flavor != "" {
+		return flavorSlots[flavor]
+	}
+	for _, i := range live {
+		if isRoute(es[i].Node) {
+			return flavorSlots[flavorOf(es[i].Policy.ID.GK.Kind, es[i].Node)]
+		}
+	}
+	return nil
+}
+
+// combineSlots takes each setting of slots from the most specific live entry that has it; the
+// most specific entry counts as top, its merge with parent included (top, built already). An
+// entry's fields outside the settings never survive: they are counted, so that its outcome
+// says not all of it is in effect.
+func combineSlots(es []semantics.FoldEntry, live []int, top *merge.Value, slots []slot) *merge.Value {
+	last := live[len(live)-1]
+	acc := &merge.Value{IsObj: true, Obj: map[string]*merge.Value{}, Src: last}
+	built := make(map[int]*merge.Value, len(live))
+	built[last] = merge.StripNulls(top)
+	for _, sl := range slots {
+		for j := len(live) - 1; j >= 0; j-- {
+			i := live[j]
+			if sl.routeOnly && !isRoute(es[i].Node) {
+				continue
+			}
+			v, ok := built[i]
+			if !ok {
+				v = merge.StripNulls(merge.Build(es[i].Entry.Spec, i, es[i].Entry.Schema))
+				built[i] = v
+			}
+			if at := valueAt(v, sl.path); at != nil {
+				setAt(acc, sl.path, at)
+				break
+			}
+		}
+	}
+	return acc
+}
+
+// valueAt is the value at path in v, nil when there is none.
+func valueAt(v *merge.Value, path []string) *merge.Value {
+	for _, k := range path {
+		if v == nil || !v.IsObj {
+			return nil
+		}
+		v = v.Obj[k]
+	}
+	return v
+}
+
+// setAt puts val at path in acc, making the objects on the way (named after val's entry).
+func setAt(acc *merge.Value, path []string, val *merge.Value) {
+	for _, k := range path[:len(path)-1] {
+		next := acc.Obj[k]
+		if next == nil {
+			next = &merge.Value{IsObj: true, Obj: map[string]*merge.Value{}, Src: val.Src}
+			acc.Obj[k] = next
+		}
+		acc = next
+	}
+	acc.Obj[path[len(path)-1]] = val
+}
