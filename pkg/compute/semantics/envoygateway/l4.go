@@ -12,7 +12,7 @@ package envoygateway
 //     StatName (telemetry.metrics.routeStatName), plus BackendConnection (spec.connection) from
 //     route and rule policies only; of a UDP route LoadBalancer and DNS. Nothing else of a
 //     BackendTrafficPolicy reaches an L4 route. TLSRoutes are TCP routes in the IR
-//     (route.go processTLSRoutes).
+//     (route.go processTLSRouteParentRefs).
 //   - securitypolicy.go translateSecurityPolicyForRoute (TCPRoute) and
 //     translateSecurityPolicyForListeners (x.TCP): of a SecurityPolicy only authorization
 //     reaches a TCP route, again set while unset; a route policy with mergeType is merged onto
