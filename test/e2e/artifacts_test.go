@@ -353,7 +353,8 @@ func serverAccessRows() []access {
 		{"backendtlspolicies" + gwAPI, "*"}, {"xbackendtrafficpolicies.gateway.networking.x-k8s.io", "*"},
 		{"backendtrafficpolicies.gateway.envoyproxy.io", "*"}, {"securitypolicies.gateway.envoyproxy.io", "*"},
 		{"ratelimitpolicies.kuadrant.io", "*"}, {"authpolicies.kuadrant.io", "*"}, {"tokenratelimitpolicies.kuadrant.io", "*"},
-		{"clientsettingspolicies.gateway.nginx.org", "*"},
+		{"clientsettingspolicies.gateway.nginx.org", "*"}, {"proxysettingspolicies.gateway.nginx.org", "*"},
+		{"envoypatchpolicies.gateway.envoyproxy.io", "*"}, {"dnspolicies.kuadrant.io", "*"},
 	} {
 		for _, verb := range []string{"get", "list", "watch"} {
 			server = append(server, access{verb: verb, resource: r.resource, namespace: r.ns, allowed: true})
