@@ -289,3 +289,34 @@ func pluralOf(kind string) string {
 	}
 	return p + "s"
 }
+
+// TestBuiltinsInMatrix: docs/implementations.md has a row for every built-in kind, under the
+// section of its implementation (whose heading names the semantics).
+func TestBuiltinsInMatrix(t *testing.T) {
+	b, err := os.ReadFile("../../docs/implementations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{} // semantics/kind
+	section := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			section = ""
+			if i := strings.Index(line, "(`"); i >= 0 {
+				section = strings.SplitN(line[i+2:], "`", 2)[0]
+			}
+			continue
+		}
+		if cells := strings.Split(line, "|"); len(cells) > 2 && section != "" {
+			kind := strings.Fields(strings.TrimSpace(cells[1]) + " ")
+			if len(kind) > 0 {
+				rows[section+"/"+kind[0]] = true
+			}
+		}
+	}
+	for _, d := range BuiltinDescriptors() {
+		if !rows[d.Semantics+"/"+d.Kind] {
+			t.Errorf("docs/implementations.md has no row for %s under its %s section", d.Kind, d.Semantics)
+		}
+	}
+}
