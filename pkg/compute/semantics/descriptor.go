@@ -28,6 +28,16 @@ type Descriptor struct {
 	// TargetSelectors lists paths of lists of Envoy Gateway style selectors
 	// ({group, kind, matchLabels, matchExpressions}).
 	TargetSelectors []string `json:"targetSelectors,omitempty"`
+	// WorkloadSelectors lists paths of Istio style workload selectors ({matchLabels}). A
+	// policy without targetRefs that sets one selects the Gateways of its namespace whose pods
+	// carry the labels: a Gateway's pods carry gateway.networking.k8s.io/gateway-name: <its
+	// name> (Istio's deployment controller); other pod labels are not known here, so a
+	// selector that asks for any other label selects no Gateway.
+	WorkloadSelectors []string `json:"workloadSelectors,omitempty"`
+	// UntargetedScope, when Namespace, makes a policy that names no target (no targetRef(s),
+	// no selector) apply to its whole namespace: it is attached to its Namespace node.
+	// Empty keeps such a policy Invalid ("the policy names no target").
+	UntargetedScope string `json:"untargetedScope,omitempty"`
 	// TargetKinds, when set, are the only kinds a policy may target (its implementation
 	// rejects a policy that names another, so it is Invalid).
 	TargetKinds []TargetKind `json:"targetKinds,omitempty"`
@@ -62,6 +72,14 @@ type Descriptor struct {
 	// computes with them as with any other field.
 	SensitiveFields []string `json:"sensitiveFields,omitempty"`
 }
+
+// ScopeNamespace is the UntargetedScope of a kind whose untargeted policies apply to their
+// namespace.
+const ScopeNamespace = "Namespace"
+
+// GatewayNameLabel is the label Istio's deployment controller puts on a Gateway's pods,
+// naming the Gateway.
+const GatewayNameLabel = "gateway.networking.k8s.io/gateway-name"
 
 // TargetKind is a kind a policy may target ("" group for the core group).
 type TargetKind struct {

@@ -71,6 +71,22 @@ type ReachLimiter interface {
 	LimitsReach(kind string) bool
 }
 
+// MeshRoot is implemented by a profile whose policies without a target in one namespace apply
+// to the whole mesh (Istio's root namespace): that namespace's node is then the least specific
+// node of every path of the kind, ahead of everything else.
+type MeshRoot interface {
+	// RootNamespace is the mesh-wide namespace of policy kind kind, "" when it has none.
+	RootNamespace(kind string) string
+}
+
+// RootNamespaceOf is p's root namespace for kind, "" when p has none.
+func RootNamespaceOf(p Profile, kind string) string {
+	if mr, ok := p.(MeshRoot); ok {
+		return mr.RootNamespace(kind)
+	}
+	return ""
+}
+
 // FoldValue is a profile's fold of one context.
 type FoldValue struct {
 	// Acc is the merged spec; each leaf names the index of the entry that set it.
