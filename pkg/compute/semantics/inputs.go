@@ -75,8 +75,8 @@ type Policy struct {
 	// Untargeted is set when the policy names no target and its kind's UntargetedScope lets
 	// it apply to its namespace.
 	Untargeted bool
-	Class       v1alpha1.PolicyClass
-	Resolution  Resolution // current attachments (maintained by the engine)
+	Class      v1alpha1.PolicyClass
+	Resolution Resolution // current attachments (maintained by the engine)
 	// RejectedBy is the policy that beat this one whole under a profile's whole-policy
 	// same-target rule, nil when none did (maintained by the engine).
 	RejectedBy *Policy
