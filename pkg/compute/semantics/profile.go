@@ -19,6 +19,7 @@ const (
 	EnvoyGateway       = "EnvoyGateway"
 	Kuadrant           = "Kuadrant"
 	NGINXGatewayFabric = "NGINXGatewayFabric"
+	Istio              = "Istio"
 )
 
 // FoldEntry is one entry of a context: a stanza of a policy attached at a node of the via,
@@ -98,6 +99,11 @@ type FoldValue struct {
 	// ConflictedBy, when set, names for each entry the policy that beat it whole under a
 	// same-target rule (on this target or, for a whole-policy rule, on another), or nil.
 	ConflictedBy []*Policy
+	// Apart, when set, marks the entries the implementation does not apply at targets of
+	// this flavor at all (Istio applies no namespace-wide policy at a waypoint): they are
+	// not sources of the context. A context whose entries are all apart has no effective
+	// entry.
+	Apart []bool
 }
 
 // WholePolicyRejecter is implemented by a profile whose same-target rule rejects a policy
