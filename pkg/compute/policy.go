@@ -105,24 +105,9 @@ func (st *state) affect(p *semantics.Policy, ks keySet) {
 		ks[keyOf(a.Node)] = true
 		if a.Invalid == "" && p.Class == v1alpha1.ClassInherited {
 			st.subtree(a.Node, ks, seen)
-			st.meshWide(p, a.Node, ks, seen)
-		}
-	}
-}
-
-// meshWide adds, for a policy at the root Namespace of its kind's profile (semantics.MeshRoot),
-// the keys of every namespace: that node heads every path of the kind.
-func (st *state) meshWide(p *semantics.Policy, n topology.NodeID, ks keySet, seen topology.Visited) {
-	ki := st.att.Kind(p.ID.GK)
-	if ki == nil || !topology.IsNamespaceNode(n) || semantics.RootNamespaceOf(ki.Kind.Profile, p.ID.GK.Kind) != n.Name {
-		return
-	}
-	for ns := range st.graph.ByNS {
-		st.subtree(topology.NamespaceNode(ns), ks, seen)
-	}
-	for o := range st.graph.Objects {
-		if o.Namespace == "" {
-			st.subtree(o, ks, seen) // cluster-scoped roots (GatewayClasses)
+			for _, r := range meshRoots(st.graph, st.att.Kind(p.ID.GK), a.Node) {
+				st.subtree(r, ks, seen)
+			}
 		}
 	}
 }

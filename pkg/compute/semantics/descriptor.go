@@ -61,8 +61,8 @@ type Descriptor struct {
 	// the merged spec.
 	Ignore []string `json:"ignore,omitempty"`
 	// Semantics names whose rules decide what policies of this kind add up
-	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), EnvoyGateway,
-	// Kuadrant or NGINXGatewayFabric.
+	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), GatewayAPI,
+	// EnvoyGateway, Kuadrant, NGINXGatewayFabric or Istio.
 	Semantics string `json:"semantics,omitempty"`
 	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
 	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");

@@ -88,6 +88,14 @@ func RootNamespaceOf(p Profile, kind string) string {
 	return ""
 }
 
+// ReachFrom is implemented by a ReachLimiter whose kind reaches a target from some attachment
+// points only (Istio: a namespace-wide policy reaches the namespace's Gateways, not the
+// waypoint of a Service): the engine lists a target below an attachment at only when
+// ReachesFrom holds, so that every key it lists has an output.
+type ReachFrom interface {
+	ReachesFrom(kind string, at, target topology.NodeID) bool
+}
+
 // FoldValue is a profile's fold of one context.
 type FoldValue struct {
 	// Acc is the merged spec; each leaf names the index of the entry that set it.

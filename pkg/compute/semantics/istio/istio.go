@@ -16,7 +16,9 @@ package istio
 //
 // The hierarchy has no node for a waypoint: a Service stands for the waypoint serving it, and
 // takes only the policies that target that Service. A Gateway is taken for an Istio gateway,
-// not a waypoint. meshConfig's rootNamespace is not read: it is istio-system.
+// not a waypoint, so a policy on a GatewayClass (which Istio applies only to waypoints, from
+// the root namespace, on istio-waypoint) reaches nothing here. meshConfig's rootNamespace is
+// not read: it is istio-system.
 
 import (
 	"sort"
@@ -34,9 +36,6 @@ type Profile struct{}
 
 // RootNamespace is Istio's default meshConfig rootNamespace.
 const RootNamespace = "istio-system"
-
-// waypointClass is the GatewayClass of Istio's waypoints (constants.WaypointGatewayClassName).
-const waypointClass = "istio-waypoint"
 
 // Flavors: a Gateway, or the waypoint of one Service (the flavor names the Service, whose own
 // policies alone apply).
@@ -77,6 +76,15 @@ func (Profile) Reaches(_ string, target topology.NodeID) bool {
 
 // LimitsReach implements semantics.ReachLimiter.
 func (Profile) LimitsReach(string) bool { return true }
+
+// ReachesFrom implements semantics.ReachFrom: a Gateway takes the policies of its namespace
+// (and the root namespace) and its own; a Service (its waypoint) only its own.
+func (Profile) ReachesFrom(_ string, at, target topology.NodeID) bool {
+	if isGateway(target) && topology.IsNamespaceNode(at) {
+		return true
+	}
+	return at == target
+}
 
 // UnnamedRuleSections implements semantics.Profile.
 func (Profile) UnnamedRuleSections() bool { return false }
@@ -127,13 +135,7 @@ func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 func applies(e semantics.FoldEntry, flavor string) bool {
 	n := e.Node
 	if flavor == flavorGateway {
-		switch {
-		case topology.IsNamespaceNode(n), isGateway(n):
-			return true
-		case n.Group == topology.GatewayGroup && n.Kind == "GatewayClass":
-			return n.Name == waypointClass && e.Policy.ID.Namespace == RootNamespace
-		}
-		return false
+		return topology.IsNamespaceNode(n) || isGateway(n)
 	}
 	return isService(n) && flavor == flavorWaypoint+n.Namespace+"/"+n.Name
 }

@@ -1,0 +1,153 @@
+package compute
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Istio's root namespace and the policies without a target, from istio.io/istio release-1.31
+// pilot/pkg/model/authorization_test.go TestAuthorizationPolicies_ListAuthorizationPolicies,
+// cases "root namespace", "root namespace equals config namespace" and "root namespace and config
+// namespace" (the root namespace istio-config there is istio-system, Istio's default, here), with
+// the workload being the Istio gateway of a Gateway.
+
+const istioTopology = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: istio-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: bar}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: foo}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: istio}
+spec: {controllerName: istio.io/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: bar}
+spec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: istio-system}
+spec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: foo-svc, namespace: foo}
+spec: {ports: [{name: http, port: 80}]}
+`
+
+// istioPolicy is an AuthorizationPolicy named ns/name with the given spec lines (YAML, indented
+// two spaces).
+func istioPolicy(ns, name, spec string) string {
+	return "apiVersion: security.istio.io/v1alpha1\nkind: AuthorizationPolicy\nmetadata: {name: " + name +
+		", namespace: " + ns + "}\nspec:\n" + spec + "\n---\n"
+}
+
+// istioWorld computes the Istio topology with pols (stamped one second apart in order).
+func istioWorld(t *testing.T, pols string) map[Key]string {
+	t.Helper()
+	objs := append(descriptorCRDs(t, "security.istio.io"), parseDocs(t, istioTopology)...)
+	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
+	got, err := ComputeAll(objs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[Key]string{}
+	for k, o := range got {
+		tp := findTP(o, targetsOf(o)[0].Kind, "security.istio.io", "AuthorizationPolicy")
+		if tp == nil {
+			continue
+		}
+		var b strings.Builder
+		for _, e := range tp.Effective {
+			b.WriteString(strings.Trim(viaString(e.Via), "[]") + " =")
+			for i := 0; i < len(e.FieldSources); i++ {
+				b.WriteString(" " + e.FieldSources["/"+itoa(i)])
+			}
+			b.WriteString(";")
+		}
+		b.WriteString(" sources")
+		for _, s := range tp.Sources {
+			b.WriteString(" " + s.Namespace + "/" + s.Name)
+		}
+		out[k] = b.String()
+	}
+	return out
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+func TestIstioRootNamespace(t *testing.T) {
+	const allow = "  rules: [{to: [{operation: {methods: [GET]}}]}]"
+	const deny = "  action: DENY\n  rules: [{to: [{operation: {methods: [GET]}}]}]"
+	toSvc := "  targetRefs: [{group: \"\", kind: Service, name: foo-svc}]\n" + allow
+	cases := []struct {
+		name, pols string
+		want       map[Key]string
+	}{
+		{"root namespace", istioPolicy("istio-system", "authz-1", allow), map[Key]string{
+			{"bar", "gw"}:          "Namespace/istio-system = istio-system/authz-1; sources istio-system/authz-1",
+			{"istio-system", "gw"}: "Namespace/istio-system = istio-system/authz-1; sources istio-system/authz-1",
+		}},
+		{"root namespace and config namespace, the root's first although newer",
+			istioPolicy("bar", "authz-2", allow) + istioPolicy("istio-system", "authz-1", allow) + istioPolicy("bar", "authz-3", deny),
+			map[Key]string{
+				{"bar", "gw"}:          "Namespace/istio-system Namespace/bar = bar/authz-3 istio-system/authz-1 bar/authz-2; sources istio-system/authz-1 bar/authz-2 bar/authz-3",
+				{"istio-system", "gw"}: "Namespace/istio-system = istio-system/authz-1; sources istio-system/authz-1",
+			}},
+		{"a waypoint (Service) takes no namespace-wide policy, the root's included",
+			istioPolicy("istio-system", "authz-1", allow) + istioPolicy("foo", "authz-2", toSvc) + istioPolicy("foo", "authz-3", deny),
+			map[Key]string{
+				{"bar", "gw"}:          "Namespace/istio-system = istio-system/authz-1; sources istio-system/authz-1",
+				{"istio-system", "gw"}: "Namespace/istio-system = istio-system/authz-1; sources istio-system/authz-1",
+				{"foo", "foo-svc"}:     "Namespace/istio-system Namespace/foo Service/foo-svc = foo/authz-2; sources foo/authz-2",
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := istioWorld(t, c.pols); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got  %v\nwant %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestIncrementalIstio: a policy in the root namespace reaches every target of the mesh, and a
+// selector on the gateway-name pod label follows the Gateways; every key whose output changes is
+// returned and the engine stays equal to a full recomputation.
+func TestIncrementalIstio(t *testing.T) {
+	objs := append(descriptorCRDs(t, "security.istio.io"), parseDocs(t, istioTopology)...)
+	e, cur := feedIncremental(t, objs, nil)
+	before := snapshot(t, e)
+	pol := func(ns, name, spec string, sec int) *unstructured.Unstructured {
+		return profileCreatedAt(parseDocs(t, istioPolicy(ns, name, spec))[0], sec)
+	}
+	ap := schema.GroupKind{Group: "security.istio.io", Kind: "AuthorizationPolicy"}
+	gw := schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+	newGW := parseDocs(t, "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw2, namespace: bar}\nspec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}")[0]
+	muts := []mutation{
+		{name: "namespace-wide in bar", upsert: []*unstructured.Unstructured{pol("bar", "ns", "  action: DENY\n  rules: [{}]", 1)}},
+		{name: "mesh-wide in the root namespace", upsert: []*unstructured.Unstructured{pol("istio-system", "mesh", "  rules: [{}]", 2)}},
+		{name: "on the Service", upsert: []*unstructured.Unstructured{pol("foo", "svc", "  targetRefs: [{group: \"\", kind: Service, name: foo-svc}]\n  rules: [{}]", 3)}},
+		{name: "selector on gw2's pods", upsert: []*unstructured.Unstructured{pol("bar", "sel", "  selector: {matchLabels: {gateway.networking.k8s.io/gateway-name: gw2}}\n  rules: [{}]", 4)}},
+		{name: "gw2 appears", upsert: []*unstructured.Unstructured{newGW}},
+		{name: "mesh-wide becomes DENY", upsert: []*unstructured.Unstructured{pol("istio-system", "mesh", "  action: DENY\n  rules: [{}]", 2)}},
+		{name: "mesh-wide goes", del: []objKey{{ap, "istio-system", "mesh"}}},
+		{name: "gw2 goes", del: []objKey{{gw, "bar", "gw2"}}},
+		{name: "namespace-wide goes", del: []objKey{{ap, "bar", "ns"}}},
+	}
+	checkMutations(t, e, cur, before, muts)
+}
