@@ -52,12 +52,23 @@ spec: {ports: [{name: http, port: 80}]}
 // istioPolicy is an AuthorizationPolicy named ns/name with the given spec lines (YAML, indented
 // two spaces).
 func istioPolicy(ns, name, spec string) string {
-	return "apiVersion: security.istio.io/v1alpha1\nkind: AuthorizationPolicy\nmetadata: {name: " + name +
+	return istioKindPolicy("AuthorizationPolicy", ns, name, spec)
+}
+
+// istioKindPolicy is a policy of kind (security.istio.io) named ns/name with the given spec lines.
+func istioKindPolicy(kind, ns, name, spec string) string {
+	return "apiVersion: security.istio.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: " + name +
 		", namespace: " + ns + "}\nspec:\n" + spec + "\n---\n"
 }
 
-// istioWorld computes the Istio topology with pols (stamped one second apart in order).
+// istioWorld computes the Istio topology with pols (stamped one second apart in order) and
+// renders what AuthorizationPolicy gives each target.
 func istioWorld(t *testing.T, pols string) map[Key]string {
+	return istioKindWorld(t, "AuthorizationPolicy", pols)
+}
+
+// istioKindWorld is istioWorld for the policy kind kind.
+func istioKindWorld(t *testing.T, kind, pols string) map[Key]string {
 	t.Helper()
 	objs := append(descriptorCRDs(t, "security.istio.io"), parseDocs(t, istioTopology)...)
 	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
@@ -67,7 +78,7 @@ func istioWorld(t *testing.T, pols string) map[Key]string {
 	}
 	out := map[Key]string{}
 	for k, o := range got {
-		tp := findTP(o, targetsOf(o)[0].Kind, "security.istio.io", "AuthorizationPolicy")
+		tp := findTP(o, targetsOf(o)[0].Kind, "security.istio.io", kind)
 		if tp == nil {
 			continue
 		}
@@ -122,6 +133,24 @@ func TestIstioRootNamespace(t *testing.T) {
 				t.Errorf("got  %v\nwant %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestIstioRequestAuthenticationRootLast: RequestAuthentications are looked up in the workload's
+// namespace first, then in the root namespace (pilot/pkg/model/authentication.go
+// getConfigsForWorkload; pilot/pkg/model/authentication_test.go TestGetPoliciesForWorkload "Gateway
+// targetRef foo namespace": foo/default, foo/with-targetref, then istio-config/default).
+func TestIstioRequestAuthenticationRootLast(t *testing.T) {
+	const jwt = "  jwtRules: [{issuer: https://example.org}]"
+	ra := func(ns, name, spec string) string { return istioKindPolicy("RequestAuthentication", ns, name, spec) }
+	pols := ra("istio-system", "default", jwt) + ra("bar", "default", jwt) +
+		ra("bar", "with-targetref", "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n"+jwt)
+	want := map[Key]string{
+		{"bar", "gw"}:          "Namespace/istio-system Namespace/bar Gateway/gw = bar/default bar/with-targetref istio-system/default; sources istio-system/default bar/default bar/with-targetref",
+		{"istio-system", "gw"}: "Namespace/istio-system = istio-system/default; sources istio-system/default",
+	}
+	if got := istioKindWorld(t, "RequestAuthentication", pols); !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
 	}
 }
 

@@ -34,5 +34,6 @@ func (Profile) Descriptors() []semantics.Descriptor {
 	}
 	return []semantics.Descriptor{
 		allApply(securityGroup, authorizationPolicy),
+		allApply(securityGroup, requestAuthentication),
 	}
 }

@@ -156,7 +156,8 @@ type rules struct {
 }
 
 var kinds = map[string]rules{
-	authorizationPolicy: {less: authzBefore, rule: authzRule},
+	authorizationPolicy:   {less: authzBefore, rule: authzRule},
+	requestAuthentication: {less: raBefore, rule: raRule},
 }
 
 // rootFirst orders policies of the root namespace before the others (0 when it does not
