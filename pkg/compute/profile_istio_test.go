@@ -57,7 +57,11 @@ func istioPolicy(ns, name, spec string) string {
 
 // istioKindPolicy is a policy of kind (security.istio.io) named ns/name with the given spec lines.
 func istioKindPolicy(kind, ns, name, spec string) string {
-	return "apiVersion: security.istio.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: " + name +
+	group := "security.istio.io"
+	if kind == "WasmPlugin" {
+		group = "extensions.istio.io"
+	}
+	return "apiVersion: " + group + "/v1alpha1\nkind: " + kind + "\nmetadata: {name: " + name +
 		", namespace: " + ns + "}\nspec:\n" + spec + "\n---\n"
 }
 
@@ -70,7 +74,7 @@ func istioWorld(t *testing.T, pols string) map[Key]string {
 // istioKindWorld is istioWorld for the policy kind kind.
 func istioKindWorld(t *testing.T, kind, pols string) map[Key]string {
 	t.Helper()
-	objs := append(descriptorCRDs(t, "security.istio.io"), parseDocs(t, istioTopology)...)
+	objs := append(append(descriptorCRDs(t, "security.istio.io"), descriptorCRDs(t, "extensions.istio.io")...), parseDocs(t, istioTopology)...)
 	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
 	got, err := ComputeAll(objs, Options{})
 	if err != nil {
@@ -78,7 +82,11 @@ func istioKindWorld(t *testing.T, kind, pols string) map[Key]string {
 	}
 	out := map[Key]string{}
 	for k, o := range got {
-		tp := findTP(o, targetsOf(o)[0].Kind, "security.istio.io", kind)
+		group := "security.istio.io"
+		if kind == "WasmPlugin" {
+			group = "extensions.istio.io"
+		}
+		tp := findTP(o, targetsOf(o)[0].Kind, group, kind)
 		if tp == nil {
 			continue
 		}
@@ -136,21 +144,30 @@ func TestIstioRootNamespace(t *testing.T) {
 	}
 }
 
-// TestIstioRequestAuthenticationRootLast: RequestAuthentications are looked up in the workload's
+// TestIstioRootLast: RequestAuthentications and WasmPlugins are looked up in the workload's
 // namespace first, then in the root namespace (pilot/pkg/model/authentication.go
-// getConfigsForWorkload; pilot/pkg/model/authentication_test.go TestGetPoliciesForWorkload "Gateway
-// targetRef foo namespace": foo/default, foo/with-targetref, then istio-config/default).
-func TestIstioRequestAuthenticationRootLast(t *testing.T) {
-	const jwt = "  jwtRules: [{issuer: https://example.org}]"
-	ra := func(ns, name, spec string) string { return istioKindPolicy("RequestAuthentication", ns, name, spec) }
-	pols := ra("istio-system", "default", jwt) + ra("bar", "default", jwt) +
-		ra("bar", "with-targetref", "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n"+jwt)
-	want := map[Key]string{
-		{"bar", "gw"}:          "Namespace/istio-system Namespace/bar Gateway/gw = bar/default bar/with-targetref istio-system/default; sources istio-system/default bar/default bar/with-targetref",
-		{"istio-system", "gw"}: "Namespace/istio-system = istio-system/default; sources istio-system/default",
+// getConfigsForWorkload, push_context.go TrafficExtensionsByListenerInfo;
+// pilot/pkg/model/authentication_test.go TestGetPoliciesForWorkload "Gateway targetRef foo
+// namespace": foo/default, foo/with-targetref, then istio-config/default; push_context_test.go
+// TestTrafficExtensions "ingress-testns-1": the root namespace's plugin last at its priority).
+func TestIstioRootLast(t *testing.T) {
+	const gwRef = "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n"
+	cases := []struct{ kind, spec, rootSpec string }{
+		{"RequestAuthentication", "  jwtRules: [{issuer: https://example.org}]", "  jwtRules: [{issuer: https://example.org}]"},
+		{"WasmPlugin", "  url: oci://example.com/a:v1\n  phase: AUTHN\n  priority: 10", "  url: oci://example.com/a:v1\n  phase: AUTHN\n  priority: 10"},
 	}
-	if got := istioKindWorld(t, "RequestAuthentication", pols); !reflect.DeepEqual(got, want) {
-		t.Errorf("got  %v\nwant %v", got, want)
+	for _, c := range cases {
+		t.Run(c.kind, func(t *testing.T) {
+			pol := func(ns, name, spec string) string { return istioKindPolicy(c.kind, ns, name, spec) }
+			pols := pol("istio-system", "default", c.rootSpec) + pol("bar", "default", c.spec) + pol("bar", "with-targetref", gwRef+c.spec)
+			want := map[Key]string{
+				{"bar", "gw"}:          "Namespace/istio-system Namespace/bar Gateway/gw = bar/default bar/with-targetref istio-system/default; sources istio-system/default bar/default bar/with-targetref",
+				{"istio-system", "gw"}: "Namespace/istio-system = istio-system/default; sources istio-system/default",
+			}
+			if got := istioKindWorld(t, c.kind, pols); !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %v\nwant %v", got, want)
+			}
+		})
 	}
 }
 
@@ -158,7 +175,7 @@ func TestIstioRequestAuthenticationRootLast(t *testing.T) {
 // selector on the gateway-name pod label follows the Gateways; every key whose output changes is
 // returned and the engine stays equal to a full recomputation.
 func TestIncrementalIstio(t *testing.T) {
-	objs := append(descriptorCRDs(t, "security.istio.io"), parseDocs(t, istioTopology)...)
+	objs := append(append(descriptorCRDs(t, "security.istio.io"), descriptorCRDs(t, "extensions.istio.io")...), parseDocs(t, istioTopology)...)
 	e, cur := feedIncremental(t, objs, nil)
 	before := snapshot(t, e)
 	pol := func(ns, name, spec string, sec int) *unstructured.Unstructured {
@@ -167,12 +184,16 @@ func TestIncrementalIstio(t *testing.T) {
 	ap := schema.GroupKind{Group: "security.istio.io", Kind: "AuthorizationPolicy"}
 	gw := schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
 	newGW := parseDocs(t, "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw2, namespace: bar}\nspec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}")[0]
+	otherClass := newGW.DeepCopy()
+	otherClass.Object["spec"].(map[string]interface{})["gatewayClassName"] = "other"
 	muts := []mutation{
 		{name: "namespace-wide in bar", upsert: []*unstructured.Unstructured{pol("bar", "ns", "  action: DENY\n  rules: [{}]", 1)}},
 		{name: "mesh-wide in the root namespace", upsert: []*unstructured.Unstructured{pol("istio-system", "mesh", "  rules: [{}]", 2)}},
 		{name: "on the Service", upsert: []*unstructured.Unstructured{pol("foo", "svc", "  targetRefs: [{group: \"\", kind: Service, name: foo-svc}]\n  rules: [{}]", 3)}},
 		{name: "selector on gw2's pods", upsert: []*unstructured.Unstructured{pol("bar", "sel", "  selector: {matchLabels: {gateway.networking.k8s.io/gateway-name: gw2}}\n  rules: [{}]", 4)}},
+		{name: "selector on the class's pods", upsert: []*unstructured.Unstructured{pol("bar", "by-class", "  selector: {matchLabels: {gateway.networking.k8s.io/gateway-class-name: istio}}\n  rules: [{}]", 5)}},
 		{name: "gw2 appears", upsert: []*unstructured.Unstructured{newGW}},
+		{name: "gw2 changes class", upsert: []*unstructured.Unstructured{otherClass}},
 		{name: "mesh-wide becomes DENY", upsert: []*unstructured.Unstructured{pol("istio-system", "mesh", "  action: DENY\n  rules: [{}]", 2)}},
 		{name: "mesh-wide goes", del: []objKey{{ap, "istio-system", "mesh"}}},
 		{name: "gw2 goes", del: []objKey{{gw, "bar", "gw2"}}},

@@ -124,9 +124,19 @@ func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 // selector the labels Istio's deployment controller gives a Gateway's pods.
 func (x resolver) labelsFor(s semantics.SelectorRef, n topology.NodeID) labels.Set {
 	if s.GatewayPods {
-		return labels.Set{semantics.GatewayNameLabel: n.Name}
+		return labels.Set(semantics.GatewayPodLabels(n.Name, x.classOf(n)))
 	}
 	return labels.Set(x.in.Labels[n])
+}
+
+// classOf is the GatewayClass of Gateway n ("" when it has none the graph knows).
+func (x resolver) classOf(n topology.NodeID) string {
+	for class, gws := range x.in.Graph.GatewaysByClass {
+		if gws[n] {
+			return class
+		}
+	}
+	return ""
 }
 
 // selectorNamespaces lists the namespaces selector s of p looks in: the policy's own, or for

@@ -30,9 +30,9 @@ type Descriptor struct {
 	TargetSelectors []string `json:"targetSelectors,omitempty"`
 	// WorkloadSelectors lists paths of Istio style workload selectors ({matchLabels}). A
 	// policy without targetRefs that sets one selects the Gateways of its namespace whose pods
-	// carry the labels: a Gateway's pods carry gateway.networking.k8s.io/gateway-name: <its
-	// name> (Istio's deployment controller); other pod labels are not known here, so a
-	// selector that asks for any other label selects no Gateway.
+	// carry the labels (GatewayPodLabels: gateway.networking.k8s.io/gateway-name: <its name>
+	// and the other labels Istio's deployment template sets); other pod labels are not known
+	// here, so a selector that asks for one selects no Gateway.
 	WorkloadSelectors []string `json:"workloadSelectors,omitempty"`
 	// UntargetedScope, when Namespace, makes a policy that names no target (no targetRef(s),
 	// no selector) apply to its whole namespace: it is attached to its Namespace node.
@@ -80,6 +80,25 @@ const ScopeNamespace = "Namespace"
 // GatewayNameLabel is the label Istio's deployment controller puts on a Gateway's pods,
 // naming the Gateway.
 const GatewayNameLabel = "gateway.networking.k8s.io/gateway-name"
+
+// GatewayPodLabels are the labels of the pods of Gateway name of GatewayClass class ("" when
+// unknown) that do not depend on the Gateway's spec, as Istio's deployment template sets them
+// (manifests/charts/istio-control/istio-discovery/files/kube-gateway.yaml; the deployment is
+// named <name>-<class> unless annotated otherwise). The labels of spec.infrastructure are not
+// known here.
+func GatewayPodLabels(name, class string) map[string]string {
+	l := map[string]string{
+		GatewayNameLabel:                      name,
+		"gateway.istio.io/managed":            "istio.io-gateway-controller",
+		"sidecar.istio.io/inject":             "false",
+		"service.istio.io/canonical-revision": "latest",
+	}
+	if class != "" {
+		l["gateway.networking.k8s.io/gateway-class-name"] = class
+		l["service.istio.io/canonical-name"] = name + "-" + class
+	}
+	return l
+}
 
 // TargetKind is a kind a policy may target ("" group for the core group).
 type TargetKind struct {

@@ -35,5 +35,13 @@ func (Profile) Descriptors() []semantics.Descriptor {
 	return []semantics.Descriptor{
 		allApply(securityGroup, authorizationPolicy),
 		allApply(securityGroup, requestAuthentication),
+		allApply(extensionsGroup, wasmPlugin),
+		trafficExtensionDescriptor(allApply(extensionsGroup, trafficExtension)),
 	}
+}
+
+// trafficExtensionDescriptor is TrafficExtension's: it has targetRefs but no singular targetRef.
+func trafficExtensionDescriptor(d semantics.Descriptor) semantics.Descriptor {
+	d.TargetRef = nil
+	return d
 }

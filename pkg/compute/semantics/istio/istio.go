@@ -21,6 +21,7 @@ package istio
 // not read: it is istio-system.
 
 import (
+	"fmt"
 	"sort"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -158,6 +159,8 @@ type rules struct {
 var kinds = map[string]rules{
 	authorizationPolicy:   {less: authzBefore, rule: authzRule},
 	requestAuthentication: {less: raBefore, rule: raRule},
+	wasmPlugin:            {less: extensionBefore, rule: fmt.Sprintf(extensionRule, wasmPlugin)},
+	trafficExtension:      {less: extensionBefore, rule: fmt.Sprintf(extensionRule, trafficExtension)},
 }
 
 // rootFirst orders policies of the root namespace before the others (0 when it does not
