@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 67 {
-		t.Fatalf("found %d implementation cases, want at least 67 (3 scenarios, 23 Envoy Gateway, 19 Kuadrant, 8 NGINX Gateway Fabric, 7 Gateway API, 11 Istio)", n)
+	if n < 70 {
+		t.Fatalf("found %d implementation cases, want at least 70 (3 scenarios, 23 Envoy Gateway, 19 Kuadrant, 8 NGINX Gateway Fabric, 7 Gateway API, 14 Istio)", n)
 	}
 }
 

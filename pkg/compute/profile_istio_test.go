@@ -55,13 +55,24 @@ func istioPolicy(ns, name, spec string) string {
 	return istioKindPolicy("AuthorizationPolicy", ns, name, spec)
 }
 
+// istioGroups are the API groups of the Istio kinds the tests use.
+var istioGroups = map[string]string{
+	"AuthorizationPolicy": "security.istio.io", "RequestAuthentication": "security.istio.io",
+	"WasmPlugin": "extensions.istio.io", "EnvoyFilter": "networking.istio.io",
+}
+
+// istioCRDs are CRDs (open schemas) for the Istio kinds.
+func istioCRDs(t *testing.T) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, g := range []string{"security.istio.io", "extensions.istio.io", "networking.istio.io"} {
+		out = append(out, descriptorCRDs(t, g)...)
+	}
+	return out
+}
+
 // istioKindPolicy is a policy of kind (security.istio.io) named ns/name with the given spec lines.
 func istioKindPolicy(kind, ns, name, spec string) string {
-	group := "security.istio.io"
-	if kind == "WasmPlugin" {
-		group = "extensions.istio.io"
-	}
-	return "apiVersion: " + group + "/v1alpha1\nkind: " + kind + "\nmetadata: {name: " + name +
+	return "apiVersion: " + istioGroups[kind] + "/v1alpha1\nkind: " + kind + "\nmetadata: {name: " + name +
 		", namespace: " + ns + "}\nspec:\n" + spec + "\n---\n"
 }
 
@@ -74,7 +85,7 @@ func istioWorld(t *testing.T, pols string) map[Key]string {
 // istioKindWorld is istioWorld for the policy kind kind.
 func istioKindWorld(t *testing.T, kind, pols string) map[Key]string {
 	t.Helper()
-	objs := append(append(descriptorCRDs(t, "security.istio.io"), descriptorCRDs(t, "extensions.istio.io")...), parseDocs(t, istioTopology)...)
+	objs := append(istioCRDs(t), parseDocs(t, istioTopology)...)
 	objs = append(objs, stamp(parseDocs(t, pols), 0)...)
 	got, err := ComputeAll(objs, Options{})
 	if err != nil {
@@ -82,11 +93,7 @@ func istioKindWorld(t *testing.T, kind, pols string) map[Key]string {
 	}
 	out := map[Key]string{}
 	for k, o := range got {
-		group := "security.istio.io"
-		if kind == "WasmPlugin" {
-			group = "extensions.istio.io"
-		}
-		tp := findTP(o, targetsOf(o)[0].Kind, group, kind)
+		tp := findTP(o, targetsOf(o)[0].Kind, istioGroups[kind], kind)
 		if tp == nil {
 			continue
 		}
@@ -171,11 +178,36 @@ func TestIstioRootLast(t *testing.T) {
 	}
 }
 
+// TestIstioEnvoyFilterAcrossNamespaces: EnvoyFilters are ordered by priority first, then the root
+// namespace's before the workload namespace's (pilot/pkg/model/push_context.go EnvoyFilters;
+// push_context_test.go TestEnvoyFilterOrderAcrossNamespaces: test-ns/filter-1 (-5) before
+// istio-system/filter-2 (-1)).
+func TestIstioEnvoyFilterAcrossNamespaces(t *testing.T) {
+	ef := func(ns, name, prio string) string {
+		return istioKindPolicy("EnvoyFilter", ns, name, "  priority: "+prio+"\n  configPatches: [{applyTo: HTTP_FILTER}]")
+	}
+	cases := []struct {
+		name, pols, want string
+	}{
+		{"priority first (upstream)", ef("bar", "filter-1", "-5") + ef("istio-system", "filter-2", "-1"),
+			"Namespace/istio-system Namespace/bar = bar/filter-1 istio-system/filter-2; sources istio-system/filter-2 bar/filter-1"},
+		{"same priority: the root namespace's first, although newer", ef("bar", "filter-1", "0") + ef("istio-system", "filter-2", "0"),
+			"Namespace/istio-system Namespace/bar = istio-system/filter-2 bar/filter-1; sources istio-system/filter-2 bar/filter-1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := istioKindWorld(t, "EnvoyFilter", c.pols)[Key{"bar", "gw"}]; got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
 // TestIncrementalIstio: a policy in the root namespace reaches every target of the mesh, and a
 // selector on the gateway-name pod label follows the Gateways; every key whose output changes is
 // returned and the engine stays equal to a full recomputation.
 func TestIncrementalIstio(t *testing.T) {
-	objs := append(append(descriptorCRDs(t, "security.istio.io"), descriptorCRDs(t, "extensions.istio.io")...), parseDocs(t, istioTopology)...)
+	objs := append(istioCRDs(t), parseDocs(t, istioTopology)...)
 	e, cur := feedIncremental(t, objs, nil)
 	before := snapshot(t, e)
 	pol := func(ns, name, spec string, sec int) *unstructured.Unstructured {

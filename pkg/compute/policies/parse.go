@@ -166,7 +166,8 @@ func (pp *policyParser) readTargetSelectors() {
 	}
 }
 
-// readWorkloadSelectors reads Istio's workload selectors ({matchLabels}), which count only
+// readWorkloadSelectors reads Istio's workload selectors ({matchLabels}, or EnvoyFilter's
+// {labels}), which count only
 // when the policy has no targetRef (Istio's policyattachment.go ShouldAttachPolicy): each
 // selects the Gateways whose pods carry its labels.
 func (pp *policyParser) readWorkloadSelectors() {
@@ -185,8 +186,11 @@ func (pp *policyParser) readWorkloadSelectors() {
 			continue
 		}
 		sm := map[string]interface{}{}
-		if ml, ok := m["matchLabels"]; ok && ml != nil {
-			sm["matchLabels"] = ml
+		for _, key := range []string{"matchLabels", "labels"} { // EnvoyFilter's workloadSelector says labels
+			if ml, ok := m[key]; ok && ml != nil {
+				sm["matchLabels"] = ml
+				break
+			}
 		}
 		sel, err := topology.ParseSelector(sm)
 		if err != nil {

@@ -28,7 +28,8 @@ type Descriptor struct {
 	// TargetSelectors lists paths of lists of Envoy Gateway style selectors
 	// ({group, kind, matchLabels, matchExpressions}).
 	TargetSelectors []string `json:"targetSelectors,omitempty"`
-	// WorkloadSelectors lists paths of Istio style workload selectors ({matchLabels}). A
+	// WorkloadSelectors lists paths of Istio style workload selectors ({matchLabels}, or
+	// EnvoyFilter's {labels}). A
 	// policy without targetRefs that sets one selects the Gateways of its namespace whose pods
 	// carry the labels (GatewayPodLabels: gateway.networking.k8s.io/gateway-name: <its name>
 	// and the other labels Istio's deployment template sets); other pod labels are not known

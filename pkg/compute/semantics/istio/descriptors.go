@@ -12,7 +12,7 @@ const securityGroup = "security.istio.io"
 // (pkg/config/validation/validation.go allowedTargetRefs).
 var targetKinds = []semantics.TargetKind{
 	{Group: "", Kind: "Service"},
-	{Group: "networking.istio.io", Kind: "ServiceEntry"},
+	{Group: networkingGroup, Kind: "ServiceEntry"},
 	{Group: topology.GatewayGroup, Kind: "Gateway"},
 	{Group: topology.GatewayGroup, Kind: "GatewayClass"},
 }
@@ -37,7 +37,16 @@ func (Profile) Descriptors() []semantics.Descriptor {
 		allApply(securityGroup, requestAuthentication),
 		allApply(extensionsGroup, wasmPlugin),
 		trafficExtensionDescriptor(allApply(extensionsGroup, trafficExtension)),
+		envoyFilterDescriptor(allApply(networkingGroup, envoyFilter)),
 	}
+}
+
+// envoyFilterDescriptor is EnvoyFilter's: targetRefs, no singular targetRef, and its workload
+// selector is spec.workloadSelector ({labels}).
+func envoyFilterDescriptor(d semantics.Descriptor) semantics.Descriptor {
+	d.TargetRef = nil
+	d.WorkloadSelectors = []string{"spec.workloadSelector"}
+	return d
 }
 
 // trafficExtensionDescriptor is TrafficExtension's: it has targetRefs but no singular targetRef.

@@ -41,7 +41,10 @@ func phaseRank(p *semantics.Policy) int {
 	return 3 // UNSPECIFIED_PHASE (WasmPlugin), UNSPECIFIED (TrafficExtension), or unset
 }
 
-// priority is a plugin's spec.priority, math.MinInt32 when unset (sortByPriority).
+// minPriority is the priority of a plugin that sets none (sortByPriority).
+const minPriority = math.MinInt32
+
+// priority is a plugin's spec.priority, minPriority when unset.
 func priority(p *semantics.Policy) int64 {
 	spec, _ := p.Raw["spec"].(map[string]interface{})
 	switch v := spec["priority"].(type) {
@@ -52,7 +55,7 @@ func priority(p *semantics.Policy) int64 {
 	case int:
 		return int64(v)
 	}
-	return math.MinInt32
+	return minPriority
 }
 
 // extensionBefore is Istio's order of two plugins of one kind at one workload.

@@ -70,9 +70,10 @@ func (Profile) Flavor(_ string, target topology.NodeID) string {
 	return ""
 }
 
-// Reaches implements semantics.Profile: Gateways, and Services for their waypoints.
-func (Profile) Reaches(_ string, target topology.NodeID) bool {
-	return target.Section == "" && (isGateway(target) || isService(target))
+// Reaches implements semantics.Profile: Gateways, and Services for their waypoints (not for
+// EnvoyFilter, which Istio matches without the waypoint's Services).
+func (Profile) Reaches(kind string, target topology.NodeID) bool {
+	return target.Section == "" && (isGateway(target) || isService(target) && !kinds[kind].gatewaysOnly)
 }
 
 // LimitsReach implements semantics.ReachLimiter.
@@ -154,6 +155,8 @@ func isService(n topology.NodeID) bool {
 type rules struct {
 	less func(a, b *semantics.Policy) bool
 	rule string
+	// gatewaysOnly: the kind never reaches a waypoint through a Service targetRef.
+	gatewaysOnly bool
 }
 
 var kinds = map[string]rules{
@@ -161,6 +164,7 @@ var kinds = map[string]rules{
 	requestAuthentication: {less: raBefore, rule: raRule},
 	wasmPlugin:            {less: extensionBefore, rule: fmt.Sprintf(extensionRule, wasmPlugin)},
 	trafficExtension:      {less: extensionBefore, rule: fmt.Sprintf(extensionRule, trafficExtension)},
+	envoyFilter:           {less: envoyFilterBefore, rule: envoyFilterRule, gatewaysOnly: true},
 }
 
 // rootFirst orders policies of the root namespace before the others (0 when it does not
