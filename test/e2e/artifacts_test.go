@@ -354,6 +354,7 @@ func serverAccessRows() []access {
 		{"backendtrafficpolicies.gateway.envoyproxy.io", "*"}, {"securitypolicies.gateway.envoyproxy.io", "*"},
 		{"ratelimitpolicies.kuadrant.io", "*"}, {"authpolicies.kuadrant.io", "*"}, {"tokenratelimitpolicies.kuadrant.io", "*"},
 		{"clientsettingspolicies.gateway.nginx.org", "*"},
+		{"authorizationpolicies.security.istio.io", "*"}, {"wasmplugins.extensions.istio.io", "*"}, {"envoyfilters.networking.istio.io", "*"},
 	} {
 		for _, verb := range []string{"get", "list", "watch"} {
 			server = append(server, access{verb: verb, resource: r.resource, namespace: r.ns, allowed: true})
