@@ -105,6 +105,9 @@ func (st *state) affect(p *semantics.Policy, ks keySet) {
 		ks[keyOf(a.Node)] = true
 		if a.Invalid == "" && p.Class == v1alpha1.ClassInherited {
 			st.subtree(a.Node, ks, seen)
+			for _, r := range meshRoots(st.graph, st.att.Kind(p.ID.GK), a.Node) {
+				st.subtree(r, ks, seen)
+			}
 		}
 	}
 }

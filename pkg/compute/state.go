@@ -149,19 +149,30 @@ func SortKeys(ks []Key) {
 }
 
 // addLimited adds the keys of kind ki whose profile limits where it takes effect: those of
-// the nodes below its attachments that the kind reaches.
+// the nodes below its attachments that the kind reaches (from that attachment, when the
+// profile says where from: semantics.ReachFrom).
 func (ks keySet) addLimited(g *topology.Graph, ki *attach.KindIndex) {
+	kind := ki.Kind.GK.Kind
+	from, byAttachment := ki.Kind.Profile.(semantics.ReachFrom)
+	var at topology.NodeID
 	visit := func(n topology.NodeID) {
-		if ki.Kind.Profile.Reaches(ki.Kind.GK.Kind, n) {
+		if ki.Kind.Profile.Reaches(kind, n) && (!byAttachment || from.ReachesFrom(kind, at, n)) {
 			ks[keyOf(n)] = true
 		}
 	}
 	seen := topology.Visited{}
 	for n := range ki.Nodes() {
-		if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
-			g.Descend(n, true, seen, visit)
-		} else {
+		at = n
+		if byAttachment {
+			seen = topology.Visited{} // what a node reaches depends on the attachment
+		}
+		if ki.Kind.Descriptor.Class != v1alpha1.ClassInherited {
 			visit(n)
+			continue
+		}
+		g.Descend(n, true, seen, visit)
+		for _, r := range meshRoots(g, ki, n) {
+			g.Descend(r, true, seen, visit)
 		}
 	}
 }
@@ -181,6 +192,9 @@ func (st *state) keys() []Key {
 			ks[keyOf(n)] = true
 			if ki.Kind.Descriptor.Class == v1alpha1.ClassInherited {
 				ks.addBelow(st.graph, n, seen)
+				for _, r := range meshRoots(st.graph, ki, n) {
+					ks.addBelow(st.graph, r, seen)
+				}
 			}
 		}
 	}

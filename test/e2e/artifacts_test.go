@@ -355,6 +355,7 @@ func serverAccessRows() []access {
 		{"ratelimitpolicies.kuadrant.io", "*"}, {"authpolicies.kuadrant.io", "*"}, {"tokenratelimitpolicies.kuadrant.io", "*"},
 		{"clientsettingspolicies.gateway.nginx.org", "*"}, {"proxysettingspolicies.gateway.nginx.org", "*"},
 		{"envoypatchpolicies.gateway.envoyproxy.io", "*"}, {"dnspolicies.kuadrant.io", "*"},
+		{"authorizationpolicies.security.istio.io", "*"}, {"wasmplugins.extensions.istio.io", "*"}, {"envoyfilters.networking.istio.io", "*"},
 	} {
 		for _, verb := range []string{"get", "list", "watch"} {
 			server = append(server, access{verb: verb, resource: r.resource, namespace: r.ns, allowed: true})

@@ -59,6 +59,9 @@ func (x resolver) resolve(p *semantics.Policy) semantics.Resolution {
 			add(semantics.Attachment{Node: n, Invalid: p.Invalid})
 		}
 	}
+	if p.Untargeted && p.ID.Namespace != "" {
+		add(semantics.Attachment{Node: topology.NamespaceNode(p.ID.Namespace), Invalid: p.Invalid})
+	}
 	if len(r.Attachments) == 0 && p.Invalid != "" && p.ID.Namespace != "" {
 		add(semantics.Attachment{Node: topology.NamespaceNode(p.ID.Namespace), Invalid: p.Invalid})
 	}
@@ -103,7 +106,7 @@ func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 	for _, s := range p.Selectors {
 		for _, ns := range x.selectorNamespaces(p, s) {
 			for n := range g.ByNS[ns] {
-				if g.Objects[n] == 0 || s.GK != n.GK() || !s.Selector.Matches(labels.Set(x.in.Labels[n])) {
+				if g.Objects[n] == 0 || s.GK != n.GK() || !s.Selector.Matches(x.labelsFor(s, n)) {
 					continue
 				}
 				if ns != p.ID.Namespace && !x.granted(p, n) {
@@ -115,6 +118,25 @@ func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 	}
 	sort.Slice(matched, func(i, j int) bool { return topology.LessNode(matched[i], matched[j]) })
 	return slices.Compact(matched)
+}
+
+// labelsFor is what selector s matches of object n: its labels, or for an Istio workload
+// selector the labels Istio's deployment controller gives a Gateway's pods.
+func (x resolver) labelsFor(s semantics.SelectorRef, n topology.NodeID) labels.Set {
+	if s.GatewayPods {
+		return labels.Set(semantics.GatewayPodLabels(n.Name, x.classOf(n)))
+	}
+	return labels.Set(x.in.Labels[n])
+}
+
+// classOf is the GatewayClass of Gateway n ("" when it has none the graph knows).
+func (x resolver) classOf(n topology.NodeID) string {
+	for class, gws := range x.in.Graph.GatewaysByClass {
+		if gws[n] {
+			return class
+		}
+	}
+	return ""
 }
 
 // selectorNamespaces lists the namespaces selector s of p looks in: the policy's own, or for
@@ -183,6 +205,13 @@ func (x resolver) attachedTo(p *semantics.Policy) []v1alpha1.AttachedTarget {
 			at.Reason, at.Message = v1alpha1.ReasonMalformed, p.Invalid
 		default:
 			at.Reason, at.Message = v1alpha1.ReasonReferenceGrantMissing, a.Invalid
+		}
+		out = append(out, at)
+	}
+	if p.Untargeted && p.ID.Namespace != "" {
+		at := v1alpha1.AttachedTarget{Target: topology.NamespaceNode(p.ID.Namespace).Ref(), Resolved: p.Invalid == ""}
+		if p.Invalid != "" {
+			at.Reason, at.Message = v1alpha1.ReasonMalformed, p.Invalid
 		}
 		out = append(out, at)
 	}

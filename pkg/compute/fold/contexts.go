@@ -134,10 +134,24 @@ func (s *Session) extendAt(base []viaElem, n topology.NodeID, k *attach.KindInde
 			push(viaElem{node: nsn, level: level - 2})
 		}
 	}
-	if s.bears(n, k) {
+	if s.bears(n, k) && !hasNode(out, n) {
 		push(viaElem{node: n, level: level})
 	}
 	return out
+}
+
+// rootBase is what every path of kind k starts with: the root Namespace of a profile whose
+// namespace-wide policies there apply mesh-wide (semantics.MeshRoot), when it bears a policy.
+func (s *Session) rootBase(k *attach.KindIndex) []viaElem {
+	ns := semantics.RootNamespaceOf(k.Kind.Profile, k.Kind.GK.Kind)
+	if ns == "" {
+		return nil
+	}
+	n := topology.NamespaceNode(ns)
+	if !s.bears(n, k) {
+		return nil
+	}
+	return []viaElem{{node: n, level: topology.LevelGatewayClass - 2}}
 }
 
 // contexts returns the distinct vias of the paths from a root to n.
@@ -153,12 +167,12 @@ func (s *Session) contexts(n topology.NodeID, k *attach.KindIndex) []via {
 	defer delete(s.busy, mk)
 	var vs viaSet
 	if topology.IsNamespaceNode(n) {
-		vs.add(s.extend(nil, n, k), "", nil)
+		vs.add(s.extend(s.rootBase(k), n, k), "", nil)
 	} else {
 		var buf [4]topology.NodeID
 		ps := s.g.AppendParents(buf[:0], n)
 		if len(ps) == 0 {
-			vs.add(s.extend(nil, n, k), "", nil)
+			vs.add(s.extend(s.rootBase(k), n, k), "", nil)
 		}
 		for _, p := range ps {
 			var pvs []via
@@ -197,7 +211,7 @@ func (s *Session) contexts(n topology.NodeID, k *attach.KindIndex) []via {
 // Service as a backend elsewhere (GAMMA), at the levels of a Gateway and its
 // listener.
 func (s *Session) meshFrontContexts(p topology.NodeID, k *attach.KindIndex) []via {
-	elems := s.extendAt(nil, p.Object(), k, topology.LevelGateway)
+	elems := s.extendAt(s.rootBase(k), p.Object(), k, topology.LevelGateway)
 	if p.Section != "" {
 		elems = s.extendAt(elems, p, k, topology.LevelListener)
 	}
@@ -277,7 +291,7 @@ func (vs *viaSet) find(key string) (int, bool) {
 // nodes left out) that bear a policy of k, with Namespace nodes inserted
 // as contexts insert them, as references.
 func (s *Session) Via(path []topology.NodeID, k *attach.KindIndex) []v1alpha1.ObjectReference {
-	var elems []viaElem
+	elems := s.rootBase(k)
 	for _, n := range path {
 		elems = s.extend(elems, n, k)
 	}

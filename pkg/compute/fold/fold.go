@@ -18,6 +18,7 @@ type entryOutcome struct {
 	total, survived int
 	beaters         []string
 	conflictedBy    string // the policy that beat this entry whole on its target, if any
+	apart           bool   // the profile does not apply the entry here (semantics.FoldValue.Apart)
 }
 
 type foldResult struct {
@@ -27,6 +28,7 @@ type foldResult struct {
 	fieldSources map[string]string
 	entries      []semantics.FoldEntry
 	outcomes     []entryOutcome
+	live         int // entries not apart
 }
 
 // viaStamp is the newest attachment generation of the nodes of v: a fold
@@ -89,6 +91,13 @@ func (s *Session) doFold(v via, k *attach.KindIndex, flavor string) *foldResult 
 		r.fieldSources = nil
 	}
 	r.outcomes = outcomesOf(es, fv, survived)
+	r.live = len(es)
+	for i := range fv.Apart {
+		if fv.Apart[i] {
+			r.outcomes[i].apart = true
+			r.live--
+		}
+	}
 	return r
 }
 

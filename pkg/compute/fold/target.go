@@ -88,7 +88,7 @@ func (s *Session) emitInherited(n topology.NodeID, section string, k *attach.Kin
 			continue
 		}
 		r := s.fold(v, k, flavor)
-		if len(r.entries) == 0 {
+		if r.live == 0 {
 			continue
 		}
 		// Spec bytes, fieldSources and via are shared with every other
@@ -119,6 +119,10 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 	t.parts = t.parts[:0]
 	t.idx = t.idx[:0]
 	for i, fe := range r.entries {
+		if r.outcomes[i].apart {
+			t.idx = append(t.idx, -1)
+			continue
+		}
 		level := fe.Level
 		for _, el := range v.elems {
 			if el.node == fe.Node {
@@ -163,6 +167,9 @@ func (t *sourceTally) add(v via, r *foldResult, a *aggs) {
 		}
 	}
 	for i, pi := range t.idx {
+		if pi < 0 {
+			continue
+		}
 		if p := &t.parts[pi]; p.survived < p.total || p.conflicted {
 			for _, b := range r.outcomes[i].beaters {
 				p.g.beat(b)

@@ -118,10 +118,13 @@ func Validate(d *Descriptor) error {
 	if d.Class != v1alpha1.ClassDirect && d.Class != v1alpha1.ClassInherited {
 		return fmt.Errorf("%s.%s: class must be %q or %q, not %q", d.Kind, d.Group, v1alpha1.ClassDirect, v1alpha1.ClassInherited, d.Class)
 	}
-	if len(d.TargetRef)+len(d.TargetRefs)+len(d.TargetSelectors) == 0 {
-		return fmt.Errorf("%s.%s: at least one of targetRef, targetRefs, targetSelectors is required", d.Kind, d.Group)
+	if len(d.TargetRef)+len(d.TargetRefs)+len(d.TargetSelectors)+len(d.WorkloadSelectors) == 0 && d.UntargetedScope == "" {
+		return fmt.Errorf("%s.%s: at least one of targetRef, targetRefs, targetSelectors, workloadSelectors, untargetedScope is required", d.Kind, d.Group)
 	}
-	for _, group := range [][]string{d.TargetRef, d.TargetRefs, d.TargetSelectors, d.Defaults, d.Overrides, d.Ignore} {
+	if d.UntargetedScope != "" && d.UntargetedScope != semantics.ScopeNamespace {
+		return fmt.Errorf("%s.%s: untargetedScope must be %q or empty, not %q", d.Kind, d.Group, semantics.ScopeNamespace, d.UntargetedScope)
+	}
+	for _, group := range [][]string{d.TargetRef, d.TargetRefs, d.TargetSelectors, d.WorkloadSelectors, d.Defaults, d.Overrides, d.Ignore} {
 		for _, p := range group {
 			if !strings.HasPrefix(p, "spec.") || strings.Contains(p, "..") || strings.HasSuffix(p, ".") {
 				return fmt.Errorf("%s.%s: path %q must be a dotted path below spec (like spec.targetRefs)", d.Kind, d.Group, p)

@@ -58,6 +58,7 @@ func (pp *policyParser) parse() error {
 		pp.readTargetRef()
 		pp.readTargetRefs()
 		pp.readTargetSelectors()
+		pp.readWorkloadSelectors()
 	}
 	if pp.p.Invalid != "" {
 		return errors.New(pp.p.Invalid)
@@ -69,8 +70,11 @@ func (pp *policyParser) parse() error {
 		return fmt.Errorf("spec must be an object, not %s", jsonType(rawSpec))
 	case tooDeep(spec, MaxSpecDepth):
 		return fmt.Errorf("spec is nested more than %d levels deep", MaxSpecDepth)
-	case len(pp.p.Refs) == 0 && len(pp.p.Selectors) == 0:
-		return errors.New("the policy names no target")
+	case len(pp.p.Refs) == 0 && len(pp.p.Selectors) == 0 && !pp.workloadSelected():
+		if pp.d.UntargetedScope != semantics.ScopeNamespace || pp.ns == "" {
+			return errors.New("the policy names no target")
+		}
+		pp.p.Untargeted = true
 	}
 	for _, r := range pp.p.Refs {
 		if r.Invalid != "" {
@@ -162,6 +166,52 @@ func (pp *policyParser) readTargetSelectors() {
 	}
 }
 
+// readWorkloadSelectors reads Istio's workload selectors ({matchLabels}, or EnvoyFilter's
+// {labels}), which count only
+// when the policy has no targetRef (Istio's policyattachment.go ShouldAttachPolicy): each
+// selects the Gateways whose pods carry its labels.
+func (pp *policyParser) readWorkloadSelectors() {
+	p := pp.p
+	if len(p.Refs) > 0 {
+		return
+	}
+	for _, path := range pp.d.WorkloadSelectors {
+		v, found := semantics.Lookup(pp.obj, path)
+		if !found || v == nil {
+			continue
+		}
+		m, isMap := v.(map[string]interface{})
+		if !isMap {
+			p.Refs = append(p.Refs, semantics.NamedRef{Invalid: path + " must be an object"})
+			continue
+		}
+		sm := map[string]interface{}{}
+		for _, key := range []string{"matchLabels", "labels"} { // EnvoyFilter's workloadSelector says labels
+			if ml, ok := m[key]; ok && ml != nil {
+				sm["matchLabels"] = ml
+				break
+			}
+		}
+		sel, err := topology.ParseSelector(sm)
+		if err != nil {
+			p.Refs = append(p.Refs, semantics.NamedRef{Invalid: fmt.Sprintf("%s: %v", path, err)})
+			continue
+		}
+		gk := schema.GroupKind{Group: topology.GatewayGroup, Kind: "Gateway"}
+		p.Selectors = append(p.Selectors, semantics.SelectorRef{GK: gk, Selector: sel, GatewayPods: true})
+	}
+}
+
+// workloadSelected reports whether the policy sets one of its kind's workload selectors.
+func (pp *policyParser) workloadSelected() bool {
+	for _, path := range pp.d.WorkloadSelectors {
+		if v, found := semantics.Lookup(pp.obj, path); found && v != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // readSelectorNamespaces reads a targetSelectors entry's namespaces (Envoy Gateway v1.9,
 // api/v1alpha1/policy_helpers.go TargetSelectorNamespaces): from Same (or absent) selects in
 // the policy's namespace, All in every namespace, Selector in the namespaces whose labels
@@ -201,6 +251,7 @@ func readSelectorNamespaces(sr *semantics.SelectorRef, v interface{}) error {
 func (pp *policyParser) notProper() []string {
 	d := pp.d
 	out := append(append(append([]string{}, d.TargetRef...), d.TargetRefs...), d.TargetSelectors...)
+	out = append(out, d.WorkloadSelectors...)
 	return append(out, d.Ignore...)
 }
 

@@ -28,6 +28,17 @@ type Descriptor struct {
 	// TargetSelectors lists paths of lists of Envoy Gateway style selectors
 	// ({group, kind, matchLabels, matchExpressions}).
 	TargetSelectors []string `json:"targetSelectors,omitempty"`
+	// WorkloadSelectors lists paths of Istio style workload selectors ({matchLabels}, or
+	// EnvoyFilter's {labels}). A
+	// policy without targetRefs that sets one selects the Gateways of its namespace whose pods
+	// carry the labels (GatewayPodLabels: gateway.networking.k8s.io/gateway-name: <its name>
+	// and the other labels Istio's deployment template sets); other pod labels are not known
+	// here, so a selector that asks for one selects no Gateway.
+	WorkloadSelectors []string `json:"workloadSelectors,omitempty"`
+	// UntargetedScope, when Namespace, makes a policy that names no target (no targetRef(s),
+	// no selector) apply to its whole namespace: it is attached to its Namespace node.
+	// Empty keeps such a policy Invalid ("the policy names no target").
+	UntargetedScope string `json:"untargetedScope,omitempty"`
 	// TargetKinds, when set, are the only kinds a policy may target (its implementation
 	// rejects a policy that names another, so it is Invalid).
 	TargetKinds []TargetKind `json:"targetKinds,omitempty"`
@@ -51,8 +62,8 @@ type Descriptor struct {
 	// the merged spec.
 	Ignore []string `json:"ignore,omitempty"`
 	// Semantics names whose rules decide what policies of this kind add up
-	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), EnvoyGateway,
-	// Kuadrant or NGINXGatewayFabric.
+	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), GatewayAPI,
+	// EnvoyGateway, Kuadrant, NGINXGatewayFabric or Istio.
 	Semantics string `json:"semantics,omitempty"`
 	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
 	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");
@@ -61,6 +72,33 @@ type Descriptor struct {
 	// namespace (see SensitiveKind and pkg/registry); the engine itself
 	// computes with them as with any other field.
 	SensitiveFields []string `json:"sensitiveFields,omitempty"`
+}
+
+// ScopeNamespace is the UntargetedScope of a kind whose untargeted policies apply to their
+// namespace.
+const ScopeNamespace = "Namespace"
+
+// GatewayNameLabel is the label Istio's deployment controller puts on a Gateway's pods,
+// naming the Gateway.
+const GatewayNameLabel = "gateway.networking.k8s.io/gateway-name"
+
+// GatewayPodLabels are the labels of the pods of Gateway name of GatewayClass class ("" when
+// unknown) that do not depend on the Gateway's spec, as Istio's deployment template sets them
+// (manifests/charts/istio-control/istio-discovery/files/kube-gateway.yaml; the deployment is
+// named <name>-<class> unless annotated otherwise). The labels of spec.infrastructure are not
+// known here.
+func GatewayPodLabels(name, class string) map[string]string {
+	l := map[string]string{
+		GatewayNameLabel:                      name,
+		"gateway.istio.io/managed":            "istio.io-gateway-controller",
+		"sidecar.istio.io/inject":             "false",
+		"service.istio.io/canonical-revision": "latest",
+	}
+	if class != "" {
+		l["gateway.networking.k8s.io/gateway-class-name"] = class
+		l["service.istio.io/canonical-name"] = name + "-" + class
+	}
+	return l
 }
 
 // TargetKind is a kind a policy may target ("" group for the core group).

@@ -56,6 +56,9 @@ type SelectorRef struct {
 	// ReferenceGrant there.
 	Wide              bool
 	NamespaceSelector labels.Selector
+	// GatewayPods is set for an Istio workload selector (Descriptor.WorkloadSelectors): it
+	// selects the Gateways (GK) whose pods carry the labels, not by the Gateways' own labels.
+	GatewayPods bool
 }
 
 // Policy is a policy as parsed: its targets, its stanzas (docs/spec.md §5.1) or why it is Invalid.
@@ -69,8 +72,11 @@ type Policy struct {
 	Selectors   []SelectorRef
 	Entries     []Entry
 	Invalid     string // whole policy is malformed
-	Class       v1alpha1.PolicyClass
-	Resolution  Resolution // current attachments (maintained by the engine)
+	// Untargeted is set when the policy names no target and its kind's UntargetedScope lets
+	// it apply to its namespace.
+	Untargeted bool
+	Class      v1alpha1.PolicyClass
+	Resolution Resolution // current attachments (maintained by the engine)
 	// RejectedBy is the policy that beat this one whole under a profile's whole-policy
 	// same-target rule, nil when none did (maintained by the engine).
 	RejectedBy *Policy

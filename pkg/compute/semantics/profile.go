@@ -19,6 +19,7 @@ const (
 	EnvoyGateway       = "EnvoyGateway"
 	Kuadrant           = "Kuadrant"
 	NGINXGatewayFabric = "NGINXGatewayFabric"
+	Istio              = "Istio"
 )
 
 // FoldEntry is one entry of a context: a stanza of a policy attached at a node of the via,
@@ -71,6 +72,30 @@ type ReachLimiter interface {
 	LimitsReach(kind string) bool
 }
 
+// MeshRoot is implemented by a profile whose policies without a target in one namespace apply
+// to the whole mesh (Istio's root namespace): that namespace's node is then the least specific
+// node of every path of the kind, ahead of everything else.
+type MeshRoot interface {
+	// RootNamespace is the mesh-wide namespace of policy kind kind, "" when it has none.
+	RootNamespace(kind string) string
+}
+
+// RootNamespaceOf is p's root namespace for kind, "" when p has none.
+func RootNamespaceOf(p Profile, kind string) string {
+	if mr, ok := p.(MeshRoot); ok {
+		return mr.RootNamespace(kind)
+	}
+	return ""
+}
+
+// ReachFrom is implemented by a ReachLimiter whose kind reaches a target from some attachment
+// points only (Istio: a namespace-wide policy reaches the namespace's Gateways, not the
+// waypoint of a Service): the engine lists a target below an attachment at only when
+// ReachesFrom holds, so that every key it lists has an output.
+type ReachFrom interface {
+	ReachesFrom(kind string, at, target topology.NodeID) bool
+}
+
 // FoldValue is a profile's fold of one context.
 type FoldValue struct {
 	// Acc is the merged spec; each leaf names the index of the entry that set it.
@@ -82,6 +107,11 @@ type FoldValue struct {
 	// ConflictedBy, when set, names for each entry the policy that beat it whole under a
 	// same-target rule (on this target or, for a whole-policy rule, on another), or nil.
 	ConflictedBy []*Policy
+	// Apart, when set, marks the entries the implementation does not apply at targets of
+	// this flavor at all (Istio applies no namespace-wide policy at a waypoint): they are
+	// not sources of the context. A context whose entries are all apart has no effective
+	// entry.
+	Apart []bool
 }
 
 // WholePolicyRejecter is implemented by a profile whose same-target rule rejects a policy
