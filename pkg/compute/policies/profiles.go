@@ -13,6 +13,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/envoygateway"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gatewayapi"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kgateway"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kuadrant"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/nginx"
 )
@@ -23,6 +24,7 @@ var profiles = map[string]semantics.Profile{
 	semantics.EnvoyGateway:       envoygateway.Profile{},
 	semantics.Kuadrant:           kuadrant.Profile{},
 	semantics.NGINXGatewayFabric: nginx.Profile{},
+	semantics.Kgateway:           kgateway.Profile{},
 }
 
 // ProfileOf returns the profile a descriptor names (GEP when it names none).

@@ -19,6 +19,7 @@ const (
 	EnvoyGateway       = "EnvoyGateway"
 	Kuadrant           = "Kuadrant"
 	NGINXGatewayFabric = "NGINXGatewayFabric"
+	Kgateway           = "kgateway"
 )
 
 // FoldEntry is one entry of a context: a stanza of a policy attached at a node of the via,
