@@ -28,7 +28,7 @@ import (
 // pruned and defaulted here with the CRDs' structural schemas as kube-apiserver does. The
 // end-to-end suite checks the same folders through the real API.
 
-var implCaseRoots = []string{"../../test/scenarios-impl", "../../test/upstream/envoygateway", "../../test/upstream/kuadrant", "../../test/upstream/nginxgatewayfabric", "../../test/upstream/gatewayapi"}
+var implCaseRoots = []string{"../../test/scenarios-impl", "../../test/upstream/envoygateway", "../../test/upstream/kuadrant", "../../test/upstream/nginxgatewayfabric", "../../test/upstream/gatewayapi", "../../test/upstream/kgateway"}
 
 func TestImplementationScenarios(t *testing.T) {
 	n := 0

@@ -121,7 +121,7 @@ type implExpected struct {
 func implCases(t *testing.T) []implCase {
 	t.Helper()
 	var out []implCase
-	for _, root := range []string{"test/scenarios-impl", "test/upstream/envoygateway", "test/upstream/kuadrant", "test/upstream/nginxgatewayfabric", "test/upstream/gatewayapi"} {
+	for _, root := range []string{"test/scenarios-impl", "test/upstream/envoygateway", "test/upstream/kuadrant", "test/upstream/nginxgatewayfabric", "test/upstream/gatewayapi", "test/upstream/kgateway"} {
 		exps, err := filepath.Glob(filepath.Join(repoRoot, root, "*", "expected.json"))
 		if err != nil {
 			t.Fatal(err)

@@ -27,11 +27,13 @@ func (Profile) Descriptors() []semantics.Descriptor {
 			TargetKinds: targets, DefaultStrategy: semantics.StrategyPatch,
 		}
 	}
+	tp := kind("TrafficPolicy", gw, semantics.TargetKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"},
+		semantics.TargetKind{Group: topology.ExperimentalGroup, Kind: "XListenerSet"})
+	tp.Annotations = []string{weightAnnotation} // read by fold.go's priorityOrder
 	return []semantics.Descriptor{
 		kind("BackendConfigPolicy", semantics.TargetKind{Kind: "Service"}, semantics.TargetKind{Group: group, Kind: "Backend"}),
 		kind("HTTPListenerPolicy", gw),
 		kind("ListenerPolicy", gw),
-		kind("TrafficPolicy", gw, semantics.TargetKind{Group: topology.GatewayGroup, Kind: "HTTPRoute"},
-			semantics.TargetKind{Group: topology.ExperimentalGroup, Kind: "XListenerSet"}),
+		tp,
 	}
 }
