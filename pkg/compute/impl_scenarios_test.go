@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 65 {
-		t.Fatalf("found %d implementation cases, want at least 65 (3 scenarios, 23 Envoy Gateway, 19 Kuadrant, 8 NGINX Gateway Fabric, 7 Gateway API, 9 kgateway)", n)
+	if n < 68 {
+		t.Fatalf("found %d implementation cases, want at least 68 (3 scenarios, 23 Envoy Gateway, 19 Kuadrant, 8 NGINX Gateway Fabric, 7 Gateway API, 12 kgateway)", n)
 	}
 }
 
