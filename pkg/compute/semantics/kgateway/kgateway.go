@@ -54,8 +54,8 @@ func (Profile) Flavor(string, topology.NodeID) string { return "" }
 // kindRules are the words of Rule for each kind.
 var kindRules = map[string]string{
 	"TrafficPolicy": "each feature from the most specific policy that sets it (route rule, route, listener, Gateway; " +
-		"at one level the heavier kgateway.dev/policy-weight, then the older); timeouts, retry of a whole Gateway, " +
-		"urlRewrite and autoHostRewrite only from routes",
+		"at one level the heavier kgateway.dev/policy-weight, then the older); a Gateway's or listener's timeouts, " +
+		"urlRewrite and autoHostRewrite never apply",
 	"ListenerPolicy":      "each listener setting from the oldest policy of the Gateway that sets it",
 	"HTTPListenerPolicy":  "each HTTP listener setting from the oldest policy of the Gateway that sets it",
 	"BackendConfigPolicy": "the policies of a backend applied oldest first, so each setting from the newest policy that sets it",
