@@ -73,3 +73,25 @@ spec: {group: x.example.com, scope: Namespaced, names: {kind: ColorPolicy, plura
 		t.Fatal("a label-only kind has no sensitive fields")
 	}
 }
+
+// TestLoadDescriptorsAnnotations: a descriptor's annotations must be annotation keys.
+func TestLoadDescriptorsAnnotations(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		ok   bool
+	}{
+		{"[kgateway.dev/policy-weight, weight]", true},
+		{`[""]`, false},
+		{"[a/b/c]", false},
+		{"[-bad]", false},
+	} {
+		data := strings.Replace(sensitiveDescriptors, "  sensitiveFields:", "  annotations: "+tc.list+"\n  sensitiveFields:", 1)
+		ds, err := LoadDescriptors([]byte(data))
+		if tc.ok && (err != nil || len(ds[0].Annotations) != 2) {
+			t.Errorf("annotations %s: %v, %v", tc.list, ds, err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "descriptors[0]")) {
+			t.Errorf("annotations %s: error %v, want one naming descriptors[0]", tc.list, err)
+		}
+	}
+}

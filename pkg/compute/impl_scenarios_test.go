@@ -28,7 +28,7 @@ import (
 // pruned and defaulted here with the CRDs' structural schemas as kube-apiserver does. The
 // end-to-end suite checks the same folders through the real API.
 
-var implCaseRoots = []string{"../../test/scenarios-impl", "../../test/upstream/envoygateway", "../../test/upstream/kuadrant", "../../test/upstream/nginxgatewayfabric", "../../test/upstream/gatewayapi", "../../test/upstream/istio"}
+var implCaseRoots = []string{"../../test/scenarios-impl", "../../test/upstream/envoygateway", "../../test/upstream/kuadrant", "../../test/upstream/nginxgatewayfabric", "../../test/upstream/gatewayapi", "../../test/upstream/istio", "../../test/upstream/kgateway"}
 
 func TestImplementationScenarios(t *testing.T) {
 	n := 0
@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 103 {
-		t.Fatalf("found %d implementation cases, want at least 103 (3 scenarios, 37 Envoy Gateway, 19 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 14 Istio)", n)
+	if n < 115 {
+		t.Fatalf("found %d implementation cases, want at least 115 (3 scenarios, 37 Envoy Gateway, 19 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 14 Istio, 12 kgateway)", n)
 	}
 }
 

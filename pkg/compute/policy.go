@@ -28,7 +28,9 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 	id := semantics.PolicyID{GK: gk, Namespace: ns, Name: name}
 	ks := keySet{}
 	old := st.att.Policy(id)
-	if u != nil && old != nil && reflect.DeepEqual(old.Raw["spec"], u.Object["spec"]) && old.Created.Equal(u.GetCreationTimestamp().Time) {
+	kept := ki.Kind.Descriptor.Annotations
+	if u != nil && old != nil && reflect.DeepEqual(old.Raw["spec"], u.Object["spec"]) && old.Created.Equal(u.GetCreationTimestamp().Time) &&
+		reflect.DeepEqual(keptAnnotations(old.Raw, kept), keptAnnotations(u.Object, kept)) {
 		// Nothing any output shows changed; the labels (copied onto the
 		// policy's PolicyReach) may have.
 		st.structural = false
@@ -49,7 +51,7 @@ func (st *state) applyPolicy(gk schema.GroupKind, ns, name string, u *unstructur
 		// Keep a private copy of the spec (descriptor paths all start at
 		// spec; the rest of the object is not needed): callers may reuse
 		// their object.
-		p := policies.Parse(ki.Kind, specOnlyCopy(u.Object), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.cat.clusterScoped)
+		p := policies.Parse(ki.Kind, specOnlyCopy(u.Object, kept), ns, name, u.GetCreationTimestamp().Time, st.defaultStrategy, st.cat.clusterScoped)
 		p.Labels = u.GetLabels()
 		st.att.Add(p)
 		st.affect(p, ks)
@@ -75,14 +77,36 @@ func sameLabels(a, b map[string]string) bool {
 	return true
 }
 
-// specOnlyCopy copies what policies.Parse reads of a policy object: its spec
-// (or its absence).
-func specOnlyCopy(obj map[string]interface{}) map[string]interface{} {
-	spec, ok := obj["spec"]
-	if !ok {
-		return map[string]interface{}{}
+// specOnlyCopy copies what policies.Parse and the kind's profile read of a policy object: its
+// spec (or its absence) and the annotations of kept that it has.
+func specOnlyCopy(obj map[string]interface{}, kept []string) map[string]interface{} {
+	out := map[string]interface{}{}
+	if spec, ok := obj["spec"]; ok {
+		out["spec"] = policies.DeepCopyValue(spec)
 	}
-	return map[string]interface{}{"spec": policies.DeepCopyValue(spec)}
+	if ann := keptAnnotations(obj, kept); ann != nil {
+		out["metadata"] = map[string]interface{}{"annotations": ann}
+	}
+	return out
+}
+
+// keptAnnotations returns the annotations of kept that obj has (nil for none).
+func keptAnnotations(obj map[string]interface{}, kept []string) map[string]interface{} {
+	if len(kept) == 0 {
+		return nil
+	}
+	md, _ := obj["metadata"].(map[string]interface{})
+	all, _ := md["annotations"].(map[string]interface{})
+	var out map[string]interface{}
+	for _, k := range kept {
+		if v, ok := all[k]; ok {
+			if out == nil {
+				out = map[string]interface{}{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // reresolve recomputes the attachments of ps, adding old and new reach to ks.

@@ -33,8 +33,8 @@ import (
 // so they run side by side in one cluster.
 func TestImplementationScenarios(t *testing.T) {
 	cases := implCases(t)
-	if len(cases) < 103 {
-		t.Fatalf("found %d implementation cases, want at least 103", len(cases))
+	if len(cases) < 115 {
+		t.Fatalf("found %d implementation cases, want at least 115", len(cases))
 	}
 	applyServerSide(t, implCaseCRDs(t, cases))
 	for _, c := range cases {
@@ -121,7 +121,7 @@ type implExpected struct {
 func implCases(t *testing.T) []implCase {
 	t.Helper()
 	var out []implCase
-	for _, root := range []string{"test/scenarios-impl", "test/upstream/envoygateway", "test/upstream/kuadrant", "test/upstream/nginxgatewayfabric", "test/upstream/gatewayapi", "test/upstream/istio"} {
+	for _, root := range []string{"test/scenarios-impl", "test/upstream/envoygateway", "test/upstream/kuadrant", "test/upstream/nginxgatewayfabric", "test/upstream/gatewayapi", "test/upstream/istio", "test/upstream/kgateway"} {
 		exps, err := filepath.Glob(filepath.Join(repoRoot, root, "*", "expected.json"))
 		if err != nil {
 			t.Fatal(err)

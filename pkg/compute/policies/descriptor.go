@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsonpointer"
@@ -134,6 +135,11 @@ func Validate(d *Descriptor) error {
 	for _, p := range d.SensitiveFields {
 		if !jsonpointer.Valid(p) {
 			return fmt.Errorf("%s.%s: sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", d.Kind, d.Group, p)
+		}
+	}
+	for _, a := range d.Annotations {
+		if errs := validation.IsQualifiedName(a); len(errs) > 0 {
+			return fmt.Errorf("%s.%s: annotations entry %q is not an annotation key: %s", d.Kind, d.Group, a, strings.Join(errs, "; "))
 		}
 	}
 	for i, tk := range d.TargetKinds {

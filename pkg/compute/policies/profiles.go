@@ -14,6 +14,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gatewayapi"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/gep"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/istio"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kgateway"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/kuadrant"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics/nginx"
 )
@@ -25,6 +26,7 @@ var profiles = map[string]semantics.Profile{
 	semantics.Kuadrant:           kuadrant.Profile{},
 	semantics.NGINXGatewayFabric: nginx.Profile{},
 	semantics.Istio:              istio.Profile{},
+	semantics.Kgateway:           kgateway.Profile{},
 }
 
 // ProfileOf returns the profile a descriptor names (GEP when it names none).

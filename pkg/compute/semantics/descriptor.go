@@ -65,6 +65,11 @@ type Descriptor struct {
 	// to (docs/spec.md §4.1): GEP (the default: docs/spec.md §5 as written), GatewayAPI,
 	// EnvoyGateway, Kuadrant, NGINXGatewayFabric or Istio.
 	Semantics string `json:"semantics,omitempty"`
+	// Annotations lists annotations of a policy object that its profile reads (kgateway's
+	// policy weight): the engine keeps them beside the spec, in the policy's Raw under
+	// metadata.annotations, and recomputes when one of them changes. Other annotations are
+	// never kept.
+	Annotations []string `json:"annotations,omitempty"`
 	// SensitiveFields lists JSON pointers (RFC 6901) into the spec proper
 	// (the merged spec of an effective entry, e.g. "/oidc/clientSecret");
 	// each covers its subtree. The API shows the values there only to

@@ -20,6 +20,7 @@ const (
 	Kuadrant           = "Kuadrant"
 	NGINXGatewayFabric = "NGINXGatewayFabric"
 	Istio              = "Istio"
+	Kgateway           = "kgateway"
 )
 
 // FoldEntry is one entry of a context: a stanza of a policy attached at a node of the via,
