@@ -116,55 +116,72 @@ func Validate(d *Descriptor) error {
 	if d.Kind == "" {
 		return fmt.Errorf("kind is required")
 	}
+	for _, check := range []func(*Descriptor) error{validateTargets, validateFields, validateStrategy} {
+		if err := check(d); err != nil {
+			return fmt.Errorf("%s.%s: %w", d.Kind, d.Group, err)
+		}
+	}
+	return nil
+}
+
+// validateTargets checks the class and where a policy's targets are.
+func validateTargets(d *Descriptor) error {
 	if d.Class != v1alpha1.ClassDirect && d.Class != v1alpha1.ClassInherited {
-		return fmt.Errorf("%s.%s: class must be %q or %q, not %q", d.Kind, d.Group, v1alpha1.ClassDirect, v1alpha1.ClassInherited, d.Class)
+		return fmt.Errorf("class must be %q or %q, not %q", v1alpha1.ClassDirect, v1alpha1.ClassInherited, d.Class)
 	}
 	if len(d.TargetRef)+len(d.TargetRefs)+len(d.TargetSelectors)+len(d.WorkloadSelectors) == 0 && d.UntargetedScope == "" {
-		return fmt.Errorf("%s.%s: at least one of targetRef, targetRefs, targetSelectors, workloadSelectors, untargetedScope is required", d.Kind, d.Group)
+		return fmt.Errorf("at least one of targetRef, targetRefs, targetSelectors, workloadSelectors, untargetedScope is required")
 	}
 	if d.UntargetedScope != "" && d.UntargetedScope != semantics.ScopeNamespace {
-		return fmt.Errorf("%s.%s: untargetedScope must be %q or empty, not %q", d.Kind, d.Group, semantics.ScopeNamespace, d.UntargetedScope)
+		return fmt.Errorf("untargetedScope must be %q or empty, not %q", semantics.ScopeNamespace, d.UntargetedScope)
 	}
+	for i, tk := range d.TargetKinds {
+		if tk.Kind == "" {
+			return fmt.Errorf("targetKinds[%d]: kind is required", i)
+		}
+	}
+	return nil
+}
+
+// validateFields checks the paths, pointers, annotation keys and semantics name.
+func validateFields(d *Descriptor) error {
 	for _, group := range [][]string{d.TargetRef, d.TargetRefs, d.TargetSelectors, d.WorkloadSelectors, d.Defaults, d.Overrides, d.Ignore} {
 		for _, p := range group {
 			if !strings.HasPrefix(p, "spec.") || strings.Contains(p, "..") || strings.HasSuffix(p, ".") {
-				return fmt.Errorf("%s.%s: path %q must be a dotted path below spec (like spec.targetRefs)", d.Kind, d.Group, p)
+				return fmt.Errorf("path %q must be a dotted path below spec (like spec.targetRefs)", p)
 			}
 		}
 	}
 	for _, p := range d.SensitiveFields {
 		if !jsonpointer.Valid(p) {
-			return fmt.Errorf("%s.%s: sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", d.Kind, d.Group, p)
+			return fmt.Errorf("sensitiveFields entry %q must be a JSON pointer into the spec proper (like /oidc/clientSecret)", p)
 		}
 	}
 	for _, a := range d.Annotations {
 		if errs := validation.IsQualifiedName(a); len(errs) > 0 {
-			return fmt.Errorf("%s.%s: annotations entry %q is not an annotation key: %s", d.Kind, d.Group, a, strings.Join(errs, "; "))
+			return fmt.Errorf("annotations entry %q is not an annotation key: %s", a, strings.Join(errs, "; "))
 		}
 	}
-	for i, tk := range d.TargetKinds {
-		if tk.Kind == "" {
-			return fmt.Errorf("%s.%s: targetKinds[%d]: kind is required", d.Kind, d.Group, i)
-		}
-	}
-	if err := validSemantics(d.Semantics); err != nil {
-		return fmt.Errorf("%s.%s: %w", d.Kind, d.Group, err)
-	}
+	return validSemantics(d.Semantics)
+}
+
+// validateStrategy checks how a policy names its strategy and the default.
+func validateStrategy(d *Descriptor) error {
 	if strings.Contains(d.StrategyField, ".") {
-		return fmt.Errorf("%s.%s: strategyField %q must be a plain field name", d.Kind, d.Group, d.StrategyField)
+		return fmt.Errorf("strategyField %q must be a plain field name", d.StrategyField)
 	}
 	for k, v := range d.StrategyValues {
 		if v != StrategyAtomic && v != StrategyPatch {
-			return fmt.Errorf("%s.%s: strategyValues[%q] must be %q or %q, not %q", d.Kind, d.Group, k, StrategyAtomic, StrategyPatch, v)
+			return fmt.Errorf("strategyValues[%q] must be %q or %q, not %q", k, StrategyAtomic, StrategyPatch, v)
 		}
 	}
 	if len(d.StrategyValues) > 0 && d.StrategyField == "" {
-		return fmt.Errorf("%s.%s: strategyValues needs strategyField", d.Kind, d.Group)
+		return fmt.Errorf("strategyValues needs strategyField")
 	}
 	switch d.DefaultStrategy {
 	case "", StrategyAtomic, StrategyPatch:
 	default:
-		return fmt.Errorf("%s.%s: defaultStrategy must be %q or %q, not %q", d.Kind, d.Group, StrategyAtomic, StrategyPatch, d.DefaultStrategy)
+		return fmt.Errorf("defaultStrategy must be %q or %q, not %q", StrategyAtomic, StrategyPatch, d.DefaultStrategy)
 	}
 	return nil
 }
