@@ -22,7 +22,7 @@ func TestIncrementalProfiles(t *testing.T) {
 	for _, g := range fuzzGroups {
 		topo = append(topo, descriptorCRDs(t, g)...)
 	}
-	pols = append(append(pols, profilePolicies()...), envoyPatchPolicies()...)
+	pols = append(append(append(pols, profilePolicies()...), envoyPatchPolicies()...), proxySettingsPolicies()...)
 	e, cur := feedIncremental(t, topo, pols)
 	before := snapshot(t, e)
 	if want := snapshotAll(t, cur); !reflect.DeepEqual(before, want) {
@@ -165,7 +165,48 @@ func profileMutations(t *testing.T, cur map[objKey]*unstructured.Unstructured) [
 	}
 	add("the newer ClientTrafficPolicy becomes the oldest", profileCreatedAt(get(ctpGK, "ns-0", "ctp-new"), 0))
 	muts = append(muts, kuadrantMutations(get)...)
-	return append(muts, patchPolicyMutations(get)...)
+	muts = append(muts, patchPolicyMutations(get)...)
+	return append(muts, proxySettingsMutations(get)...)
+}
+
+// psp is an NGINX Gateway Fabric ProxySettingsPolicy in ns-0 created sec seconds after profilesT0.
+func psp(name string, sec int, target interface{}, spec map[string]interface{}) *unstructured.Unstructured {
+	spec["targetRefs"] = []interface{}{target}
+	return profileCreatedAt(u("gateway.nginx.org/v1alpha1", "ProxySettingsPolicy", "ns-0", name, spec), sec)
+}
+
+// proxySettingsPolicies are NGINX Gateway Fabric ProxySettingsPolicies: inherited directive by
+// directive from the Gateway to its routes, a newer overlapping one rejected everywhere.
+func proxySettingsPolicies() []*unstructured.Unstructured {
+	return []*unstructured.Unstructured{
+		psp("psp-gw", 1, ref(topology.GatewayGroup, "Gateway", "gw-0"), map[string]interface{}{
+			"timeout": map[string]interface{}{"connect": "5s", "read": "30s"},
+		}),
+		psp("psp-route", 2, ref(topology.GatewayGroup, "HTTPRoute", "route-0"), map[string]interface{}{
+			"timeout": map[string]interface{}{"read": "60s"},
+		}),
+	}
+}
+
+// proxySettingsMutations change a directive, add an overlapping newer policy on two routes (it
+// loses on one, so on both) and delete the Gateway's.
+func proxySettingsMutations(get func(gk schema.GroupKind, ns, name string) *unstructured.Unstructured) []mutation {
+	pspGK := schema.GroupKind{Group: "gateway.nginx.org", Kind: "ProxySettingsPolicy"}
+	var muts []mutation
+	add := func(name string, objs ...*unstructured.Unstructured) {
+		muts = append(muts, mutation{name: name, upsert: objs})
+	}
+	{
+		p := get(pspGK, "ns-0", "psp-route")
+		_ = unstructured.SetNestedField(p.Object, "10s", "spec", "timeout", "send")
+		add("a route ProxySettingsPolicy sets another directive", p)
+	}
+	late := psp("psp-late", 5, ref(topology.GatewayGroup, "HTTPRoute", "route-0"), map[string]interface{}{
+		"timeout": map[string]interface{}{"read": "90s"},
+	})
+	_ = unstructured.SetNestedSlice(late.Object, []interface{}{ref(topology.GatewayGroup, "HTTPRoute", "route-0"), ref(topology.GatewayGroup, "HTTPRoute", "route-1")}, "spec", "targetRefs")
+	add("a newer overlapping ProxySettingsPolicy on two routes", late)
+	return append(muts, mutation{name: "delete the Gateway's ProxySettingsPolicy", del: []objKey{{pspGK, "ns-0", "psp-gw"}}})
 }
 
 // envoyPatchPolicies are Envoy Gateway EnvoyPatchPolicies, a kind whose policies all apply, in the

@@ -714,13 +714,13 @@ func schema_pkg_apis_effectivepolicy_v1alpha1_EffectiveSpec(ref common.Reference
 					},
 					"spec": {
 						SchemaProps: spec.SchemaProps{
-							Description: "Spec is the merged spec proper.",
+							Description: "Spec is the merged spec proper. For a kind whose policies all apply (Envoy Gateway's EnvoyPatchPolicy, Istio's AuthorizationPolicy, ...) it is a JSON list instead: item i is the spec of the i-th policy in the order the implementation applies or evaluates them.",
 							Ref:         ref(runtime.RawExtension{}.OpenAPIModelName()),
 						},
 					},
 					"fieldSources": {
 						SchemaProps: spec.SchemaProps{
-							Description: "FieldSources maps the JSON pointer of every leaf of Spec to the policy (\"namespace/name\", or \"name\" when cluster-scoped) whose value survived.",
+							Description: "FieldSources maps the JSON pointer of every leaf of Spec to the policy (\"namespace/name\", or \"name\" when cluster-scoped) whose value survived; for a list, \"/<i>\" to the policy of item i.",
 							Type:        []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,

@@ -198,11 +198,15 @@ type EffectiveSpec struct {
 	// SectionName is set when the entry applies to one section of the target.
 	// +optional
 	SectionName string `json:"sectionName,omitempty"`
-	// Spec is the merged spec proper.
+	// Spec is the merged spec proper. For a kind whose policies all apply
+	// (Envoy Gateway's EnvoyPatchPolicy, Istio's AuthorizationPolicy, ...) it
+	// is a JSON list instead: item i is the spec of the i-th policy in the
+	// order the implementation applies or evaluates them.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	Spec runtime.RawExtension `json:"spec"`
 	// FieldSources maps the JSON pointer of every leaf of Spec to the policy
-	// ("namespace/name", or "name" when cluster-scoped) whose value survived.
+	// ("namespace/name", or "name" when cluster-scoped) whose value survived;
+	// for a list, "/<i>" to the policy of item i.
 	// +optional
 	FieldSources map[string]string `json:"fieldSources,omitempty"`
 }
