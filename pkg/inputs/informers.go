@@ -119,7 +119,7 @@ func (m *Manager) Run(ctx context.Context) {
 	}
 	sort.Slice(gvrs, func(i, j int) bool { return gvrs[i].String() < gvrs[j].String() })
 	for _, gvr := range gvrs {
-		h := m.startLocked(gvr, staticKinds[gvr], gvr == CRDResource)
+		h := m.startLocked(gvr, staticKinds[gvr], gvr == CRDResource, false)
 		m.static[gvr.GroupResource()] = h
 		if gvr == CRDResource {
 			m.crds = h.objs

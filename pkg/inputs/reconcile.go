@@ -19,7 +19,7 @@ import (
 	"k8s.io/klog/v2"
 )
 
-func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCRD bool) *handle {
+func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCRD, policy bool) *handle {
 	ctx, cancel := context.WithCancel(m.ctx)
 	h := &handle{gvr: gvr, kind: kind, objs: newObjectStore(isCRD), ctx: ctx, cancel: cancel, start: time.Now()}
 	// The queue a shared informer uses (client-go 1.36 defaults: events in
@@ -28,7 +28,7 @@ func (m *Manager) startLocked(gvr schema.GroupVersionResource, kind string, isCR
 	fifo := cache.NewRealFIFOWithOptions(cache.RealFIFOOptions{
 		Name:                  "RealFIFO " + gvr.String(),
 		KeyFunction:           cache.MetaNamespaceKeyFunc,
-		Transformer:           TransformFor(gvr.GroupVersion().WithKind(kind)),
+		Transformer:           transformFor(gvr.GroupVersion().WithKind(kind), policy),
 		AtomicEvents:          true,
 		UnlockWhileProcessing: true,
 	})
@@ -77,8 +77,9 @@ func (m *Manager) stop(h *handle, deleteObjects bool) {
 }
 
 type wanted struct {
-	gvr  schema.GroupVersionResource
-	kind string
+	gvr    schema.GroupVersionResource
+	kind   string
+	policy bool
 }
 
 // reconcile brings the CRD-driven informers in line with the CRDs in the
@@ -115,7 +116,7 @@ func (m *Manager) reconcile() {
 		if _, static := m.static[gr]; static {
 			continue
 		}
-		want[gr] = wanted{gvr: gvr, kind: kinds[gr]}
+		want[gr] = wanted{gvr: gvr, kind: kinds[gr], policy: true}
 	}
 	switched := map[schema.GroupResource]*handle{}
 	for gr, h := range m.dynamic {
@@ -140,7 +141,7 @@ func (m *Manager) reconcile() {
 	for _, gr := range grs {
 		if _, ok := m.dynamic[gr]; !ok {
 			w := want[gr]
-			h := m.startLocked(w.gvr, w.kind, false)
+			h := m.startLocked(w.gvr, w.kind, false, w.policy)
 			m.dynamic[gr] = h
 			if old := switched[gr]; old != nil {
 				go m.replaced(old, h)
@@ -194,4 +195,11 @@ func ServedVersion(crd *unstructured.Unstructured) string {
 		}
 	}
 	return first
+}
+
+func transformFor(gvk schema.GroupVersionKind, policy bool) cache.TransformFunc {
+	if policy {
+		return PolicyTransformFor(gvk)
+	}
+	return TransformFor(gvk)
 }

@@ -33,6 +33,36 @@ func TransformFor(gvk schema.GroupVersionKind) cache.TransformFunc {
 	}
 }
 
+// PolicyTransformFor is TransformFor for a policy kind: it also keeps the policy's annotations
+// (all but kubectl's last-applied-configuration, a copy of the whole object), since a profile may
+// read some (a descriptor's `annotations`, such as kgateway's policy weight); the engine keeps
+// only those its descriptor lists. Policies are few beside the topology objects, so this costs
+// little memory.
+func PolicyTransformFor(gvk schema.GroupVersionKind) cache.TransformFunc {
+	return func(in interface{}) (interface{}, error) {
+		u, ok := in.(*unstructured.Unstructured)
+		if !ok {
+			return in, nil
+		}
+		out := Trim(u, gvk)
+		if ann := u.GetAnnotations(); len(ann) > 0 {
+			kept := map[string]interface{}{}
+			for k, v := range ann {
+				if k != lastApplied {
+					kept[k] = v
+				}
+			}
+			if len(kept) > 0 {
+				out.Object["metadata"].(map[string]interface{})["annotations"] = kept
+			}
+		}
+		return out, nil
+	}
+}
+
+// lastApplied is the annotation kubectl apply keeps a copy of the whole object in.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
 // keptSpec lists, for the core kinds whose spec the engine reads in part,
 // the spec fields it reads: a Service's ports (their names are the
 // sectionNames of policies and backendRefs); a Namespace's spec (finalizers)
