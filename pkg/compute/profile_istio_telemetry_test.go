@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/json"
 	"reflect"
 	"sort"
 	"strings"
@@ -79,8 +78,10 @@ func TestIstioTelemetryRootNamespace(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := telemetryWorld(t, c.pols); !reflect.DeepEqual(got, c.want) {
-				g, _ := json.MarshalIndent(got, "", " ")
-				t.Errorf("got  %s\nwant %v", g, c.want)
+				for k, v := range got {
+					t.Logf("got %v: %s", k, v)
+				}
+				t.Errorf("want %v", c.want)
 			}
 		})
 	}
