@@ -21,7 +21,7 @@ var fuzzKinds = append([]schema.GroupVersionKind{
 
 // fuzzGroups are the implementations' groups whose built-in kinds the fuzz target and the
 // incremental profile test install (with open-schema CRDs).
-var fuzzGroups = []string{"gateway.networking.k8s.io", "gateway.networking.x-k8s.io", "gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org", "security.istio.io", "extensions.istio.io", "networking.istio.io", "gateway.kgateway.dev"}
+var fuzzGroups = []string{"gateway.networking.k8s.io", "gateway.networking.x-k8s.io", "gateway.envoyproxy.io", "kuadrant.io", "gateway.nginx.org", "security.istio.io", "extensions.istio.io", "networking.istio.io", "telemetry.istio.io", "gateway.kgateway.dev"}
 
 func builtinFuzzKinds() []schema.GroupVersionKind {
 	var out []schema.GroupVersionKind

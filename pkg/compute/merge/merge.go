@@ -450,3 +450,10 @@ func Ordered(specs []interface{}, srcs []int) *Value {
 	}
 	return l
 }
+
+// List is a list whose items keep their own provenance (each item a value a profile built),
+// as Ordered's do: fieldSources has one key per leaf under "/<i>". The list's own Src, which
+// counts only when it is empty, is src.
+func List(items []*Value, src int) *Value {
+	return &Value{isMap: true, items: items, Src: src}
+}

@@ -267,3 +267,27 @@ func TestOrderedWholeItems(t *testing.T) {
 		t.Fatalf("ToJSON = %v, want %v", j, specs)
 	}
 }
+
+// TestListKeepsItemSources: a list a profile builds of values of its own keeps every item's
+// leaves with their entries (Istio's merged Telemetry: one item per provider, its fields from
+// different policies).
+func TestListKeepsItemSources(t *testing.T) {
+	item := &Value{IsObj: true, Obj: map[string]*Value{
+		"providers": Build([]interface{}{map[string]interface{}{"name": "envoy"}}, 0, nil),
+		"filter":    Build(map[string]interface{}{"expression": "true"}, 2, nil),
+	}}
+	v := List([]*Value{item, Build(map[string]interface{}{"disabled": true}, 1, nil)}, 0)
+	got := map[string]int{}
+	WalkLeaves(StripNulls(v), "", func(ptr string, src int) { got[ptr] = src })
+	want := map[string]int{"/0/providers": 0, "/0/filter/expression": 2, "/1/disabled": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("leaves = %v, want %v", got, want)
+	}
+	wantJSON := []interface{}{
+		map[string]interface{}{"providers": []interface{}{map[string]interface{}{"name": "envoy"}}, "filter": map[string]interface{}{"expression": "true"}},
+		map[string]interface{}{"disabled": true},
+	}
+	if j := ToJSON(v); !reflect.DeepEqual(j, wantJSON) {
+		t.Fatalf("ToJSON = %v, want %v", j, wantJSON)
+	}
+}

@@ -4,7 +4,7 @@
 # through the Go module proxy.
 set -euo pipefail
 d=$(go mod download -json istio.io/api@v1.32.0 | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
-awk -v want="authorizationpolicies.security.istio.io requestauthentications.security.istio.io wasmplugins.extensions.istio.io trafficextensions.extensions.istio.io envoyfilters.networking.istio.io" '
+awk -v want="authorizationpolicies.security.istio.io requestauthentications.security.istio.io wasmplugins.extensions.istio.io trafficextensions.extensions.istio.io envoyfilters.networking.istio.io telemetries.telemetry.istio.io" '
   BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
   function flush() { if (doc != "" && name in keep) { printf "---\n%s", doc }; doc = ""; name = "" }
   /^---$/ { flush(); next }

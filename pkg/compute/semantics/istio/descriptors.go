@@ -19,7 +19,8 @@ var targetKinds = []semantics.TargetKind{
 
 // Descriptors (semantics.Profile): the policy kinds of Istio with targetRefs. Each names its
 // targets in spec.targetRef or spec.targetRefs, or its workloads in spec.selector; a policy
-// with neither applies to its namespace. The rest of the spec applies as it is.
+// with neither applies to its namespace. The rest of the spec applies as it is (Telemetry's
+// is merged, telemetry.go).
 func (Profile) Descriptors() []semantics.Descriptor {
 	allApply := func(group, kind string) semantics.Descriptor {
 		return semantics.Descriptor{
@@ -35,6 +36,7 @@ func (Profile) Descriptors() []semantics.Descriptor {
 	return []semantics.Descriptor{
 		allApply(securityGroup, authorizationPolicy),
 		allApply(securityGroup, requestAuthentication),
+		allApply(telemetryGroup, telemetryKind),
 		allApply(extensionsGroup, wasmPlugin),
 		trafficExtensionDescriptor(allApply(extensionsGroup, trafficExtension)),
 		envoyFilterDescriptor(allApply(networkingGroup, envoyFilter)),

@@ -103,13 +103,17 @@ func (Profile) Rule(kind string) string {
 }
 
 // Fold implements semantics.Profile: the entries Istio applies at the target, in its order,
-// each one element of the list; the others are apart.
+// each one element of the list, the others apart; Telemetry, whose policies override one
+// another, is merged as Istio merges it (telemetry.go).
 func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue {
 	fv := semantics.FoldValue{Totals: make([]int, len(es)), Apart: make([]bool, len(es))}
 	if len(es) == 0 {
 		return fv
 	}
 	r, ok := kinds[es[0].Policy.ID.GK.Kind]
+	if ok && r.fold != nil {
+		return r.fold(es, flavor)
+	}
 	var idx []int
 	seen := map[*semantics.Policy]bool{}
 	for i := range es {
@@ -157,6 +161,9 @@ type rules struct {
 	rule string
 	// gatewaysOnly: the kind never reaches a waypoint through a Service targetRef.
 	gatewaysOnly bool
+	// fold, when set, folds the kind instead of the list of every policy (a kind whose
+	// policies override one another).
+	fold func(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 }
 
 var kinds = map[string]rules{
@@ -165,6 +172,7 @@ var kinds = map[string]rules{
 	wasmPlugin:            {less: extensionBefore, rule: fmt.Sprintf(extensionRule, wasmPlugin)},
 	trafficExtension:      {less: extensionBefore, rule: fmt.Sprintf(extensionRule, trafficExtension)},
 	envoyFilter:           {less: envoyFilterBefore, rule: envoyFilterRule, gatewaysOnly: true},
+	telemetryKind:         {rule: telemetryRule, fold: telemetryFold},
 }
 
 // rootFirst orders policies of the root namespace before the others (0 when it does not
