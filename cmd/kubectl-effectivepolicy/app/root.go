@@ -70,6 +70,8 @@ func newCommand(streams genericiooptions.IOStreams, newOnline func(o *Options) (
             the policies of that path
   diff      what a change would do to the effective policies, before it
             lands (exit status 1 when some would change)
+  check     whether expectations about the effective policies hold, for CI
+            (exit status 1 when some fail)
 
 It reads the effectivepolicy.dev API of the cluster, or with --offline -f DIR
 computes the same answers from manifests, with no cluster.`,
@@ -94,7 +96,7 @@ computes the same answers from manifests, with no cluster.`,
 	flags.StringVar(&o.Offline.DefaultInheritedStrategy, "default-inherited-strategy", "", "With --offline: Atomic or Patch, as the server's flag of that name.")
 	addKlogFlags(cmd)
 
-	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newCheckCommand(o), newVersionCommand(o))
 	return cmd
 }
 
