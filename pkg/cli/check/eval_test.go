@@ -103,96 +103,7 @@ func fixture() *fakeSource {
 // TestEvaluate: expectations over the fixture, each result as a line:
 // PASS or FAIL, the target, and the failures.
 func TestEvaluate(t *testing.T) {
-	cases := []struct {
-		name, expectation string
-		want              []string
-	}{
-		{"every route on the public Gateway is authenticated", `
-  targets: {kind: HTTPRoute, attachedTo: {namespace: infra, name: public}}
-  policy:
-    kind: SecurityPolicy
-    outcomes: [Enforced]
-    fields: [{path: /jwt/providers, exists: true}]`, []string{
-			"FAIL HTTPRoute app/api: no SecurityPolicy reaches it",
-			"PASS HTTPRoute app/web",
-		}},
-		{"a listener's routes", `
-  targets: {attachedTo: {namespace: infra, name: public, sectionName: https}}
-  policy: {kind: SecurityPolicy, group: gateway.envoyproxy.io}`, []string{"PASS HTTPRoute app/web"}},
-		{"a Gateway that does not exist", `
-  targets: {attachedTo: {namespace: infra, name: private}}
-  policy: {kind: SecurityPolicy}`, []string{"FAIL (no target): there is no Gateway infra/private"}},
-		{"a policy kind of another group", `
-  targets: {kind: HTTPRoute, name: web}
-  policy: {kind: SecurityPolicy, group: example.com}`, []string{"FAIL HTTPRoute app/web: no SecurityPolicy.example.com reaches it"}},
-		{"no route timeout over 30s, where one is set", `
-  targets: {kind: HTTPRoute}
-  policy:
-    kind: BackendTrafficPolicy
-    optional: true
-    fields: [{path: timeout.http.requestTimeout, max: 30s}]`, []string{
-			"PASS HTTPRoute app/api",
-			"PASS HTTPRoute app/internal",
-			`FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: timeout.http.requestTimeout is "45s", beyond max 30s (set by app/slow)`,
-		}},
-		{"a minimum, and a field that is not set", `
-  targets: {kind: HTTPRoute, namespace: app, selector: {matchLabels: {tier: public}}}
-  policy:
-    kind: BackendTrafficPolicy
-    fields:
-    - {path: timeout.http.requestTimeout, min: 20s}
-    - {path: /timeout/tcp, exists: true}`, []string{
-			`FAIL HTTPRoute app/api: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: timeout.http.requestTimeout is "10s", beyond min 20s; BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: /timeout/tcp is not set`,
-			`FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: /timeout/tcp is not set`,
-		}},
-		{"numbers: a bound, a string that is one, equality as JSON", `
-  targets: {kind: HTTPRoute, selector: {matchExpressions: [{key: tier, operator: Exists}]}}
-  policy:
-    kind: BackendTrafficPolicy
-    fields:
-    - {path: retries, max: 2.5}
-    - {path: retries, equals: 3.0}`, []string{
-			`FAIL HTTPRoute app/api: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is "3", beyond max 2.5; BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is "3", not 3`,
-			`FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is 3, beyond max 2.5 (set by app/slow)`,
-		}},
-		{"exists: false", `
-  targets: {kind: HTTPRoute, name: web}
-  policy:
-    kind: BackendTrafficPolicy
-    fields: [{path: retries, exists: false}, {path: nothing.here, exists: false}]`, []string{
-			"FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is set to 3 (set by app/slow)",
-		}},
-		{"an equals on an object", `
-  targets: {kind: HTTPRoute, name: web}
-  policy:
-    kind: SecurityPolicy
-    fields: [{path: jwt, equals: {providers: [{name: corp}]}}]`, []string{"PASS HTTPRoute app/web"}},
-		{"nothing Conflicted or Invalid, every target", `
-  targets: {}
-  forbiddenOutcomes: [Conflicted, Invalid]`, []string{
-			"PASS Namespace app",
-			"FAIL HTTPRoute app/api: BackendTrafficPolicy.gateway.envoyproxy.io app/fast-too is Conflicted: app/fast targets the route already",
-			"PASS HTTPRoute app/web",
-			"PASS Gateway infra/public",
-		}},
-		{"an outcome no source has", `
-  targets: {kind: Gateway}
-  policy: {kind: ColorPolicy}`, []string{
-			"FAIL Gateway infra/public: no ColorPolicy.colors.example.com is Enforced or PartiallyEnforced (found: infra/amber Overridden)",
-		}},
-		{"assumed semantics not allowed", `
-  targets: {namespace: infra}
-  allowAssumedSemantics: false`, []string{
-			"FAIL Gateway infra/public: ColorPolicy.colors.example.com is computed with assumed semantics (no descriptor or profile describes it)",
-		}},
-		{"a cluster-scoped target", `
-  targets: {group: "", kind: Namespace}
-  policy: {kind: ColorPolicy, outcomes: [Overridden]}`, []string{"PASS Namespace app"}},
-		{"no target matches", `
-  targets: {kind: GRPCRoute}
-  forbiddenOutcomes: [Invalid]`, []string{"FAIL (no target): no target matches GRPCRoute"}},
-	}
-	for _, c := range cases {
+	for _, c := range evaluateCases {
 		t.Run(c.name, func(t *testing.T) {
 			docs, err := Parse("e.yaml", []byte(header+"expectations:\n- name: x"+c.expectation+"\n"))
 			if err != nil {
@@ -211,6 +122,97 @@ func TestEvaluate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// evaluateCases: a rule (after its name), and the lines of its results.
+var evaluateCases = []struct {
+	name, expectation string
+	want              []string
+}{
+	{"every route on the public Gateway is authenticated", `
+  targets: {kind: HTTPRoute, attachedTo: {namespace: infra, name: public}}
+  policy:
+    kind: SecurityPolicy
+    outcomes: [Enforced]
+    fields: [{path: /jwt/providers, exists: true}]`, []string{
+		"FAIL HTTPRoute app/api: no SecurityPolicy reaches it",
+		"PASS HTTPRoute app/web",
+	}},
+	{"a listener's routes", `
+  targets: {attachedTo: {namespace: infra, name: public, sectionName: https}}
+  policy: {kind: SecurityPolicy, group: gateway.envoyproxy.io}`, []string{"PASS HTTPRoute app/web"}},
+	{"a Gateway that does not exist", `
+  targets: {attachedTo: {namespace: infra, name: private}}
+  policy: {kind: SecurityPolicy}`, []string{"FAIL (no target): there is no Gateway infra/private"}},
+	{"a policy kind of another group", `
+  targets: {kind: HTTPRoute, name: web}
+  policy: {kind: SecurityPolicy, group: example.com}`, []string{"FAIL HTTPRoute app/web: no SecurityPolicy.example.com reaches it"}},
+	{"no route timeout over 30s, where one is set", `
+  targets: {kind: HTTPRoute}
+  policy:
+    kind: BackendTrafficPolicy
+    optional: true
+    fields: [{path: timeout.http.requestTimeout, max: 30s}]`, []string{
+		"PASS HTTPRoute app/api",
+		"PASS HTTPRoute app/internal",
+		`FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: timeout.http.requestTimeout is "45s", beyond max 30s (set by app/slow)`,
+	}},
+	{"a minimum, and a field that is not set", `
+  targets: {kind: HTTPRoute, namespace: app, selector: {matchLabels: {tier: public}}}
+  policy:
+    kind: BackendTrafficPolicy
+    fields:
+    - {path: timeout.http.requestTimeout, min: 20s}
+    - {path: /timeout/tcp, exists: true}`, []string{
+		`FAIL HTTPRoute app/api: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: timeout.http.requestTimeout is "10s", beyond min 20s; BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: /timeout/tcp is not set`,
+		`FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: /timeout/tcp is not set`,
+	}},
+	{"numbers: a bound, a string that is one, equality as JSON", `
+  targets: {kind: HTTPRoute, selector: {matchExpressions: [{key: tier, operator: Exists}]}}
+  policy:
+    kind: BackendTrafficPolicy
+    fields:
+    - {path: retries, max: 2.5}
+    - {path: retries, equals: 3.0}`, []string{
+		`FAIL HTTPRoute app/api: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is "3", beyond max 2.5; BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is "3", not 3`,
+		`FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is 3, beyond max 2.5 (set by app/slow)`,
+	}},
+	{"exists: false", `
+  targets: {kind: HTTPRoute, name: web}
+  policy:
+    kind: BackendTrafficPolicy
+    fields: [{path: retries, exists: false}, {path: nothing.here, exists: false}]`, []string{
+		"FAIL HTTPRoute app/web: BackendTrafficPolicy.gateway.envoyproxy.io via Gateway infra/public: retries is set to 3 (set by app/slow)",
+	}},
+	{"an equals on an object", `
+  targets: {kind: HTTPRoute, name: web}
+  policy:
+    kind: SecurityPolicy
+    fields: [{path: jwt, equals: {providers: [{name: corp}]}}]`, []string{"PASS HTTPRoute app/web"}},
+	{"nothing Conflicted or Invalid, every target", `
+  targets: {}
+  forbiddenOutcomes: [Conflicted, Invalid]`, []string{
+		"PASS Namespace app",
+		"FAIL HTTPRoute app/api: BackendTrafficPolicy.gateway.envoyproxy.io app/fast-too is Conflicted: app/fast targets the route already",
+		"PASS HTTPRoute app/web",
+		"PASS Gateway infra/public",
+	}},
+	{"an outcome no source has", `
+  targets: {kind: Gateway}
+  policy: {kind: ColorPolicy}`, []string{
+		"FAIL Gateway infra/public: no ColorPolicy.colors.example.com is Enforced or PartiallyEnforced (found: infra/amber Overridden)",
+	}},
+	{"assumed semantics not allowed", `
+  targets: {namespace: infra}
+  allowAssumedSemantics: false`, []string{
+		"FAIL Gateway infra/public: ColorPolicy.colors.example.com is computed with assumed semantics (no descriptor or profile describes it)",
+	}},
+	{"a cluster-scoped target", `
+  targets: {group: "", kind: Namespace}
+  policy: {kind: ColorPolicy, outcomes: [Overridden]}`, []string{"PASS Namespace app"}},
+	{"no target matches", `
+  targets: {kind: GRPCRoute}
+  forbiddenOutcomes: [Invalid]`, []string{"FAIL (no target): no target matches GRPCRoute"}},
 }
 
 func line(r Result) string {
