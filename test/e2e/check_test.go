@@ -100,6 +100,16 @@ expectations:
 - name: nothing Conflicted or Invalid
   targets: {namespace: %[2]s}
   forbiddenOutcomes: [Conflicted, Invalid]
+- name: public routes by label have a color
+  targets:
+    kind: HTTPRoute
+    namespace: %[2]s
+    selector: {matchLabels: {tier: public}}
+  policy: {kind: ColorPolicy}
+- name: a route no policy reaches is still a target
+  targets: {group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: %[2]s, name: internal}
+  policy: {kind: ColorPolicy, optional: true}
+  allowAssumedSemantics: false
 `, checkInfra, checkApp)
 
 // TestCheck: kubectl effectivepolicy check against the cluster fails while a public route on
@@ -120,10 +130,13 @@ func TestCheck(t *testing.T) {
 		"PASS  every public route on gw has a color  HTTPRoute " + checkApp + "/shop",
 		"FAIL  every public route on gw has a color  HTTPRoute " + checkApp + "/blog",
 		"      no ColorPolicy.colors.example.com reaches it",
-		"2 expectations, 4 checks: 3 hold, 1 fails.",
+		"FAIL  public routes by label have a color  HTTPRoute " + checkApp + "/blog",
+		"      no ColorPolicy reaches it",
+		"PASS  a route no policy reaches is still a target  HTTPRoute " + checkApp + "/internal",
+		"4 expectations, 7 checks: 5 hold, 2 fail.",
 	}
 	online := waitCheck(t, dir, 1, failing, "check", "-f", expectations, "--junit", junit)
-	if strings.Contains(online, "internal") {
+	if strings.Contains(online, "color  HTTPRoute "+checkApp+"/internal") {
 		t.Errorf("the route without the label was checked:\n%s", online)
 	}
 	if data, err := os.ReadFile(junit); err != nil || !strings.Contains(string(data), `<failure message="no ColorPolicy.colors.example.com reaches it"`) {
@@ -133,7 +146,7 @@ func TestCheck(t *testing.T) {
 	var report struct {
 		Summary struct{ Fail int } `json:"summary"`
 	}
-	if exitStatus(err) != 1 || json.Unmarshal([]byte(out), &report) != nil || report.Summary.Fail != 1 {
+	if exitStatus(err) != 1 || json.Unmarshal([]byte(out), &report) != nil || report.Summary.Fail != 2 {
 		t.Errorf("-o json: exit %d, %s", exitStatus(err), out)
 	}
 
@@ -149,7 +162,8 @@ func TestCheck(t *testing.T) {
 	kubectlApply(t, checkFix)
 	waitCheck(t, dir, 0, []string{
 		"PASS  every public route on gw has a color  HTTPRoute " + checkApp + "/blog",
-		"2 expectations, 5 checks: 5 hold, 0 fail.",
+		"PASS  public routes by label have a color  HTTPRoute " + checkApp + "/blog",
+		"4 expectations, 8 checks: 8 hold, 0 fail.",
 	}, "check", "-f", expectations)
 	fix := writeFile(t, tmp, "fix.yaml", checkFix)
 	if out, _, err := runPlugin(dir, "check", "--offline", "-f", expectations, "-f", crds, "-f", manifests, "-f", fix); exitStatus(err) != 0 {
