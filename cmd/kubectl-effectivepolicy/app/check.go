@@ -118,11 +118,15 @@ func (c *checkOptions) read() ([]*check.Expectations, []*unstructured.Unstructur
 		objs []*unstructured.Unstructured
 	)
 	for _, f := range files {
-		got, err := check.Parse(f.Name, f.Data)
-		if err != nil {
-			return nil, nil, err
+		// Only a file that may hold expectations is read as YAML nodes:
+		// manifests are read by kubectl's rules alone.
+		if bytes.Contains(f.Data, []byte(check.Kind)) {
+			got, err := check.Parse(f.Name, f.Data)
+			if err != nil {
+				return nil, nil, err
+			}
+			docs = append(docs, got...)
 		}
-		docs = append(docs, got...)
 		all, err := manifests.Parse(f.Name, f.Data)
 		if err != nil {
 			return nil, nil, err

@@ -251,6 +251,7 @@ func TestOutputs(t *testing.T) {
 		{Expectation: "a", File: "e.yaml", Line: 4, Target: &Target{Kind: "HTTPRoute", Namespace: "app", Name: "web"}, Holds: true},
 		{Expectation: "a", File: "e.yaml", Line: 4, Target: &Target{Kind: "HTTPRoute", Namespace: "app", Name: "api"}, Failures: []string{"no X reaches it", "and more"}},
 		{Expectation: "b", File: "e.yaml", Line: 9, Failures: []string{"no target matches GRPCRoute"}},
+		{Expectation: "c", File: "e.yaml", Line: 12, Target: &Target{Kind: "Gateway", Namespace: "infra", Name: "gw"}, Failures: []string{"X infra/p is Conflicted: \x1b[31mred\x1b[0m"}},
 	}}
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
@@ -262,8 +263,10 @@ FAIL  a  HTTPRoute app/api
       and more
 FAIL  b  (no target)
       no target matches GRPCRoute
+FAIL  c  Gateway infra/gw
+      X infra/p is Conflicted: ^[[31mred^[[0m
 
-2 expectations, 3 checks: 1 holds, 2 fail.
+3 expectations, 4 checks: 1 holds, 3 fail.
 `
 	if text.String() != wantText {
 		t.Errorf("text:\n%s\nwant:\n%s", text.String(), wantText)
@@ -277,7 +280,7 @@ FAIL  b  (no target)
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Summary != (Summary{Expectations: 2, Checks: 3, Hold: 1, Fail: 2}) || len(back.Results) != 3 || back.Results[1].Failures[1] != "and more" {
+	if back.Summary != (Summary{Expectations: 3, Checks: 4, Hold: 1, Fail: 3}) || len(back.Results) != 4 || back.Results[1].Failures[1] != "and more" {
 		t.Errorf("JSON: %s", js.String())
 	}
 
@@ -300,7 +303,7 @@ FAIL  b  (no target)
 		}
 		got += "]"
 	}
-	if want := "3/2 [a 2/1 HTTPRoute app/web HTTPRoute app/api!no X reaches it] [b 1/1 (no target)!no target matches GRPCRoute]"; got != want {
+	if want := "4/3 [a 2/1 HTTPRoute app/web HTTPRoute app/api!no X reaches it] [b 1/1 (no target)!no target matches GRPCRoute] [c 1/1 Gateway infra/gw!X infra/p is Conflicted: \uFFFD[31mred\uFFFD[0m]"; got != want {
 		t.Errorf("JUnit: %s\nwant %s\n%s", got, want, ju.String())
 	}
 }

@@ -70,11 +70,11 @@ func lookup(v interface{}, tokens []string) (interface{}, bool) {
 	return v, true
 }
 
-// within says why value breaks b as a max (max=true) or a min, "" when it
-// does not.
-func within(value interface{}, b bound, max bool) string {
+// within says why value breaks b as a max (upper=true) or a min, "" when
+// it does not.
+func within(value interface{}, b bound, upper bool) string {
 	word, cmp := "min", func(c int) bool { return c >= 0 }
-	if max {
+	if upper {
 		word, cmp = "max", func(c int) bool { return c <= 0 }
 	}
 	switch b.kind {

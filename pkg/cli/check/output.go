@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"k8s.io/cli-runtime/pkg/printers"
 )
 
 // Summary counts the results.
@@ -48,9 +50,11 @@ func (r Report) WriteText(w io.Writer) error {
 		if res.Target != nil {
 			target = res.Target.String()
 		}
-		fmt.Fprintf(&b, "%s  %s  %s\n", status, res.Expectation, target)
+		// Names and messages come from the cluster: no terminal control
+		// sequence gets through (kubectl's rule).
+		fmt.Fprintf(&b, "%s  %s  %s\n", status, printers.EscapeTerminal(res.Expectation), printers.EscapeTerminal(target))
 		for _, f := range res.Failures {
-			fmt.Fprintf(&b, "      %s\n", f)
+			fmt.Fprintf(&b, "      %s\n", printers.EscapeTerminal(f))
 		}
 	}
 	s := r.Summary()

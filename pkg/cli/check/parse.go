@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -121,7 +122,7 @@ func yamlError(file string, err error) error {
 	for _, m := range msgs {
 		e := &Error{File: file, Reason: m}
 		if g := lineRE.FindStringSubmatch(m); g != nil {
-			fmt.Sscan(g[1], &e.Line)
+			e.Line, _ = strconv.Atoi(g[1]) // the regexp's \d+
 			e.Reason = reason(g[2])
 		}
 		if first == nil {

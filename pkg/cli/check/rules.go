@@ -151,13 +151,13 @@ func (f *FieldRule) check(spec interface{}, sources map[string]string) string {
 		return fmt.Sprintf("%s is %s, not %s%s", f.Path, show(v), show(normalize(f.Equals)), setBy(f.tokens, sources))
 	}
 	for _, b := range []struct {
-		b   bound
-		max bool
+		b     bound
+		upper bool
 	}{{f.max, true}, {f.min, false}} {
 		if b.b.kind == noBound {
 			continue
 		}
-		if why := within(v, b.b, b.max); why != "" {
+		if why := within(v, b.b, b.upper); why != "" {
 			return fmt.Sprintf("%s %s%s", f.Path, why, setBy(f.tokens, sources))
 		}
 	}
