@@ -91,6 +91,18 @@ run cat hack/demo/proposed/retry-all-1.yaml
 # cluster admin here); the exit status is kubectl diff's (1: effective policies would change).
 run kubectl effectivepolicy diff -f hack/demo/proposed/retry-all-1.yaml
 
+bold "9. Chihiro's platform rules, written down and checked (docs/check.md; exit status 1: one fails):"
+run cat hack/demo/check/expectations.yaml
+run kubectl effectivepolicy check -f hack/demo/check/expectations.yaml
+printf '$ kubectl apply -f hack/demo/check/frosting-timeouts.yaml   # the frosting route gets its own timeout\n'
+kc apply -f hack/demo/check/frosting-timeouts.yaml 2>&1 | sed 's/^/  /'
+# The server computes the change shortly after it lands.
+for _ in $(seq 60); do
+  kubectl effectivepolicy check -f hack/demo/check/expectations.yaml >/dev/null 2>&1 && break
+  sleep 0.5
+done
+run kubectl effectivepolicy check -f hack/demo/check/expectations.yaml
+
 cat <<TXT
 
 The control plane keeps running. Try it yourself:
@@ -102,5 +114,6 @@ The control plane keeps running. Try it yourself:
   kubectl effectivepolicy reach retrypolicy/retry-all -n baker
   kubectl effectivepolicy trace --host baker.cupcakes.example --as ana
   kubectl effectivepolicy diff --delete retrypolicy/retry-all -n baker
+  kubectl effectivepolicy check --offline -f hack/demo/check/expectations.yaml -f hack/demo
 Stop it with:  make local-down
 TXT

@@ -33,6 +33,7 @@ var layers = []struct {
 	{"pkg/requesttrace", 3},
 	{"pkg/storage/resourceversion", 3},
 	{"pkg/cli/render", 3},
+	{"pkg/cli/check", 3},
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},
 	{"pkg/cli/offline", 4},

@@ -70,6 +70,8 @@ func newCommand(streams genericiooptions.IOStreams, newOnline func(o *Options) (
             the policies of that path
   diff      what a change would do to the effective policies, before it
             lands (exit status 1 when some would change)
+  check     whether expectations about the effective policies hold, for CI
+            (exit status 1 when some fail)
 
 It reads the effectivepolicy.dev API of the cluster, or with --offline -f DIR
 computes the same answers from manifests, with no cluster.`,
@@ -88,13 +90,13 @@ computes the same answers from manifests, with no cluster.`,
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json prints the API objects; empty prints a tree.")
 	flags.StringVar(&o.Color, "color", o.Color, "Color the tree: auto (on a terminal, unless NO_COLOR or TERM=dumb), always or never.")
 	flags.BoolVar(&o.Offline.Enabled, "offline", false, "Compute from the manifests given with -f instead of asking the cluster.")
-	flags.StringSliceVarP(&o.Offline.Filenames, "filename", "f", nil, "With --offline (and for diff): a manifest file, a directory of them, or - for standard input (repeatable).")
+	flags.StringSliceVarP(&o.Offline.Filenames, "filename", "f", nil, "With --offline (and for diff; check's expectations): a manifest file, a directory of them, or - for standard input (repeatable).")
 	flags.BoolVarP(&o.Offline.Recursive, "recursive", "R", false, "Read the directories of manifests recursively.")
 	flags.StringVar(&o.Offline.PolicyDescriptors, "policy-descriptors", "", "With --offline: a policy descriptor file, as the server's flag of that name.")
 	flags.StringVar(&o.Offline.DefaultInheritedStrategy, "default-inherited-strategy", "", "With --offline: Atomic or Patch, as the server's flag of that name.")
 	addKlogFlags(cmd)
 
-	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newCheckCommand(o), newVersionCommand(o))
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -134,28 +135,35 @@ type offlineSource struct {
 // that name no namespace go to -n's (kubectl's default, "default", without
 // it: offline answers do not depend on the kubeconfig of the machine).
 func newOfflineSource(o *Options) (Source, error) {
-	ns := "default"
-	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
-		ns = *o.ConfigFlags.Namespace
-	}
 	objs, err := manifests.Read(manifests.Options{Filenames: o.Offline.Filenames, Recursive: o.Offline.Recursive, Stdin: o.In})
 	if err != nil {
 		return nil, err
 	}
+	s, _, err := offlineSourceOf(o, objs)
+	return s, err
+}
+
+// offlineSourceOf computes objs, read from manifests, and returns them
+// completed (pkg/cli/manifests.Complete: namespaces, timestamps).
+func offlineSourceOf(o *Options, objs []*unstructured.Unstructured) (*offlineSource, []*unstructured.Unstructured, error) {
+	ns := "default"
+	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
+		ns = *o.ConfigFlags.Namespace
+	}
 	table := kinds.NewTable()
 	if err := table.AddCRDs(objs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	objs = manifests.Complete(objs, manifests.Scope{Namespace: ns, Namespaced: table.Namespaced})
 	opts, err := o.Offline.computeOptions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := offline.New(objs, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &offlineSource{cluster: c, kinds: table, namespace: ns}, nil
+	return &offlineSource{cluster: c, kinds: table, namespace: ns}, objs, nil
 }
 
 func (o OfflineOptions) computeOptions() (compute.Options, error) {

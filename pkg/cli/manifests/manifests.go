@@ -53,12 +53,13 @@ type Options struct {
 // Read reads every manifest in order. Documents of kind List are expanded
 // into their items.
 func Read(o Options) ([]*unstructured.Unstructured, error) {
-	if len(o.Filenames) == 0 {
-		return nil, fmt.Errorf("no manifests: give -f FILE, -f DIR or -f -")
+	files, err := Files(o)
+	if err != nil {
+		return nil, err
 	}
 	var objs []*unstructured.Unstructured
-	for _, name := range o.Filenames {
-		got, err := readOne(name, o)
+	for _, f := range files {
+		got, err := Parse(f.Name, f.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +68,32 @@ func Read(o Options) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
-func readOne(name string, o Options) ([]*unstructured.Unstructured, error) {
+// File is one file of manifests, read.
+type File struct {
+	// Name is the file's path, or "standard input".
+	Name string
+	Data []byte
+}
+
+// Files reads the files o names, in order: directories contribute their
+// .yaml, .yml and .json files in lexical order (recursively with
+// o.Recursive), "-" standard input.
+func Files(o Options) ([]File, error) {
+	if len(o.Filenames) == 0 {
+		return nil, fmt.Errorf("no manifests: give -f FILE, -f DIR or -f -")
+	}
+	var files []File
+	for _, name := range o.Filenames {
+		got, err := readOne(name, o)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, got...)
+	}
+	return files, nil
+}
+
+func readOne(name string, o Options) ([]File, error) {
 	if name == "-" {
 		if o.Stdin == nil {
 			return nil, fmt.Errorf("-f -: no standard input")
@@ -76,28 +102,27 @@ func readOne(name string, o Options) ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading standard input: %w", err)
 		}
-		return parse("standard input", data)
+		return []File{{Name: "standard input", Data: data}}, nil
 	}
 	info, err := os.Stat(name)
 	if err != nil {
 		return nil, err
 	}
-	if !info.IsDir() {
-		return readFile(name)
+	names := []string{name}
+	if info.IsDir() {
+		if names, err = dirFiles(name, o.Recursive); err != nil {
+			return nil, err
+		}
 	}
-	files, err := dirFiles(name, o.Recursive)
-	if err != nil {
-		return nil, err
-	}
-	var objs []*unstructured.Unstructured
-	for _, f := range files {
-		got, err := readFile(f)
+	files := make([]File, 0, len(names))
+	for _, f := range names {
+		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		objs = append(objs, got...)
+		files = append(files, File{Name: f, Data: data})
 	}
-	return objs, nil
+	return files, nil
 }
 
 // dirFiles lists a directory's manifests in lexical order (filepath.WalkDir's).
@@ -121,12 +146,10 @@ func dirFiles(dir string, recursive bool) ([]string, error) {
 	return files, err
 }
 
-func readFile(name string) ([]*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return parse(name, data)
+// Parse reads the manifests of data, read from source (named in errors).
+// Documents of kind List are expanded into their items.
+func Parse(source string, data []byte) ([]*unstructured.Unstructured, error) {
+	return parse(source, data)
 }
 
 func parse(source string, data []byte) ([]*unstructured.Unstructured, error) {

@@ -191,3 +191,42 @@ func Diff(before, after *Cluster) []compute.Outcome {
 	})
 	return out
 }
+
+// Attached lists the routes attached to the Gateway namespace/name —
+// through the listener named section, or through any of its listeners
+// (its ListenerSets' too) when section is "" — by the hierarchy's rules
+// (docs/spec.md §3: parentRefs, allowedRoutes, hostnames), sorted and
+// without repeats; ok=false when there is no such Gateway.
+func (c *Cluster) Attached(namespace, name, section string) (routes []v1alpha1.ObjectReference, ok bool) {
+	c.engine.View(func(v compute.View) {
+		gws := v.Gateways(namespace, name)
+		if len(gws) == 0 {
+			return
+		}
+		ok = true
+		seen := map[v1alpha1.ObjectReference]bool{}
+		for _, l := range gws[0].Listeners {
+			if section != "" && l.Name != section {
+				continue
+			}
+			got, _ := v.Routes(l, nil)
+			for _, r := range got {
+				if !seen[r.Ref] {
+					seen[r.Ref] = true
+					routes = append(routes, r.Ref)
+				}
+			}
+		}
+	})
+	sort.Slice(routes, func(i, j int) bool {
+		a, b := routes[i], routes[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Group+"/"+a.Kind < b.Group+"/"+b.Kind
+	})
+	return routes, ok
+}
