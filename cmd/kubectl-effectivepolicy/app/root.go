@@ -94,7 +94,7 @@ computes the same answers from manifests, with no cluster.`,
 	flags.StringVar(&o.Offline.DefaultInheritedStrategy, "default-inherited-strategy", "", "With --offline: Atomic or Patch, as the server's flag of that name.")
 	addKlogFlags(cmd)
 
-	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newUICommand(o), newVersionCommand(o))
 	return cmd
 }
 
