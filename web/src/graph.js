@@ -14,7 +14,7 @@ export const outcomes = {
   partial: { color: "#E69F00", text: "Partially enforced" },
   lost: { color: "#CC79A7", text: "Overridden" },
   conflict: { color: "#D55E00", text: "Conflicted or invalid" },
-  none: { color: "#BBBBBB", text: "No policy attached" },
+  none: { color: "#BBBBBB", text: "No policy reaches it here" },
 };
 
 export function drawLegend(ul) {

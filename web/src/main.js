@@ -85,6 +85,7 @@ async function start() {
     const g = report ? report.graph : await get("api/graph");
     if (report) {
       document.body.classList.add("report");
+      if (!g || !g.nodes || g.nodes.length === 0) document.body.classList.add("no-graph");
       document.title = report.title || document.title;
     }
     cy = drawGraph($("#graph"), g || { nodes: [] }, showTarget);

@@ -26,6 +26,10 @@ type Options struct {
 	Output string
 	// Color is --color: auto, always or never.
 	Color string
+	// HTML is --html: a file to write the answer to as a page.
+	HTML string
+	// title is the command line, for --html's page.
+	title string
 	// Offline and its manifests.
 	Offline OfflineOptions
 
@@ -73,8 +77,9 @@ func newCommand(streams genericiooptions.IOStreams, newOnline func(o *Options) (
 
 It reads the effectivepolicy.dev API of the cluster, or with --offline -f DIR
 computes the same answers from manifests, with no cluster.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) { o.title = commandTitle(cmd, args) },
+		SilenceUsage:     true,
+		SilenceErrors:    true,
 		// As a kubectl plugin it is invoked as "kubectl effectivepolicy".
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl effectivepolicy"},
 	}

@@ -145,15 +145,23 @@ func (s *Server) reach(w http.ResponseWriter, r *http.Request) {
 	answer(w, nil, notFound("no policy %s %s", kind, qualified(namespace, name)))
 }
 
-// reachMarks marks each target a policy reaches with its outcome.
+// reachMarks marks each target a policy reaches with its outcome (one
+// per stanza that reaches it).
 func reachMarks(p v1alpha1.ReachPolicy) []Mark {
 	var marks []Mark
+	at := map[string]int{}
 	for _, rc := range p.Reaches {
 		note := string(rc.Outcome)
 		if rc.Stanza != "" {
 			note += " (" + string(rc.Stanza) + ")"
 		}
-		marks = append(marks, Mark{ID: refID(rc.Target), Note: note})
+		id := refID(rc.Target)
+		if i, ok := at[id]; ok {
+			marks[i].Note += ", " + note
+			continue
+		}
+		at[id] = len(marks)
+		marks = append(marks, Mark{ID: id, Note: note})
 	}
 	return marks
 }

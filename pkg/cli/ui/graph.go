@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
 )
 
 // Graph is what the page draws: the objects of the hierarchy that the
@@ -232,4 +233,17 @@ func qualified(namespace, name string) string {
 		return name
 	}
 	return namespace + "/" + name
+}
+
+// Stacks are the describe trees of the targets of objs by node id: what a
+// click on a node of an --html page shows.
+func Stacks(objs []runtime.Object) map[string][]*TreeNode {
+	out := map[string][]*TreeNode{}
+	for _, obj := range objs {
+		ns, ts := targetsOf(obj)
+		for _, t := range ts {
+			out[nodeID(t.Group, t.Kind, ns, t.Name, "")] = Trees(render.Target(ns, t))
+		}
+	}
+	return out
 }
