@@ -74,6 +74,8 @@ func newCommand(streams genericiooptions.IOStreams, newOnline func(o *Options) (
             the policies of that path
   diff      what a change would do to the effective policies, before it
             lands (exit status 1 when some would change)
+  ui        a local web page of the same, drawn as a graph (--html FILE on
+            the other commands writes one answer as a page)
 
 It reads the effectivepolicy.dev API of the cluster, or with --offline -f DIR
 computes the same answers from manifests, with no cluster.`,
