@@ -37,7 +37,8 @@ const style = [
       label: "data(label)",
       "text-wrap": "wrap",
       "text-valign": "center",
-      "font-size": 11,
+      "font-size": 12,
+      "text-max-width": 190,
       "font-family": "system-ui, sans-serif",
       width: "label",
       height: "label",
@@ -88,4 +89,44 @@ export function mark(cy, marks) {
       if (m.note) n.data("label", n.data("base") + "\n▶ " + m.note);
     }
   });
+}
+
+// update brings the drawn graph to graph (the Live view): colours and
+// labels change in place; nodes and edges that came or went are added or
+// removed, and only then is the graph laid out again. It returns whether
+// anything changed.
+export function update(cy, graph) {
+  let changed = false;
+  let moved = false;
+  const seen = new Set();
+  cy.batch(() => {
+    for (const n of graph.nodes || []) {
+      seen.add(n.id);
+      const el = cy.getElementById(n.id);
+      if (el.empty()) {
+        cy.add({ data: n });
+        moved = true;
+        continue;
+      }
+      if (el.data("base") !== n.base || el.data("outcome") !== n.outcome) {
+        el.data({ ...n, label: n.base });
+        changed = true;
+      }
+    }
+    for (const e of graph.edges || []) {
+      const id = e.from + "->" + e.to;
+      seen.add(id);
+      if (cy.getElementById(id).empty()) {
+        cy.add({ data: { id, source: e.from, target: e.to } });
+        moved = true;
+      }
+    }
+    const gone = cy.elements().filter((el) => !seen.has(el.id()));
+    if (gone.nonempty()) {
+      cy.remove(gone);
+      moved = true;
+    }
+  });
+  if (moved) cy.layout({ name: "dagre", rankDir: "LR", nodeSep: 12, rankSep: 60 }).run();
+  return changed || moved;
 }

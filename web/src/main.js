@@ -1,7 +1,7 @@
 // The page of `kubectl effectivepolicy ui` and of --html files (docs/ui.md).
 import "./style.css";
 import { report, get } from "./data.js";
-import { drawGraph, drawLegend, mark } from "./graph.js";
+import { drawGraph, drawLegend, mark, update } from "./graph.js";
 import { drawTrees, drawError } from "./tree.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -91,6 +91,11 @@ async function start() {
     cy = drawGraph($("#graph"), g || { nodes: [] }, showTarget);
     setStatus(g && g.summary ? g.summary : "");
     if (report && report.trees) drawTrees(panel, report.trees, report.title);
+    // What the browser tests read and click (the graph is a canvas).
+    window.epGraph = {
+      nodes: () => cy.nodes().map((n) => ({ ...n.data(), marked: n.hasClass("marked") })),
+      tap: (id) => cy.getElementById(id).emit("tap"),
+    };
     document.body.dataset.ready = "true";
   } catch (err) {
     setStatus("");
@@ -99,4 +104,21 @@ async function start() {
   }
 }
 
-start();
+// Live: the served page asks for the graph again every few seconds while
+// it is visible, and redraws what changed (a policy edited, a route
+// attached) without a reload.
+const liveEvery = 5000;
+
+async function live() {
+  if (!cy || report || document.hidden) return;
+  try {
+    const g = await get("api/graph");
+    if (update(cy, g)) setStatus(g.summary + " · updated " + new Date().toLocaleTimeString());
+  } catch (err) {
+    setStatus("Live updates failed: " + (err.message || err));
+  }
+}
+
+start().then(() => {
+  if (!report) setInterval(live, liveEvery);
+});
