@@ -144,6 +144,12 @@ func testHTMLExport(t *testing.T, dir string, ctx context.Context) {
 // targets only, and asking for every namespace shows her the API's refusal.
 func TestUIRBAC(t *testing.T) {
 	dir := uiPlugin(t)
+	// The demo's objects go when the test ends, so that later tests see the cluster they expect.
+	t.Cleanup(func() {
+		for i := len(demoFiles) - 1; i >= 0; i-- {
+			kubectl(t, "delete", "--ignore-not-found", "--wait=false", "-f", filepath.Join(repoRoot, "hack", "demo", demoFiles[i]))
+		}
+	})
 	for _, f := range demoFiles {
 		kubectl(t, "apply", "-f", filepath.Join(repoRoot, "hack", "demo", f))
 		if f == "00-crds.yaml" {
@@ -189,7 +195,6 @@ func TestUIRBAC(t *testing.T) {
 	}
 	routePolicies := filepath.Join(repoRoot, "hack", "demo", "40-route.yaml")
 	kubectl(t, "delete", "-f", routePolicies)
-	t.Cleanup(func() { kubectl(t, "apply", "-f", routePolicies) })
 	eventually(t, 60*time.Second, "the live page", func() error {
 		if n := graphNodes(t, ctx)[demoRoute]; n.Outcome != "enforced" || strings.Contains(n.Label, "PartiallyEnforced") {
 			return fmt.Errorf("route not updated: %+v", n)
