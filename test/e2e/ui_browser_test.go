@@ -135,7 +135,7 @@ type pageNode struct {
 
 // openPage loads u and waits until the page has drawn (or failed: ready is
 // then "error").
-func openPage(t *testing.T, ctx context.Context, u string) string {
+func openPage(ctx context.Context, t *testing.T, u string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -150,7 +150,7 @@ func openPage(t *testing.T, ctx context.Context, u string) string {
 }
 
 // graphNodes reads the drawn nodes by id.
-func graphNodes(t *testing.T, ctx context.Context) map[string]pageNode {
+func graphNodes(ctx context.Context, t *testing.T) map[string]pageNode {
 	t.Helper()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(window.epGraph.nodes())`))
 	if err != nil {
@@ -168,7 +168,7 @@ func graphNodes(t *testing.T, ctx context.Context) map[string]pageNode {
 }
 
 // panelText waits until the side panel shows sel and returns its text.
-func panelText(t *testing.T, ctx context.Context, sel string) string {
+func panelText(ctx context.Context, t *testing.T, sel string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -184,7 +184,7 @@ func panelText(t *testing.T, ctx context.Context, sel string) string {
 
 // screenshot saves the page as name.png under $UI_SCREENSHOTS, the folder
 // of the docs' pictures (docs/ui/), when it is set.
-func screenshot(t *testing.T, ctx context.Context, name string) {
+func screenshot(ctx context.Context, t *testing.T, name string) {
 	t.Helper()
 	dir := os.Getenv("UI_SCREENSHOTS")
 	if dir == "" {

@@ -22,7 +22,7 @@ const (
 )
 
 // js runs a script in the page (one that returns true).
-func js(t *testing.T, ctx context.Context, script string) {
+func js(ctx context.Context, t *testing.T, script string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("{"+script+"}; true")); err != nil {
 		t.Fatalf("%s: %v", script, err)
@@ -38,10 +38,10 @@ func TestUIOffline(t *testing.T) {
 	u := startUI(t, dir, "-A", "--offline", "-f", "hack/demo")
 	ctx := newBrowser(t)
 
-	if ready := openPage(t, ctx, u); ready != "true" {
+	if ready := openPage(ctx, t, u); ready != "true" {
 		t.Fatalf("page not ready: %s", ready)
 	}
-	nodes := graphNodes(t, ctx)
+	nodes := graphNodes(ctx, t)
 	gw, route := nodes[demoGateway], nodes[demoRoute]
 	if !gw.Target || gw.Outcome != "enforced" || !strings.Contains(gw.Label, "3 Enforced") {
 		t.Errorf("Gateway node: %+v", gw)
@@ -49,63 +49,63 @@ func TestUIOffline(t *testing.T) {
 	if !route.Target || route.Outcome != "partial" || !strings.Contains(route.Label, "1 PartiallyEnforced") {
 		t.Errorf("HTTPRoute node: %+v", route)
 	}
-	screenshot(t, ctx, "gateways")
+	screenshot(ctx, t, "gateways")
 
 	// Target: a click shows the route's stack, each field with the policy that set it.
-	js(t, ctx, fmt.Sprintf(`window.epGraph.tap(%q)`, demoRoute))
-	if err := wantText(panelText(t, ctx, "ul.tree"), "HTTPRoute baker/baker", "request: 10s  ← baker/baker-timeouts", "partly superseded by baker/baker-timeouts"); err != nil {
+	js(ctx, t, fmt.Sprintf(`window.epGraph.tap(%q)`, demoRoute))
+	if err := wantText(panelText(ctx, t, "ul.tree"), "HTTPRoute baker/baker", "request: 10s  ← baker/baker-timeouts", "partly superseded by baker/baker-timeouts"); err != nil {
 		t.Error(err)
 	}
-	screenshot(t, ctx, "target")
+	screenshot(ctx, t, "target")
 
 	// Policy: the Gateway's timeouts reach the route, partly enforced there.
-	js(t, ctx, `document.querySelector('#tabs button[data-view=reach]').click()`)
+	js(ctx, t, `document.querySelector('#tabs button[data-view=reach]').click()`)
 	if err := chromedp.Do(ctx, chromedp.WaitReady(`#reach-select option:nth-child(2)`)); err != nil {
 		t.Fatal(err)
 	}
-	js(t, ctx, `document.querySelector('#panel').replaceChildren();
+	js(ctx, t, `document.querySelector('#panel').replaceChildren();
 		const s = document.querySelector('#reach-select');
 		s.value = [...s.options].find(o => o.text === 'TimeoutPolicy infra/gateway-timeouts').value;
 		s.dispatchEvent(new Event('change'))`)
-	if err := wantText(panelText(t, ctx, "ul.tree"), "infra/gateway-timeouts", "HTTPRoute baker/baker  PartiallyEnforced  Defaults"); err != nil {
+	if err := wantText(panelText(ctx, t, "ul.tree"), "infra/gateway-timeouts", "HTTPRoute baker/baker  PartiallyEnforced  Defaults"); err != nil {
 		t.Error(err)
 	}
-	if n := graphNodes(t, ctx)[demoRoute]; !n.Marked || !strings.Contains(n.Label, "PartiallyEnforced (Defaults)") {
+	if n := graphNodes(ctx, t)[demoRoute]; !n.Marked || !strings.Contains(n.Label, "PartiallyEnforced (Defaults)") {
 		t.Errorf("the reached route is not marked: %+v", n)
 	}
-	screenshot(t, ctx, "policy")
+	screenshot(ctx, t, "policy")
 
 	// Request: the trace highlights the Gateway and the route; bad input is refused.
-	traceForm(t, ctx, "baker.cupcakes.example", "")
-	if err := wantText(panelText(t, ctx, "ul.tree"), "HTTPRoute baker/baker"); err != nil {
+	traceForm(ctx, t, "baker.cupcakes.example", "")
+	if err := wantText(panelText(ctx, t, "ul.tree"), "HTTPRoute baker/baker"); err != nil {
 		t.Error(err)
 	}
-	marked := graphNodes(t, ctx)
+	marked := graphNodes(ctx, t)
 	if !marked[demoGateway].Marked || !marked[demoRoute].Marked || marked["gateway.networking.k8s.io/HTTPRoute/baker/frosting"].Marked {
 		t.Errorf("trace marks: gateway %v, route %v, frosting %v", marked[demoGateway].Marked, marked[demoRoute].Marked, marked["gateway.networking.k8s.io/HTTPRoute/baker/frosting"].Marked)
 	}
-	screenshot(t, ctx, "request")
-	traceForm(t, ctx, "baker.cupcakes.example", "eighty")
-	if err := wantText(panelText(t, ctx, ".error"), `port must be a number from 1 to 65535, not "eighty"`); err != nil {
+	screenshot(ctx, t, "request")
+	traceForm(ctx, t, "baker.cupcakes.example", "eighty")
+	if err := wantText(panelText(ctx, t, ".error"), `port must be a number from 1 to 65535, not "eighty"`); err != nil {
 		t.Error(err)
 	}
 
 	// The URL without its token: the page loads, the data does not.
 	bare, _, _ := strings.Cut(u, "?")
-	if ready := openPage(t, ctx, bare+"?token=wrong"); ready != "error" {
+	if ready := openPage(ctx, t, bare+"?token=wrong"); ready != "error" {
 		t.Errorf("page with a wrong token: %s", ready)
 	}
-	if err := wantText(panelText(t, ctx, ".error"), "missing or wrong token"); err != nil {
+	if err := wantText(panelText(ctx, t, ".error"), "missing or wrong token"); err != nil {
 		t.Error(err)
 	}
 
-	testHTMLExport(t, dir, ctx)
+	testHTMLExport(ctx, t, dir)
 }
 
 // traceForm fills in the Request view's form and submits it.
-func traceForm(t *testing.T, ctx context.Context, host, port string) {
+func traceForm(ctx context.Context, t *testing.T, host, port string) {
 	t.Helper()
-	js(t, ctx, fmt.Sprintf(`document.querySelector('#tabs button[data-view=trace]').click();
+	js(ctx, t, fmt.Sprintf(`document.querySelector('#tabs button[data-view=trace]').click();
 		document.querySelector('#panel').replaceChildren();
 		const f = document.querySelector('#trace-form');
 		f.elements.host.value = %q;
@@ -115,18 +115,18 @@ func traceForm(t *testing.T, ctx context.Context, host, port string) {
 
 // testHTMLExport: describe --html writes a page that opens from a file with
 // no request to anywhere, and shows the graph and the stacks.
-func testHTMLExport(t *testing.T, dir string, ctx context.Context) {
+func testHTMLExport(ctx context.Context, t *testing.T, dir string) {
 	file := filepath.Join(t.TempDir(), "describe.html")
 	if _, errOut, err := runPlugin(dir, "describe", "httproutes", "-A", "--offline", "-f", "hack/demo", "--html", file); err != nil {
 		t.Fatalf("describe --html: %v: %s", err, errOut)
 	}
-	if ready := openPage(t, ctx, "file://"+file); ready != "true" {
+	if ready := openPage(ctx, t, "file://"+file); ready != "true" {
 		t.Fatalf("--html page: %s", ready)
 	}
-	if n := graphNodes(t, ctx)[demoRoute]; n.Outcome != "partial" {
+	if n := graphNodes(ctx, t)[demoRoute]; n.Outcome != "partial" {
 		t.Errorf("--html page's route: %+v", n)
 	}
-	if err := wantText(panelText(t, ctx, "ul.tree"), "kubectl effectivepolicy describe httproutes", "request: 10s  ← baker/baker-timeouts"); err != nil {
+	if err := wantText(panelText(ctx, t, "ul.tree"), "kubectl effectivepolicy describe httproutes", "request: 10s  ← baker/baker-timeouts"); err != nil {
 		t.Error(err)
 	}
 	requests, err := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType('resource').length`))
@@ -136,7 +136,7 @@ func testHTMLExport(t *testing.T, dir string, ctx context.Context) {
 	if requests != 0 {
 		t.Errorf("the --html page made %d requests", requests)
 	}
-	screenshot(t, ctx, "html-export")
+	screenshot(ctx, t, "html-export")
 }
 
 // TestUIRBAC: `ui` against the cluster with the demo topology: the admin sees
@@ -160,10 +160,10 @@ func TestUIRBAC(t *testing.T) {
 
 	admin := startUI(t, dir, "-A")
 	eventually(t, 60*time.Second, "the admin's graph", func() error {
-		if ready := openPage(t, ctx, admin); ready != "true" {
+		if ready := openPage(ctx, t, admin); ready != "true" {
 			return fmt.Errorf("page: %s", ready)
 		}
-		nodes := graphNodes(t, ctx)
+		nodes := graphNodes(ctx, t)
 		if !nodes[demoGateway].Target || nodes[demoRoute].Outcome != "partial" {
 			return fmt.Errorf("nodes: %+v", nodes)
 		}
@@ -172,10 +172,10 @@ func TestUIRBAC(t *testing.T) {
 
 	ana := startUI(t, dir, "-n", "baker", "--as", "ana")
 	eventually(t, 60*time.Second, "Ana's graph", func() error {
-		if ready := openPage(t, ctx, ana); ready != "true" {
+		if ready := openPage(ctx, t, ana); ready != "true" {
 			return fmt.Errorf("page: %s", ready)
 		}
-		nodes := graphNodes(t, ctx)
+		nodes := graphNodes(ctx, t)
 		if !nodes[demoRoute].Target {
 			return fmt.Errorf("Ana does not see her route: %+v", nodes)
 		}
@@ -186,27 +186,27 @@ func TestUIRBAC(t *testing.T) {
 		}
 		return nil
 	})
-	screenshot(t, ctx, "rbac-ana")
+	screenshot(ctx, t, "rbac-ana")
 
 	// Live: without the route's own timeouts, the Gateway's defaults are whole on the route;
 	// the open page shows it without a reload.
-	if ready := openPage(t, ctx, admin); ready != "true" {
+	if ready := openPage(ctx, t, admin); ready != "true" {
 		t.Fatalf("admin's page: %s", ready)
 	}
 	routePolicies := filepath.Join(repoRoot, "hack", "demo", "40-route.yaml")
 	kubectl(t, "delete", "-f", routePolicies)
 	eventually(t, 60*time.Second, "the live page", func() error {
-		if n := graphNodes(t, ctx)[demoRoute]; n.Outcome != "enforced" || strings.Contains(n.Label, "PartiallyEnforced") {
+		if n := graphNodes(ctx, t)[demoRoute]; n.Outcome != "enforced" || strings.Contains(n.Label, "PartiallyEnforced") {
 			return fmt.Errorf("route not updated: %+v", n)
 		}
 		return nil
 	})
 
 	anaAll := startUI(t, dir, "-A", "--as", "ana")
-	if ready := openPage(t, ctx, anaAll); ready != "error" {
+	if ready := openPage(ctx, t, anaAll); ready != "error" {
 		t.Errorf("Ana's page of every namespace: %s", ready)
 	}
-	if err := wantText(panelText(t, ctx, ".error"), "forbidden"); err != nil {
+	if err := wantText(panelText(ctx, t, ".error"), "forbidden"); err != nil {
 		t.Error(err)
 	}
 }

@@ -113,10 +113,8 @@ func notFound(format string, args ...any) error {
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(v); err != nil {
-		// The status is sent; all that is left is to stop.
-		return
-	}
+	// An error here is the connection's: the status is sent, nothing is left to tell.
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
