@@ -91,7 +91,7 @@ run cat hack/demo/proposed/retry-all-1.yaml
 # cluster admin here); the exit status is kubectl diff's (1: effective policies would change).
 run kubectl effectivepolicy diff -f hack/demo/proposed/retry-all-1.yaml
 
-bold "9. And in a browser (docs/ui.md): the hierarchy as a graph coloured by outcome, a click for a stack:"
+bold "9. And in a browser (docs/ui.md): the hierarchy as a graph colored by outcome, a click for a stack:"
 # The page's server reads the cluster with the kubeconfig's credentials, on loopback; setsid: it
 # outlives this script, and make local-down stops it with the control plane (run/ui.pid).
 setsid "$ROOT/bin/kubectl-effectivepolicy" ui -A --port "${EP_UI_PORT:-0}" >"$LOCAL/logs/ui.log" 2>&1 </dev/null &

@@ -1,14 +1,14 @@
 // The hierarchy as a graph (cytoscape, laid out by dagre): GatewayClass,
 // Gateway, listeners, routes, rules and backends as the policies' contexts
-// name them, each node coloured by the outcome of the policies that reach it
-// (Okabe–Ito, a palette readable with every common colour-vision deficiency)
+// name them, each node colored by the outcome of the policies that reach it
+// (Okabe–Ito, a palette readable with every common color-vision deficiency)
 // and labelled with it in text too.
 import cytoscape from "cytoscape";
 import dagre from "cytoscape-dagre";
 
 cytoscape.use(dagre);
 
-// outcomes: the colour and the word of each outcome class the server sends.
+// outcomes: the color and the word of each outcome class the server sends.
 export const outcomes = {
   enforced: { color: "#0072B2", text: "Enforced" },
   partial: { color: "#E69F00", text: "Partially enforced" },
@@ -91,7 +91,7 @@ export function mark(cy, marks) {
   });
 }
 
-// update brings the drawn graph to graph (the Live view): colours and
+// update brings the drawn graph to graph (the Live view): colors and
 // labels change in place; nodes and edges that came or went are added or
 // removed, and only then is the graph laid out again. It returns whether
 // anything changed.

@@ -18,7 +18,7 @@ func newUICommand(o *Options) *cobra.Command {
 		Use:   "ui [--port N] [-A]",
 		Short: "A local web page of the hierarchy and its policies",
 		Long: `UI serves a page on 127.0.0.1 (a random port unless --port) that draws the
-hierarchy as a graph, each object coloured by the outcome of the policies that
+hierarchy as a graph, each object colored by the outcome of the policies that
 reach it; a click shows its effective policies as describe prints them; the
 Policy view draws what a policy reaches, the Request view traces a request.
 

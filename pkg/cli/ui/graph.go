@@ -35,7 +35,7 @@ type Node struct {
 	// when the page writes an outcome under it.
 	Label string `json:"label"`
 	Base  string `json:"base"`
-	// Outcome is the class of the node's colour: enforced, partial, lost,
+	// Outcome is the class of the node's color: enforced, partial, lost,
 	// conflict or none (outcomeClass).
 	Outcome string `json:"outcome"`
 	// Target is set when the node has an EffectivePolicy (a stack to show).
@@ -154,7 +154,7 @@ func (b *graphBuilder) chain(via []v1alpha1.ObjectReference, self v1alpha1.Objec
 }
 
 // outcomeClass sums up the outcomes of the sources that reach a node as
-// one colour: any conflict or invalid policy is what a reader must see
+// one color: any conflict or invalid policy is what a reader must see
 // first, then any policy that lost wholly or in part.
 func outcomeClass(outcomes []v1alpha1.Outcome) string {
 	class := "none"

@@ -8,7 +8,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// TestOutcomeClass: a node takes the colour of the outcome a reader must
+// TestOutcomeClass: a node takes the color of the outcome a reader must
 // see first, and says every outcome in words.
 func TestOutcomeClass(t *testing.T) {
 	const (
