@@ -9,8 +9,10 @@ PLUGIN := bin/kubectl-effectivepolicy
 
 all: build
 
-# The server and the kubectl plugin (docs/plugin.md).
+# The server and the kubectl plugin (docs/plugin.md); the plugin embeds the page of its ui
+# command, built from web/ by hack/build-ui.sh (a no-op while web/ is unchanged; docs/ui.md).
 build:
+	hack/build-ui.sh
 	$(GO) build -ldflags "$$(hack/ldflags.sh)" -o $(BIN) ./cmd/effectivepolicy-apiserver
 	$(GO) build -ldflags "$$(hack/ldflags.sh)" -o $(PLUGIN) ./cmd/kubectl-effectivepolicy
 

@@ -102,10 +102,22 @@ for _ in $(seq 60); do
   sleep 0.5
 done
 run kubectl effectivepolicy check -f hack/demo/check/expectations.yaml
+bold "10. And in a browser (docs/ui.md): the hierarchy as a graph colored by outcome, a click for a stack:"
+# The page's server reads the cluster with the kubeconfig's credentials, on loopback; setsid: it
+# outlives this script, and make local-down stops it with the control plane (run/ui.pid).
+setsid "$ROOT/bin/kubectl-effectivepolicy" ui -A --port "${EP_UI_PORT:-0}" >"$LOCAL/logs/ui.log" 2>&1 </dev/null &
+echo $! >"$LOCAL/run/ui.pid"
+for _ in $(seq 50); do grep -q 'http://' "$LOCAL/logs/ui.log" && break; sleep 0.2; done
+printf '$ kubectl effectivepolicy ui -A\n'
+sed 's/^/  /' "$LOCAL/logs/ui.log"
+printf '$ kubectl effectivepolicy describe httproute/baker -n baker --as ana --html %s\n' "$LOCAL/ana-baker.html"
+kubectl effectivepolicy describe httproute/baker -n baker --as ana --html "$LOCAL/ana-baker.html" >/dev/null 2>&1 ||
+  echo "  (the page could not be written)"
+printf '  (step 7'"'"'s tree, as one page that opens with no network)\n'
 
 cat <<TXT
 
-The control plane keeps running. Try it yourself:
+The control plane and the page keep running. Try it yourself:
   export KUBECONFIG=$LOCAL/kubeconfig PATH=$ROOT/bin:\$PATH
   kubectl --as ana get effectivepolicies -n baker
   kubectl get effectivepolicies -A --watch
@@ -115,5 +127,6 @@ The control plane keeps running. Try it yourself:
   kubectl effectivepolicy trace --host baker.cupcakes.example --as ana
   kubectl effectivepolicy diff --delete retrypolicy/retry-all -n baker
   kubectl effectivepolicy check --offline -f hack/demo/check/expectations.yaml -f hack/demo
-Stop it with:  make local-down
+  kubectl effectivepolicy ui -n baker --as ana       # Ana's page
+Stop them with:  make local-down
 TXT

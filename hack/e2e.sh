@@ -40,6 +40,9 @@ t0=$SECONDS
 "$ROOT/hack/local-up.sh"
 t1=$SECONDS
 echo "e2e: control plane up in $((t1 - t0))s" >&2
+# The page's tests (ui_test.go) drive Debian's headless Chromium.
+CHROMIUM=$("$ROOT/hack/chromium.sh")
+export CHROMIUM
 args=(-tags "${E2E_TAGS:-e2e}" -count=1 -timeout "${E2E_TIMEOUT:-20m}" -v)
 [[ -n "${E2E_RUN:-}" ]] && args+=(-run "$E2E_RUN")
 set +o errexit

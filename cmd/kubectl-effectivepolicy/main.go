@@ -4,8 +4,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -14,7 +17,11 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	if err := app.NewCommand(streams).Execute(); err != nil {
+	// Interrupted, the ui command's server shuts down and returns.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := app.NewCommand(streams).ExecuteContext(ctx)
+	stop()
+	if err != nil {
 		if msg := app.Message(err); msg != "" {
 			fmt.Fprintln(os.Stderr, "error:", msg)
 		}

@@ -37,6 +37,7 @@ var layers = []struct {
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},
 	{"pkg/cli/offline", 4},
+	{"pkg/cli/ui", 4}, // the page of `kubectl effectivepolicy ui` and --html
 	{"pkg/review", 4},
 	{"pkg/registry", 5},
 	{"pkg/live", 6},

@@ -81,11 +81,25 @@ spec:
 // directory.
 func buildPlugin(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := buildPluginTo(t, t.TempDir())
+	if dir == "" {
+		t.FailNow()
+	}
+	return dir
+}
+
+// buildPluginTo builds kubectl-effectivepolicy into dir and returns it ("" when the build
+// failed, reported on t).
+func buildPluginTo(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "kubectl-effectivepolicy"), "./cmd/kubectl-effectivepolicy")
 	cmd.Dir = repoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/kubectl-effectivepolicy: %v\n%s", err, out)
+		t.Errorf("go build ./cmd/kubectl-effectivepolicy: %v\n%s", err, out)
+		return ""
 	}
 	return dir
 }

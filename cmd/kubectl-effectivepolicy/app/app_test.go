@@ -40,6 +40,8 @@ func TestErrors(t *testing.T) {
 		{"trace through a Gateway that does not exist", with(demo, "trace", "--host", "a.example", "--gateway", "infra/nope"), `spec.gateway: Not found: "infra/nope"`},
 		{"a header without =", with(demo, "trace", "--host", "a.example", "--header", "x-env"), `--header "x-env": want NAME=VALUE`},
 		{"missing manifests", []string{"describe", "httproute/baker", "--offline", "-f", "testdata/nope"}, "testdata/nope: no such file or directory"},
+		{"ui on a port out of range", with(demo, "ui", "--port", "70000"), "--port must be between 0 and 65535"},
+		{"ui with an argument", with(demo, "ui", "baker"), `unknown command "baker"`},
 		{"bad strategy", with(demo, "describe", "httproute/baker", "--default-inherited-strategy", "Merge"), "--default-inherited-strategy must be Atomic or Patch"},
 	}
 	for _, c := range cases {

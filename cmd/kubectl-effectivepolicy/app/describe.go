@@ -37,6 +37,7 @@ target of that kind that a policy reaches, in the namespace (-n) or in all (-A).
   kubectl effectivepolicy describe httproute/baker -n baker --offline -f manifests/`,
 		RunE: func(cmd *cobra.Command, args []string) error { return d.run(cmd, args) },
 	}
+	addHTMLFlag(cmd, o)
 	cmd.Flags().BoolVarP(&d.allNamespaces, "all-namespaces", "A", false, "With KIND alone: targets in every namespace.")
 	return cmd
 }
@@ -83,9 +84,6 @@ func (d *describeOptions) run(cmd *cobra.Command, args []string) error {
 		}
 		objs = append(objs, obj)
 	}
-	if d.printsObjects() {
-		return d.printObject(asList(objs, len(oa.names) == 1))
-	}
 	var roots []*tree.Node
 	for _, obj := range objs {
 		namespace, targets := targetsOf(obj)
@@ -94,6 +92,12 @@ func (d *describeOptions) run(cmd *cobra.Command, args []string) error {
 				roots = append(roots, render.Target(namespace, t))
 			}
 		}
+	}
+	if err := d.writeHTML(roots, objs); err != nil {
+		return err
+	}
+	if d.printsObjects() {
+		return d.printObject(asList(objs, len(oa.names) == 1))
 	}
 	return d.printTrees(roots...)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/tree"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 )
 
@@ -76,6 +77,7 @@ some would, 2 on an error.`,
 	}
 	// A bad flag is an error, not a change.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &ExitError{Code: exitError, Err: err} })
+	addHTMLFlag(cmd, d.Options)
 	cmd.Flags().StringArrayVar(&d.deletes, "delete", nil, "An object the change deletes, KIND/NAME (in the namespace of -n for a namespaced kind; repeatable).")
 	return cmd
 }
@@ -96,19 +98,33 @@ func (d *diffOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if d.printsObjects() {
-		err = d.printObject(rv)
-	} else if roots := render.Review(rv.Status); len(roots) > 0 {
-		err = d.printTrees(roots...)
-	} else {
-		fmt.Fprintln(d.ErrOut, "No effective policy would change.")
-	}
-	if err != nil {
+	if err := d.printReview(rv); err != nil {
 		return err
 	}
 	if len(rv.Status.Changes) > 0 || rv.Status.HiddenChanges > 0 {
 		return &ExitError{Code: exitChanges}
 	}
+	return nil
+}
+
+// printReview prints the review (and writes it to --html's file).
+func (d *diffOptions) printReview(rv *v1alpha1.EffectivePolicyReview) error {
+	roots := render.Review(rv.Status)
+	const none = "No effective policy would change."
+	html := roots
+	if len(roots) == 0 {
+		html = []*tree.Node{tree.New(tree.S(tree.Muted, none))}
+	}
+	if err := d.writeHTML(html, nil); err != nil {
+		return err
+	}
+	switch {
+	case d.printsObjects():
+		return d.printObject(rv)
+	case len(roots) > 0:
+		return d.printTrees(roots...)
+	}
+	fmt.Fprintln(d.ErrOut, none)
 	return nil
 }
 

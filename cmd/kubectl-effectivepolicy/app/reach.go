@@ -39,6 +39,7 @@ namespace (-n) or in all (-A).`,
   kubectl effectivepolicy reach retrypolicy/retry-all -n baker --offline -f manifests/`,
 		RunE: func(cmd *cobra.Command, args []string) error { return r.run(cmd, args) },
 	}
+	addHTMLFlag(cmd, o)
 	cmd.Flags().BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "With POLICYKIND alone: policies in every namespace.")
 	// Not --cluster: that is kubectl's (the kubeconfig cluster to use).
 	cmd.Flags().BoolVar(&r.cluster, "cluster-scoped", false, "Read the ClusterPolicyReach: the policy is cluster-scoped.")
@@ -88,9 +89,6 @@ func (r *reachOptions) run(cmd *cobra.Command, args []string) error {
 		}
 		objs = append(objs, obj)
 	}
-	if r.printsObjects() {
-		return r.printObject(asList(objs, len(oa.names) == 1))
-	}
 	var roots []*tree.Node
 	for _, obj := range objs {
 		namespace, name, policies := policiesOf(obj)
@@ -99,6 +97,12 @@ func (r *reachOptions) run(cmd *cobra.Command, args []string) error {
 				roots = append(roots, render.Reach(namespace, name, rp))
 			}
 		}
+	}
+	if err := r.writeHTML(roots, nil); err != nil {
+		return err
+	}
+	if r.printsObjects() {
+		return r.printObject(asList(objs, len(oa.names) == 1))
 	}
 	return r.printTrees(roots...)
 }

@@ -26,6 +26,10 @@ type Options struct {
 	Output string
 	// Color is --color: auto, always or never.
 	Color string
+	// HTML is --html: a file to write the answer to as a page.
+	HTML string
+	// title is the command line, for --html's page.
+	title string
 	// Offline and its manifests.
 	Offline OfflineOptions
 
@@ -72,11 +76,14 @@ func newCommand(streams genericiooptions.IOStreams, newOnline func(o *Options) (
             lands (exit status 1 when some would change)
   check     whether expectations about the effective policies hold, for CI
             (exit status 1 when some fail)
+  ui        a local web page of the same, drawn as a graph (--html FILE on
+            the other commands writes one answer as a page)
 
 It reads the effectivepolicy.dev API of the cluster, or with --offline -f DIR
 computes the same answers from manifests, with no cluster.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) { o.title = commandTitle(cmd, args) },
+		SilenceUsage:     true,
+		SilenceErrors:    true,
 		// As a kubectl plugin it is invoked as "kubectl effectivepolicy".
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl effectivepolicy"},
 	}
@@ -96,7 +103,7 @@ computes the same answers from manifests, with no cluster.`,
 	flags.StringVar(&o.Offline.DefaultInheritedStrategy, "default-inherited-strategy", "", "With --offline: Atomic or Patch, as the server's flag of that name.")
 	addKlogFlags(cmd)
 
-	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newCheckCommand(o), newVersionCommand(o))
+	cmd.AddCommand(newDescribeCommand(o), newReachCommand(o), newTraceCommand(o), newDiffCommand(o), newCheckCommand(o), newUICommand(o), newVersionCommand(o))
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/tree"
 )
 
 type traceOptions struct {
@@ -37,6 +38,7 @@ Without --gateway every Gateway is tried.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return t.run(cmd) },
 	}
+	addHTMLFlag(cmd, o)
 	f := cmd.Flags()
 	f.StringVar(&t.gateway, "gateway", "", "Trace through this Gateway only: NAMESPACE/NAME, or NAME in the namespace of -n.")
 	f.Int32Var(&t.port, "port", 0, "The port the request arrives on (default: every port).")
@@ -103,8 +105,12 @@ func (t *traceOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	root := render.Trace(answer)
+	if err := t.writeHTML([]*tree.Node{root}, nil); err != nil {
+		return err
+	}
 	if t.printsObjects() {
 		return t.printObject(answer)
 	}
-	return t.printTrees(render.Trace(answer))
+	return t.printTrees(root)
 }

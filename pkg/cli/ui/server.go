@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Options configure the server.
+type Options struct {
+	// Source answers the page's requests.
+	Source Source
+	// Namespace is the namespace whose objects the page shows; "" for
+	// every namespace (-A).
+	Namespace string
+	// Port to listen on, on 127.0.0.1; 0 for a random free one.
+	Port int
+	// Out is where the URL is printed.
+	Out io.Writer
+}
+
+// Server is the page's server; the zero value is not usable (New).
+type Server struct {
+	opts     Options
+	token    string
+	listener net.Listener
+	handler  http.Handler
+}
+
+// New listens on 127.0.0.1 (only: the server acts with the user's
+// credentials and must not be reachable from another machine).
+func New(opts Options) (*Server, error) {
+	if opts.Port < 0 || opts.Port > 65535 {
+		return nil, fmt.Errorf("--port must be between 0 and 65535, not %d", opts.Port)
+	}
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
+	if err != nil {
+		return nil, err
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	s := &Server{opts: opts, token: token, listener: l}
+	s.handler = newGuard(token, port, s.routes())
+	return s, nil
+}
+
+// URL is the address to open: the page, with the per-run token.
+func (s *Server) URL() string {
+	return "http://" + s.listener.Addr().String() + "/?token=" + s.token
+}
+
+// Handler is the guarded handler (for tests).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve prints the URL and serves until ctx ends.
+func (s *Server) Serve(ctx context.Context) error {
+	if s.opts.Out != nil {
+		fmt.Fprintf(s.opts.Out, "Serving the effective policies at\n\n  %s\n\nOpen it in a browser (only this URL carries the token). Ctrl-C stops.\n", s.URL())
+	}
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shut)
+	}()
+	err := srv.Serve(s.listener)
+	<-done
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/graph", s.graph)
+	mux.HandleFunc("/api/target", s.target)
+	mux.HandleFunc("/api/reaches", s.reaches)
+	mux.HandleFunc("/api/reach", s.reach)
+	mux.HandleFunc("/api/trace", s.trace)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "no such endpoint") })
+	mux.HandleFunc("/", serveAsset)
+	return mux
+}
+
+// apiError is an error with the HTTP status to answer it with.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &apiError{status: http.StatusNotFound, msg: fmt.Sprintf(format, args...)}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	// An error here is the connection's: the status is sent, nothing is left to tell.
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}

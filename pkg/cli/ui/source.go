@@ -1,0 +1,93 @@
+// Package ui is the server and the page of `kubectl effectivepolicy ui`,
+// and the self-contained HTML files of --html (docs/ui.md). The page is a
+// small front-end app (web/, built into assets/ by hack/build-ui.sh and
+// embedded); the server answers its JSON requests with the same API calls
+// the plugin's describe, reach and trace make (a Source), and the same trees
+// (pkg/cli/render), so the page shows what the terminal shows.
+package ui
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// Source is where the answers come from: the cluster's API with the user's
+// own credentials, or the manifests of --offline. The plugin's sources
+// (cmd/kubectl-effectivepolicy/app) satisfy it.
+type Source interface {
+	// EffectivePolicies lists the EffectivePolicies of namespace (every
+	// namespace for ""), or the ClusterEffectivePolicies when cluster is set.
+	EffectivePolicies(ctx context.Context, namespace string, cluster bool) (runtime.Object, error)
+	// EffectivePolicy gets one, or the ClusterEffectivePolicy when namespace is "".
+	EffectivePolicy(ctx context.Context, namespace, name string) (runtime.Object, error)
+	// PolicyReaches lists as EffectivePolicies does.
+	PolicyReaches(ctx context.Context, namespace string, cluster bool) (runtime.Object, error)
+	// PolicyReach gets one, or the ClusterPolicyReach when namespace is "".
+	PolicyReach(ctx context.Context, namespace, name string) (runtime.Object, error)
+	// Trace answers a RequestTrace.
+	Trace(ctx context.Context, rt *v1alpha1.RequestTrace) (*v1alpha1.RequestTrace, error)
+}
+
+// targetsOf returns the namespace and targets of an EffectivePolicy or
+// ClusterEffectivePolicy.
+func targetsOf(obj runtime.Object) (string, []v1alpha1.Target) {
+	switch o := obj.(type) {
+	case *v1alpha1.EffectivePolicy:
+		return o.Namespace, o.Targets
+	case *v1alpha1.ClusterEffectivePolicy:
+		return "", o.Targets
+	}
+	return "", nil
+}
+
+// reachOf returns the namespace, name and policies of a PolicyReach or
+// ClusterPolicyReach.
+func reachOf(obj runtime.Object) (string, string, []v1alpha1.ReachPolicy) {
+	switch o := obj.(type) {
+	case *v1alpha1.PolicyReach:
+		return o.Namespace, o.Name, o.Policies
+	case *v1alpha1.ClusterPolicyReach:
+		return "", o.Name, o.Policies
+	}
+	return "", "", nil
+}
+
+// effectivePolicies flattens the lists of EffectivePolicies and
+// ClusterEffectivePolicies.
+func effectivePolicies(lists ...runtime.Object) []runtime.Object {
+	var out []runtime.Object
+	for _, l := range lists {
+		switch l := l.(type) {
+		case *v1alpha1.EffectivePolicyList:
+			for i := range l.Items {
+				out = append(out, &l.Items[i])
+			}
+		case *v1alpha1.ClusterEffectivePolicyList:
+			for i := range l.Items {
+				out = append(out, &l.Items[i])
+			}
+		}
+	}
+	return out
+}
+
+// policyReaches flattens the lists of PolicyReaches and ClusterPolicyReaches.
+func policyReaches(lists ...runtime.Object) []runtime.Object {
+	var out []runtime.Object
+	for _, l := range lists {
+		switch l := l.(type) {
+		case *v1alpha1.PolicyReachList:
+			for i := range l.Items {
+				out = append(out, &l.Items[i])
+			}
+		case *v1alpha1.ClusterPolicyReachList:
+			for i := range l.Items {
+				out = append(out, &l.Items[i])
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+// The hierarchy as a graph (cytoscape, laid out by dagre): GatewayClass,
+// Gateway, listeners, routes, rules and backends as the policies' contexts
+// name them, each node colored by the outcome of the policies that reach it
+// (Okabe–Ito, a palette readable with every common color-vision deficiency)
+// and labelled with it in text too.
+import cytoscape from "cytoscape";
+import dagre from "cytoscape-dagre";
+
+cytoscape.use(dagre);
+
+// outcomes: the color and the word of each outcome class the server sends.
+export const outcomes = {
+  enforced: { color: "#0072B2", text: "Enforced" },
+  partial: { color: "#E69F00", text: "Partially enforced" },
+  lost: { color: "#CC79A7", text: "Overridden" },
+  conflict: { color: "#D55E00", text: "Conflicted or invalid" },
+  none: { color: "#BBBBBB", text: "No policy reaches it here" },
+};
+
+export function drawLegend(ul) {
+  ul.replaceChildren();
+  for (const [key, o] of Object.entries(outcomes)) {
+    const li = document.createElement("li");
+    const sw = document.createElement("span");
+    sw.className = "swatch o-" + key;
+    sw.style.background = o.color;
+    li.append(sw, document.createTextNode(o.text));
+    ul.append(li);
+  }
+}
+
+const style = [
+  {
+    selector: "node",
+    style: {
+      shape: "round-rectangle",
+      label: "data(label)",
+      "text-wrap": "wrap",
+      "text-valign": "center",
+      "font-size": 12,
+      "text-max-width": 190,
+      "font-family": "system-ui, sans-serif",
+      width: "label",
+      height: "label",
+      padding: 8,
+      "border-width": 1,
+      "border-color": "#333",
+      color: "#000",
+      "background-color": (n) => (outcomes[n.data("outcome")] || outcomes.none).color,
+    },
+  },
+  { selector: "node[outcome = 'enforced'], node[outcome = 'conflict']", style: { color: "#fff" } },
+  { selector: "edge", style: { width: 1.5, "line-color": "#777", "target-arrow-color": "#777", "target-arrow-shape": "triangle", "curve-style": "bezier" } },
+  { selector: "node:selected", style: { "border-width": 4, "border-color": "#000" } },
+  { selector: "node.marked", style: { "border-width": 4, "border-color": "#000", "border-style": "double" } },
+  { selector: ".faded", style: { opacity: 0.25 } },
+];
+
+// drawGraph draws graph ({nodes, edges}) into el and calls onTap with the
+// data of a node clicked.
+export function drawGraph(el, graph, onTap) {
+  const elements = [];
+  for (const n of graph.nodes || []) elements.push({ data: n });
+  for (const e of graph.edges || []) elements.push({ data: { id: e.from + "->" + e.to, source: e.from, target: e.to } });
+  const cy = cytoscape({
+    container: el,
+    elements,
+    style,
+    layout: { name: "dagre", rankDir: "LR", nodeSep: 12, rankSep: 60 },
+    wheelSensitivity: 0.3,
+    boxSelectionEnabled: false,
+  });
+  cy.on("tap", "node", (ev) => onTap(ev.target.data()));
+  return cy;
+}
+
+// mark highlights the nodes of ids (the others fade), with their outcome
+// written into their label; no ids clears the marks.
+export function mark(cy, marks) {
+  cy.batch(() => {
+    cy.elements().removeClass("marked faded");
+    cy.nodes().forEach((n) => n.data("label", n.data("base")));
+    if (!marks || marks.length === 0) return;
+    cy.elements().addClass("faded");
+    for (const m of marks) {
+      const n = cy.getElementById(m.id);
+      if (n.empty()) continue;
+      n.removeClass("faded").addClass("marked");
+      if (m.note) n.data("label", n.data("base") + "\n▶ " + m.note);
+    }
+  });
+}
+
+// update brings the drawn graph to graph (the Live view): colors and
+// labels change in place; nodes and edges that came or went are added or
+// removed, and only then is the graph laid out again. It returns whether
+// anything changed.
+export function update(cy, graph) {
+  let changed = false;
+  let moved = false;
+  const seen = new Set();
+  cy.batch(() => {
+    for (const n of graph.nodes || []) {
+      seen.add(n.id);
+      const el = cy.getElementById(n.id);
+      if (el.empty()) {
+        cy.add({ data: n });
+        moved = true;
+        continue;
+      }
+      if (el.data("base") !== n.base || el.data("outcome") !== n.outcome) {
+        el.data({ ...n, label: n.base });
+        changed = true;
+      }
+    }
+    for (const e of graph.edges || []) {
+      const id = e.from + "->" + e.to;
+      seen.add(id);
+      if (cy.getElementById(id).empty()) {
+        cy.add({ data: { id, source: e.from, target: e.to } });
+        moved = true;
+      }
+    }
+    const gone = cy.elements().filter((el) => !seen.has(el.id()));
+    if (gone.nonempty()) {
+      cy.remove(gone);
+      moved = true;
+    }
+  });
+  if (moved) cy.layout({ name: "dagre", rankDir: "LR", nodeSep: 12, rankSep: 60 }).run();
+  return changed || moved;
+}

@@ -1,0 +1,124 @@
+// The page of `kubectl effectivepolicy ui` and of --html files (docs/ui.md).
+import "./style.css";
+import { report, get } from "./data.js";
+import { drawGraph, drawLegend, mark, update } from "./graph.js";
+import { drawTrees, drawError } from "./tree.js";
+
+const $ = (sel) => document.querySelector(sel);
+const panel = $("#panel");
+const status = $("#status");
+let cy = null;
+
+function setStatus(text) {
+  status.textContent = text;
+}
+
+function showView(view) {
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.setAttribute("aria-pressed", String(b.dataset.view === view));
+  }
+  for (const f of document.querySelectorAll("form.view")) f.hidden = f.dataset.view !== view;
+  if (cy) mark(cy, []);
+  if (view === "reach") loadReaches();
+}
+
+// A node's stack: its EffectivePolicy as the describe tree.
+async function showTarget(node) {
+  if (!node.target) {
+    drawTrees(panel, [], node.base);
+    return;
+  }
+  try {
+    const trees = report
+      ? report.targets && report.targets[node.id]
+      : (await get("api/target", { group: node.group, kind: node.kind, namespace: node.namespace, name: node.name })).trees;
+    drawTrees(panel, trees, node.base);
+  } catch (err) {
+    drawError(panel, err);
+  }
+}
+
+async function loadReaches() {
+  const sel = $("#reach-select");
+  if (sel.options.length) return;
+  try {
+    const list = report ? [] : (await get("api/reaches")).policies;
+    const none = new Option(list.length ? "(choose a policy)" : "(no policy)", "");
+    sel.append(none);
+    for (const p of list) sel.append(new Option(p.label, JSON.stringify(p.ref)));
+  } catch (err) {
+    drawError(panel, err);
+  }
+}
+
+async function showReach() {
+  const v = $("#reach-select").value;
+  if (!v) return;
+  try {
+    const r = await get("api/reach", JSON.parse(v));
+    drawTrees(panel, r.trees);
+    if (cy) mark(cy, r.marks);
+  } catch (err) {
+    drawError(panel, err);
+  }
+}
+
+async function showTrace(ev) {
+  ev.preventDefault();
+  const params = Object.fromEntries(new FormData(ev.target).entries());
+  try {
+    const r = await get("api/trace", params);
+    drawTrees(panel, r.trees);
+    if (cy) mark(cy, r.marks);
+  } catch (err) {
+    drawError(panel, err);
+  }
+}
+
+async function start() {
+  drawLegend($("#legend"));
+  for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => showView(b.dataset.view));
+  $("#reach-select").addEventListener("change", showReach);
+  $("#trace-form").addEventListener("submit", showTrace);
+  setStatus("Loading…");
+  try {
+    const g = report ? report.graph : await get("api/graph");
+    if (report) {
+      document.body.classList.add("report");
+      if (!g || !g.nodes || g.nodes.length === 0) document.body.classList.add("no-graph");
+      document.title = report.title || document.title;
+    }
+    cy = drawGraph($("#graph"), g || { nodes: [] }, showTarget);
+    setStatus(g && g.summary ? g.summary : "");
+    if (report && report.trees) drawTrees(panel, report.trees, report.title);
+    // What the browser tests read and click (the graph is a canvas).
+    window.epGraph = {
+      nodes: () => cy.nodes().map((n) => ({ ...n.data(), marked: n.hasClass("marked") })),
+      tap: (id) => cy.getElementById(id).emit("tap"),
+    };
+    document.body.dataset.ready = "true";
+  } catch (err) {
+    setStatus("");
+    drawError(panel, err);
+    document.body.dataset.ready = "error";
+  }
+}
+
+// Live: the served page asks for the graph again every few seconds while
+// it is visible, and redraws what changed (a policy edited, a route
+// attached) without a reload.
+const liveEvery = 5000;
+
+async function live() {
+  if (!cy || report || document.hidden) return;
+  try {
+    const g = await get("api/graph");
+    if (update(cy, g)) setStatus(g.summary + " · updated " + new Date().toLocaleTimeString());
+  } catch (err) {
+    setStatus("Live updates failed: " + (err.message || err));
+  }
+}
+
+start().then(() => {
+  if (!report) setInterval(live, liveEvery);
+});
