@@ -1,0 +1,176 @@
+package live
+
+// Outcome metrics: how many sources (a policy, or one stanza of it,
+// reaching one target) have each outcome, by policy kind and semantics, and
+// how many policies reach nothing. They are kept from the PolicyReaches the
+// worker builds (reaches.go): each rebuilt reach replaces its policy's
+// previous contribution, so an update costs the kinds of the policies
+// rebuilt, never a walk over every output.
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+)
+
+// maxDiscoveredKinds bounds the policy kinds outside the built-in
+// descriptors (found by label or schema, or described by a descriptor
+// file) that get series of their own; the kinds seen after those are
+// counted under group and kind OtherKindLabel. docs/operations.md states
+// the bound.
+const maxDiscoveredKinds = 20
+
+// OtherKindLabel is the group and kind label of the policy kinds past the
+// bound.
+const OtherKindLabel = "other"
+
+// outcomes lists the outcome label values, in the order of kindTally.counts.
+var outcomes = [...]v1alpha1.Outcome{
+	v1alpha1.OutcomeEnforced, v1alpha1.OutcomePartiallyEnforced, v1alpha1.OutcomeOverridden,
+	v1alpha1.OutcomeConflicted, v1alpha1.OutcomeInvalid,
+}
+
+var (
+	policySources = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "policy_sources",
+		Help:           "Sources (a policy, or one stanza of it, reaching one target) by policy group, kind, semantics and outcome.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"group", "kind", "semantics", "outcome"})
+	policiesKnown = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "policies",
+		Help:           "Policies by policy group, kind and semantics.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"group", "kind", "semantics"})
+	policiesReachingNothing = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "policies_reaching_nothing",
+		Help:           "Policies that reach no target (no resolved target, or targets with nothing below them), by policy group, kind and semantics.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"group", "kind", "semantics"})
+)
+
+// kindSeries is the labels of one policy kind's series.
+type kindSeries struct{ group, kind, semantics string }
+
+// kindTally is what one policy of one kind contributes.
+type kindTally struct {
+	gk        schema.GroupKind
+	semantics string
+	counts    [len(outcomes)]int
+	targets   int
+}
+
+// outcomeMetrics holds every policy's contribution and the totals the
+// gauges show. Only the worker uses it.
+type outcomeMetrics struct {
+	sources, known, nothing *metrics.GaugeVec
+
+	byPolicy map[compute.Key][]kindTally
+	counts   map[kindSeries]*[len(outcomes)]int
+	policies map[kindSeries]int
+	empty    map[kindSeries]int
+
+	builtin    map[schema.GroupKind]bool
+	discovered map[schema.GroupKind]bool
+}
+
+func newOutcomeMetrics(sources, known, nothing *metrics.GaugeVec) *outcomeMetrics {
+	m := &outcomeMetrics{
+		sources: sources, known: known, nothing: nothing,
+		byPolicy: map[compute.Key][]kindTally{}, counts: map[kindSeries]*[len(outcomes)]int{},
+		policies: map[kindSeries]int{}, empty: map[kindSeries]int{},
+		builtin: map[schema.GroupKind]bool{}, discovered: map[schema.GroupKind]bool{},
+	}
+	for _, d := range compute.BuiltinDescriptors() {
+		m.builtin[schema.GroupKind{Group: d.Group, Kind: d.Kind}] = true
+	}
+	return m
+}
+
+// tallyOf reads what a built PolicyReach or ClusterPolicyReach counts.
+func tallyOf(obj runtime.Object) []kindTally {
+	var ps []v1alpha1.ReachPolicy
+	switch o := obj.(type) {
+	case *v1alpha1.PolicyReach:
+		ps = o.Policies
+	case *v1alpha1.ClusterPolicyReach:
+		ps = o.Policies
+	default:
+		return nil
+	}
+	out := make([]kindTally, len(ps))
+	for i, p := range ps {
+		s := p.Summary
+		out[i] = kindTally{
+			gk: schema.GroupKind{Group: p.Group, Kind: p.Kind}, semantics: p.Semantics, targets: int(s.Targets),
+			counts: [len(outcomes)]int{int(s.Enforced), int(s.PartiallyEnforced), int(s.Overridden), int(s.Conflicted), int(s.Invalid)},
+		}
+	}
+	return out
+}
+
+// set replaces the contribution of policy key k (nil: it is gone) and
+// updates the gauges of the series it touches.
+func (m *outcomeMetrics) set(k compute.Key, tallies []kindTally) {
+	touched := map[kindSeries]bool{}
+	for _, t := range m.byPolicy[k] {
+		touched[m.add(t, -1)] = true
+	}
+	if len(tallies) == 0 {
+		delete(m.byPolicy, k)
+	} else {
+		m.byPolicy[k] = tallies
+	}
+	for _, t := range tallies {
+		touched[m.add(t, 1)] = true
+	}
+	for s := range touched {
+		c := m.counts[s]
+		for i, o := range outcomes {
+			m.sources.WithLabelValues(s.group, s.kind, s.semantics, string(o)).Set(float64(c[i]))
+		}
+		m.known.WithLabelValues(s.group, s.kind, s.semantics).Set(float64(m.policies[s]))
+		m.nothing.WithLabelValues(s.group, s.kind, s.semantics).Set(float64(m.empty[s]))
+	}
+}
+
+// add adds (sign 1) or takes away (-1) one policy's tally and returns the
+// series it counts in.
+func (m *outcomeMetrics) add(t kindTally, sign int) kindSeries {
+	s := m.series(t.gk, t.semantics)
+	c := m.counts[s]
+	if c == nil {
+		c = new([len(outcomes)]int)
+		m.counts[s] = c
+	}
+	for i, n := range t.counts {
+		c[i] += sign * n
+	}
+	m.policies[s] += sign
+	if t.targets == 0 {
+		m.empty[s] += sign
+	}
+	return s
+}
+
+// series returns the labels of kind gk: its own for the built-in kinds and
+// the first maxDiscoveredKinds others seen, OtherKindLabel after that. A
+// kind keeps its labels for the life of the process, so a series never
+// changes kind.
+func (m *outcomeMetrics) series(gk schema.GroupKind, semantics string) kindSeries {
+	if m.builtin[gk] || m.discovered[gk] {
+		return kindSeries{gk.Group, gk.Kind, semantics}
+	}
+	if len(m.discovered) < maxDiscoveredKinds {
+		m.discovered[gk] = true
+		return kindSeries{gk.Group, gk.Kind, semantics}
+	}
+	klog.V(4).InfoS("Policy kind counted as other in the outcome metrics", "group", gk.Group, "kind", gk.Kind, "bound", maxDiscoveredKinds)
+	return kindSeries{OtherKindLabel, OtherKindLabel, semantics}
+}
