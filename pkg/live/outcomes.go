@@ -58,6 +58,15 @@ var (
 // kindSeries is the labels of one policy kind's series.
 type kindSeries struct{ group, kind, semantics string }
 
+// seriesCounts are one kind series' totals and its gauges (looked up once:
+// a lookup hashes the labels).
+type seriesCounts struct {
+	sources                 [len(outcomes)]int
+	policies, empty         int
+	sourceGauges            [len(outcomes)]metrics.GaugeMetric
+	policyGauge, emptyGauge metrics.GaugeMetric
+}
+
 // kindTally is what one policy of one kind contributes.
 type kindTally struct {
 	gk        schema.GroupKind
@@ -72,9 +81,9 @@ type outcomeMetrics struct {
 	sources, known, nothing *metrics.GaugeVec
 
 	byPolicy map[compute.Key][]kindTally
-	counts   map[kindSeries]*[len(outcomes)]int
-	policies map[kindSeries]int
-	empty    map[kindSeries]int
+	series   map[kindSeries]*seriesCounts
+	// touched are the series whose counts changed since the last flush.
+	touched map[*seriesCounts]struct{}
 
 	builtin    map[schema.GroupKind]bool
 	discovered map[schema.GroupKind]bool
@@ -83,8 +92,8 @@ type outcomeMetrics struct {
 func newOutcomeMetrics(sources, known, nothing *metrics.GaugeVec) *outcomeMetrics {
 	m := &outcomeMetrics{
 		sources: sources, known: known, nothing: nothing,
-		byPolicy: map[compute.Key][]kindTally{}, counts: map[kindSeries]*[len(outcomes)]int{},
-		policies: map[kindSeries]int{}, empty: map[kindSeries]int{},
+		byPolicy: map[compute.Key][]kindTally{}, series: map[kindSeries]*seriesCounts{},
+		touched: map[*seriesCounts]struct{}{},
 		builtin: map[schema.GroupKind]bool{}, discovered: map[schema.GroupKind]bool{},
 	}
 	for _, d := range compute.BuiltinDescriptors() {
@@ -115,12 +124,11 @@ func tallyOf(obj runtime.Object) []kindTally {
 	return out
 }
 
-// set replaces the contribution of policy key k (nil: it is gone) and
-// updates the gauges of the series it touches.
+// set replaces the contribution of policy key k (nil: it is gone). The
+// gauges change at the next flush.
 func (m *outcomeMetrics) set(k compute.Key, tallies []kindTally) {
-	touched := map[kindSeries]bool{}
 	for _, t := range m.byPolicy[k] {
-		touched[m.add(t, -1)] = true
+		m.add(t, -1)
 	}
 	if len(tallies) == 0 {
 		delete(m.byPolicy, k)
@@ -128,42 +136,57 @@ func (m *outcomeMetrics) set(k compute.Key, tallies []kindTally) {
 		m.byPolicy[k] = tallies
 	}
 	for _, t := range tallies {
-		touched[m.add(t, 1)] = true
+		m.add(t, 1)
 	}
-	for s := range touched {
-		c := m.counts[s]
-		for i, o := range outcomes {
-			m.sources.WithLabelValues(s.group, s.kind, s.semantics, string(o)).Set(float64(c[i]))
+}
+
+// flush sets the gauges of the series whose counts changed.
+func (m *outcomeMetrics) flush() {
+	for c := range m.touched {
+		for i, g := range c.sourceGauges {
+			g.Set(float64(c.sources[i]))
 		}
-		m.known.WithLabelValues(s.group, s.kind, s.semantics).Set(float64(m.policies[s]))
-		m.nothing.WithLabelValues(s.group, s.kind, s.semantics).Set(float64(m.empty[s]))
+		c.policyGauge.Set(float64(c.policies))
+		c.emptyGauge.Set(float64(c.empty))
+		delete(m.touched, c)
 	}
 }
 
-// add adds (sign 1) or takes away (-1) one policy's tally and returns the
-// series it counts in.
-func (m *outcomeMetrics) add(t kindTally, sign int) kindSeries {
-	s := m.series(t.gk, t.semantics)
-	c := m.counts[s]
-	if c == nil {
-		c = new([len(outcomes)]int)
-		m.counts[s] = c
-	}
+// add adds (sign 1) or takes away (-1) one policy's tally.
+func (m *outcomeMetrics) add(t kindTally, sign int) {
+	c := m.countsOf(m.labelsOf(t.gk, t.semantics))
 	for i, n := range t.counts {
-		c[i] += sign * n
+		c.sources[i] += sign * n
 	}
-	m.policies[s] += sign
+	c.policies += sign
 	if t.targets == 0 {
-		m.empty[s] += sign
+		c.empty += sign
 	}
-	return s
+	m.touched[c] = struct{}{}
 }
 
-// series returns the labels of kind gk: its own for the built-in kinds and
+// countsOf returns the counts of series s, creating it (and its gauges).
+func (m *outcomeMetrics) countsOf(s kindSeries) *seriesCounts {
+	c := m.series[s]
+	if c != nil {
+		return c
+	}
+	c = &seriesCounts{
+		policyGauge: m.known.WithLabelValues(s.group, s.kind, s.semantics),
+		emptyGauge:  m.nothing.WithLabelValues(s.group, s.kind, s.semantics),
+	}
+	for i, o := range outcomes {
+		c.sourceGauges[i] = m.sources.WithLabelValues(s.group, s.kind, s.semantics, string(o))
+	}
+	m.series[s] = c
+	return c
+}
+
+// labelsOf returns the labels of kind gk: its own for the built-in kinds and
 // the first maxDiscoveredKinds others seen, OtherKindLabel after that. A
 // kind keeps its labels for the life of the process, so a series never
 // changes kind.
-func (m *outcomeMetrics) series(gk schema.GroupKind, semantics string) kindSeries {
+func (m *outcomeMetrics) labelsOf(gk schema.GroupKind, semantics string) kindSeries {
 	if m.builtin[gk] || m.discovered[gk] {
 		return kindSeries{gk.Group, gk.Kind, semantics}
 	}

@@ -88,6 +88,7 @@ func TestOutcomeMetricsFollowReaches(t *testing.T) {
 					m.set(k, tallyOf(obj))
 				}
 			}
+			m.flush()
 			l := []string{"gateway.networking.k8s.io", "BackendTLSPolicy", "GatewayAPI"}
 			got := want{
 				enforced:   gaugeOf(t, m.sources, append(l, "Enforced")...),
@@ -116,6 +117,7 @@ func TestOutcomeMetricsBoundKinds(t *testing.T) {
 		}}}
 		m.set(compute.Key{Namespace: "ns", Name: kind}, tallyOf(obj))
 	}
+	m.flush()
 	for _, tc := range []struct {
 		group, kind string
 		want        float64
@@ -129,13 +131,42 @@ func TestOutcomeMetricsBoundKinds(t *testing.T) {
 		}
 	}
 	// Series of their own: the discovered kinds plus one "other".
-	if got := len(m.policies); got != maxDiscoveredKinds+1 {
+	if got := len(m.series); got != maxDiscoveredKinds+1 {
 		t.Errorf("%d kind series, want %d", got, maxDiscoveredKinds+1)
 	}
 	// A built-in kind is always its own, whatever the bound.
 	k, obj := reachOf("tls", v1alpha1.OutcomeEnforced)
 	m.set(k, tallyOf(obj))
+	m.flush()
 	if got := gaugeOf(t, m.sources, "gateway.networking.k8s.io", "BackendTLSPolicy", "GatewayAPI", "Enforced"); got != 1 {
 		t.Errorf("built-in kind past the bound: got %v, want 1", got)
+	}
+}
+
+// BenchmarkOutcomeMetricsSet: what the worker adds per policy reach it
+// rebuilds (one kind, the common case): the policy's old counts taken away,
+// the new ones added; and the gauges set once per batch (batchSize reaches).
+func BenchmarkOutcomeMetricsSet(b *testing.B) {
+	vec := func(name string, labels ...string) *metrics.GaugeVec {
+		return metrics.NewGaugeVec(&metrics.GaugeOpts{Name: name, Help: name, StabilityLevel: metrics.ALPHA}, labels)
+	}
+	m := newOutcomeMetrics(vec("sources", "group", "kind", "semantics", "outcome"),
+		vec("known", "group", "kind", "semantics"), vec("nothing", "group", "kind", "semantics"))
+	metrics.NewKubeRegistry().MustRegister(m.sources, m.known, m.nothing)
+	const policies = 5000
+	tallies := make([][]kindTally, policies)
+	for i := range tallies {
+		_, obj := reachOf(fmt.Sprint(i), v1alpha1.OutcomeEnforced, v1alpha1.OutcomeConflicted)
+		tallies[i] = tallyOf(obj)
+		m.set(compute.Key{Namespace: "ns", Name: fmt.Sprint(i)}, tallies[i])
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := i % policies
+		m.set(compute.Key{Namespace: "ns", Name: fmt.Sprint(p)}, tallies[p])
+		if i%batchSize == 0 {
+			m.flush()
+		}
 	}
 }

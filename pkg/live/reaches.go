@@ -102,6 +102,7 @@ func (r *reaches) applyBatch(keys []compute.Key) {
 			r.outcomes.set(keys[i], c.tally)
 		}
 	}
+	r.outcomes.flush()
 	batch, changed := applyResults(keys, built, r.stores)
 	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
