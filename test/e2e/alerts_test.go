@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -188,18 +190,32 @@ func TestAlerts(t *testing.T) {
 	testAlertServerNotReady(t, bin, rules, kube)
 }
 
-// checkDashboardMetrics: every effectivepolicy_* metric the dashboard queries is on /metrics.
+// checkDashboardMetrics: every effectivepolicy_* metric the dashboard queries is on /metrics
+// (with a watch open: effectivepolicy_watchers has series only while one is).
 func checkDashboardMetrics(t *testing.T, dashboard *unstructured.Unstructured, port string) {
 	t.Helper()
-	s, err := scrapePort(t, "effectivepolicy", port)
+	w, err := clientset(t, "").EffectivepolicyV1alpha1().EffectivePolicies(alertNS).Watch(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range dashboardMetrics(t, dashboard) {
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(m) + `(_bucket)?[{ ]`).MatchString(s.body) {
-			t.Errorf("the dashboard queries %s, which /metrics does not have", m)
+	defer w.Stop()
+	metricNames := dashboardMetrics(t, dashboard)
+	eventually(t, 30*time.Second, "the dashboard's metrics on /metrics", func() error {
+		s, err := scrapePort(t, "effectivepolicy", port)
+		if err != nil {
+			return err
 		}
-	}
+		var missing []string
+		for _, m := range metricNames {
+			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(m) + `(_bucket)?[{ ]`).MatchString(s.body) {
+				missing = append(missing, m)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("the dashboard queries %v, which /metrics does not have", missing)
+		}
+		return nil
+	})
 }
 
 // testAlertCacheNotPersisted: a replica started without a cache directory fires the alert, for
@@ -207,7 +223,12 @@ func checkDashboardMetrics(t *testing.T, dashboard *unstructured.Unstructured, p
 func testAlertCacheNotPersisted(t *testing.T, evalNow func(...scrape) (firing, error)) {
 	t.Helper()
 	localUpEnv(t, []string{"EP_SERVER_FLAGS=--cache-dir="}, "start-replica", "2")
-	t.Cleanup(func() { localUp(t, "stop-replica", "2") })
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			localUp(t, "stop-replica", "2")
+		}
+	})
 	b, err := os.ReadFile(filepath.Join(localDir(), "replica-2.port"))
 	if err != nil {
 		t.Fatal(err)
@@ -227,6 +248,9 @@ func testAlertCacheNotPersisted(t *testing.T, evalNow func(...scrape) (firing, e
 		}
 		return nil
 	})
+	// The replica would keep the APIService available in testAlertServerNotReady.
+	localUp(t, "stop-replica", "2")
+	stopped = true
 }
 
 // testAlertServerNotReady: with our server stopped (no replica left behind the APIService),
