@@ -26,7 +26,8 @@ export HELM_CONFIG_HOME=${TMPDIR:-/tmp}/effectivepolicy-helm/config HELM_CACHE_H
 echo "helm: $("${HELM}" version --short) lint ${CHART}"
 "${HELM}" lint --strict "${CHART}"
 for values in "" "--set certs.mode=certManager" "--set certs.mode=existingSecret --set certs.existingSecret=ep-serving --set certs.caBundle=Zm9v" \
-  "--set podDisruptionBudget.enabled=false --set replicas=1" "--set cache.existingClaim=ep-cache"; do
+  "--set podDisruptionBudget.enabled=false --set replicas=1" "--set cache.existingClaim=ep-cache" \
+  "--set monitoring.prometheusRule.enabled=true --set monitoring.dashboard.enabled=true"; do
   # shellcheck disable=SC2086
   "${HELM}" lint --strict "${CHART}" ${values} >/dev/null
   # shellcheck disable=SC2086

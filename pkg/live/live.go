@@ -95,7 +95,8 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	l.outputs = &outputs{engine: engine, index: index, cache: l.cache,
 		stores: scopedStores{ResourceEffectivePolicies, stores.namespaced, ResourceClusterEffectivePolicies, stores.cluster}}
 	l.reaches = &reaches{engine: engine, index: index, cache: l.cache, built: make(chan struct{}),
-		stores: scopedStores{ResourcePolicyReaches, stores.reachNS, ResourceClusterPolicyReaches, stores.reachCL}}
+		outcomes: newOutcomeMetrics(policySources, policiesKnown, policiesReachingNothing),
+		stores:   scopedStores{ResourcePolicyReaches, stores.reachNS, ResourceClusterPolicyReaches, stores.reachCL}}
 	l.answers = &Answers{engine: engine, reviewTimeout: o.ReviewTimeout, ready: l.Ready, awaitApplied: l.awaitApplied}
 	l.nsBackend = &Backend{l: l, store: stores.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: stores.cluster}

@@ -75,6 +75,7 @@ func registerMetrics() {
 	registerOnce.Do(func() {
 		legacyregistry.MustRegister(readWait, cacheDegraded, cacheWriteFailures, cacheDiscarded, recomputed, computePanics, applyDuration, reviewDuration)
 		legacyregistry.MustRegister(dirtyKeys, cacheWrites, cacheSize, informerSynced)
+		legacyregistry.MustRegister(policySources, policiesKnown, policiesReachingNothing)
 	})
 }
 

@@ -53,8 +53,11 @@ type computed struct {
 	obj *encoded.Object
 	// entries are the output's source entries (pkg/reach).
 	entries []reach.Entry
-	ok      bool
-	err     error
+	// tally is what a policy reach counts in the outcome metrics
+	// (outcomes.go).
+	tally []kindTally
+	ok    bool
+	err   error
 }
 
 // computeAll computes keys on up to GOMAXPROCS goroutines (the engine is

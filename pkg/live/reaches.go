@@ -28,6 +28,8 @@ type reaches struct {
 	stores scopedStores
 	index  *reach.Index
 	cache  *persistence
+	// outcomes counts what the reaches say (outcomes.go).
+	outcomes *outcomeMetrics
 	// built is closed once every policy's reach has been built after the
 	// first full computation.
 	built chan struct{}
@@ -95,6 +97,12 @@ func (r *reaches) applyBatch(keys []compute.Key) {
 	workqueue.ParallelizeUntil(context.Background(), goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		built[i] = r.build(keys[i])
 	})
+	for i, c := range built {
+		if c.err == nil { // an error keeps the previous reach, and its counts
+			r.outcomes.set(keys[i], c.tally)
+		}
+	}
+	r.outcomes.flush()
 	batch, changed := applyResults(keys, built, r.stores)
 	klog.V(4).InfoS("Rebuilt policy reaches", "policies", len(keys), "changed", changed, "duration", time.Since(start))
 	if len(batch) > 0 {
@@ -121,5 +129,5 @@ func (r *reaches) build(k compute.Key) (c computed) {
 		klog.ErrorS(err, "Encoding a policy reach failed; keeping the previous one", "key", k.String())
 		return computed{err: err}
 	}
-	return computed{obj: enc, ok: true}
+	return computed{obj: enc, tally: tallyOf(obj), ok: true}
 }

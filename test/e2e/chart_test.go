@@ -68,6 +68,11 @@ func TestChartServerDryRun(t *testing.T) {
 		{"certManager", []string{"--set", "certs.mode=certManager"}, map[string]bool{"Issuer": true, "Certificate": true}, checkCertManagerWiring},
 		{"existingSecret", []string{"--set", "certs.mode=existingSecret", "--set", "certs.existingSecret=ep-tls", "--set", "certs.caBundle=" + "Zm9v"}, nil, nil},
 		{"one replica without PDB with a cache claim", []string{"--set", "replicas=1", "--set", "podDisruptionBudget.enabled=false", "--set", "cache.existingClaim=ep-cache"}, nil, nil},
+		{"monitoring", []string{"--set", "monitoring.prometheusRule.enabled=true", "--set", "monitoring.dashboard.enabled=true"}, map[string]bool{"PrometheusRule": true}, func(t *testing.T, objs []*unstructured.Unstructured) {
+			if len(byKind(objs, "PrometheusRule")) != 1 || len(byKind(objs, "ConfigMap")) != 2 {
+				t.Errorf("monitoring enabled: want a PrometheusRule and the dashboard's ConfigMap, got %v", sortedObjIDs(objs, func(*unstructured.Unstructured) bool { return false }))
+			}
+		}},
 		{"first step of a two-step install", []string{"--set", "apiService.enabled=false"}, nil, func(t *testing.T, objs []*unstructured.Unstructured) {
 			if len(byKind(objs, "APIService")) != 0 {
 				t.Error("apiService.enabled=false rendered an APIService")

@@ -84,10 +84,12 @@ func scrapeServerMetrics(t *testing.T) string {
 }
 
 // TestMetrics: our server's /metrics carries the metrics docs/operations.md lists, with the
-// informers synced and an open watch counted.
+// informers synced, an open watch counted, and a policy's source and kind counted (its kind,
+// ColorPolicy, found by label: semantics Assumed).
 func TestMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	faultFixture(t, "e2e-metrics", 2, "red")
 	// An open watch for effectivepolicy_watchers, and a few requests for apiserver_request_total.
 	cs := clientset(t, "")
 	w, err := cs.EffectivepolicyV1alpha1().EffectivePolicies("default").Watch(ctx, metav1.ListOptions{})
@@ -117,6 +119,10 @@ func TestMetrics(t *testing.T) {
 		regexp.MustCompile(`(?m)^effectivepolicy_gzip_responses_total \d+`),
 		regexp.MustCompile(`(?m)^effectivepolicy_gzip_uncompressed_bytes_total \d+`),
 		regexp.MustCompile(`(?m)^effectivepolicy_gzip_compressed_bytes_total \d+`),
+		regexp.MustCompile(`(?m)^effectivepolicy_policy_sources\{group="colors.example.com",kind="ColorPolicy",outcome="Enforced",semantics="Assumed"\} [2-9]`),
+		regexp.MustCompile(`(?m)^effectivepolicy_policy_sources\{group="colors.example.com",kind="ColorPolicy",outcome="Conflicted",semantics="Assumed"\} \d+`),
+		regexp.MustCompile(`(?m)^effectivepolicy_policies\{group="colors.example.com",kind="ColorPolicy",semantics="Assumed"\} [1-9]`),
+		regexp.MustCompile(`(?m)^effectivepolicy_policies_reaching_nothing\{group="colors.example.com",kind="ColorPolicy",semantics="Assumed"\} \d+`),
 		regexp.MustCompile(`(?m)^apiserver_request_total\{.*resource="effectivepolicies".*\} [1-9]`),
 		regexp.MustCompile(`(?m)^apiserver_request_total\{.*resource="clustereffectivepolicies".*\} [1-9]`),
 	}
