@@ -20,6 +20,7 @@ import (
 	"sync"
 	"testing"
 
+	certmanagerv1 "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/go-logr/logr"
 	"github.com/kuadrant/policy-machinery/controller"
 	"github.com/kuadrant/policy-machinery/machinery"
@@ -301,11 +302,20 @@ func buildTopology(store controller.Store) (*machinery.Topology, error) {
 		opts = append(opts, machinery.WithGatewayAPITopologyPolicies(lo.Map(by(gk), controller.ObjectAs[machinery.Policy])...))
 	}
 	opts = append(opts, machinery.WithGatewayAPITopologyObjects(lo.Map(by(kuadrantv1beta1.KuadrantGroupKind), controller.ObjectAs[machinery.Object])...))
+	// cert-manager's Issuers and ClusterIssuers, linked to the TLSPolicies that name them, as
+	// certManagerControllerOpts configures them: the TLSPolicy validator looks for them.
+	for _, gk := range []schema.GroupKind{CertManagerIssuerKind, CertManagerClusterIssuerKind} {
+		opts = append(opts, machinery.WithGatewayAPITopologyObjects(lo.Map(by(gk), func(o controller.Object, _ int) machinery.Object {
+			return &controller.RuntimeObject{Object: o}
+		})...))
+	}
+	opts = append(opts, machinery.WithGatewayAPITopologyLinks(LinkTLSPolicyToIssuerFunc(store), LinkTLSPolicyToClusterIssuerFunc(store)))
 	return machinery.NewGatewayAPITopology(opts...)
 }
 
 // decode reads a multi-document YAML (or JSON) stream into typed objects. Kinds kuadrant-operator
-// v1.5.2 does not watch (Namespaces, Services, ListenerSets, TCPRoutes, ...) are listed as ignored.
+// v1.5.2 does not watch or that play no part here (Namespaces, Services, ListenerSets, TCPRoutes,
+// Secrets, ...) are listed as ignored.
 func decode(doc []byte) (*inputs, error) {
 	in := &inputs{store: controller.Store{}}
 	dec := k8syaml.NewYAMLOrJSONDecoder(bytes.NewReader(doc), 4096)
@@ -382,6 +392,10 @@ func newObject(group, kind string) (controller.Object, string) {
 		return &kuadrantv1alpha1.TokenRateLimitPolicy{}, kuadrantv1alpha1.GroupVersion.String()
 	case "kuadrant.io/Kuadrant":
 		return &kuadrantv1beta1.Kuadrant{}, kuadrantv1beta1.GroupVersion.String()
+	case "cert-manager.io/Issuer":
+		return &certmanagerv1.Issuer{}, certmanagerv1.SchemeGroupVersion.String()
+	case "cert-manager.io/ClusterIssuer":
+		return &certmanagerv1.ClusterIssuer{}, certmanagerv1.SchemeGroupVersion.String()
 	}
 	return nil, ""
 }
