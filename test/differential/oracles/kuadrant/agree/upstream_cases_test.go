@@ -69,6 +69,9 @@ func TestEngineAgreesWithKuadrantOnUpstreamCases(t *testing.T) {
 			for _, d := range Compare(results[i], entries) {
 				t.Errorf("effective policy: %s", d)
 			}
+			for _, d := range CompareListeners(results[i], outs) {
+				t.Errorf("listener: %s", d)
+			}
 			for _, d := range CompareVerdicts(OracleVerdicts(results[i]), OurVerdicts(outs, policyKeys(objects[i]))) {
 				t.Errorf("standing: %s", d)
 			}

@@ -6,7 +6,7 @@
 // The functions that compute those answers live in kuadrant-operator's internal/controller
 // package, which another module cannot import. So the oracle copies the released module (from the
 // Go module cache, fetched through the Go module proxy) into a temporary directory, adds one
-// harness file to internal/controller (testdata/harness, embedded below), and builds that
+// harness files to internal/controller (testdata/harness, embedded below), and builds that
 // package's test binary. The binary is cached; nothing of kuadrant-operator is kept in this
 // repository.
 package kuadrantoracle
@@ -14,7 +14,7 @@ package kuadrantoracle
 import (
 	"context"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -22,7 +22,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 )
 
 const (
@@ -31,8 +33,10 @@ const (
 	OperatorVersion = "v1.5.2"
 )
 
-//go:embed testdata/harness/zz_oracle_harness_test.go
-var harness []byte
+// harness holds the files added to kuadrant-operator's internal/controller package.
+//
+//go:embed testdata/harness/*.go
+var harness embed.FS
 
 // Binary returns the path of the oracle binary, building it first when the cache holds none.
 // The cache is $KUADRANT_ORACLE_CACHE if set, else ${XDG_CACHE_HOME:-$HOME/.cache}/effectivepolicy/oracles;
@@ -44,14 +48,32 @@ func Binary(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(harness)
-	dir := filepath.Join(cacheRoot(), fmt.Sprintf("kuadrant-%s-%s-%s", OperatorVersion, goVersion, hex.EncodeToString(sum[:6])))
+	files, err := harnessFiles()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, name := range sortedKeys(files) {
+		h.Write([]byte(name))
+		h.Write(files[name])
+	}
+	dir := filepath.Join(cacheRoot(), fmt.Sprintf("kuadrant-%s-%s-%s", OperatorVersion, goVersion, hex.EncodeToString(h.Sum(nil)[:6])))
 	bin := filepath.Join(dir, "kuadrant-oracle.test")
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
+	}
+	// One build at a time per binary (go test runs packages in parallel): the others wait, then
+	// find it built.
+	unlock, err := lock(filepath.Join(dir, "build.lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
 	}
 	src, err := moduleDir(ctx)
 	if err != nil {
@@ -65,8 +87,10 @@ func Binary(ctx context.Context) (string, error) {
 	if err := copyTree(src, tmp); err != nil {
 		return "", fmt.Errorf("copying %s: %w", src, err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "internal", "controller", "zz_oracle_harness_test.go"), harness, 0o644); err != nil {
-		return "", err
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(tmp, "internal", "controller", name), b, 0o644); err != nil {
+			return "", err
+		}
 	}
 	partial, err := os.CreateTemp(dir, "kuadrant-oracle.test.partial-")
 	if err != nil {
@@ -85,6 +109,48 @@ func Binary(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return bin, nil
+}
+
+// lock takes an exclusive advisory lock on path (flock: released when the process ends, so a
+// killed build leaves no stale lock).
+func lock(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
+}
+
+func harnessFiles() (map[string][]byte, error) {
+	entries, err := fs.ReadDir(harness, "testdata/harness")
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for _, e := range entries {
+		b, err := fs.ReadFile(harness, "testdata/harness/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		files[e.Name()] = b
+	}
+	return files, nil
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func cacheRoot() string {

@@ -14,6 +14,8 @@ import (
 type Result struct {
 	// Paths are the effective policies, one per kind and path that has one, sorted by kind then ID.
 	Paths []Path `json:"paths"`
+	// Listeners say which DNSPolicies and TLSPolicies Kuadrant applies to each listener.
+	Listeners []Listener `json:"listeners"`
 	// Policies are the conditions of every Kuadrant policy of the input.
 	Policies []Policy `json:"policies"`
 	// Ignored names the input objects of kinds kuadrant-operator v1.5.2 does not watch.
@@ -45,6 +47,21 @@ type Path struct {
 	Rules          map[string]Rule `json:"rules"`
 	SourcePolicies []string        `json:"sourcePolicies"`
 	Spec           json.RawMessage `json:"spec"`
+}
+
+// Listener is one Gateway listener and the DNSPolicies and TLSPolicies ("namespace/name") Kuadrant
+// applies to it. DNSSkipped and TLSSkipped say why Kuadrant writes no DNSRecord or Certificate for
+// it whatever the policies (a listener without hostname; validateGatewayListenerBlock: no
+// hostname, no TLS block, no certificateRefs, ...).
+type Listener struct {
+	Namespace   string   `json:"namespace"`
+	Gateway     string   `json:"gateway"`
+	Listener    string   `json:"listener"`
+	Hostname    string   `json:"hostname,omitempty"`
+	DNSPolicies []string `json:"dnsPolicies"`
+	DNSSkipped  string   `json:"dnsSkipped,omitempty"`
+	TLSPolicies []string `json:"tlsPolicies"`
+	TLSSkipped  string   `json:"tlsSkipped,omitempty"`
 }
 
 // Condition is a status condition as Kuadrant sets it (its LastTransitionTime left empty).
