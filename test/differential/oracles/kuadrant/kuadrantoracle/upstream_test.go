@@ -156,14 +156,17 @@ type wantEnforced struct {
 
 var oracleBinary = sync.OnceValues(func() (string, error) { return Binary(context.Background()) })
 
-func TestOracleAgreesWithKuadrantTests(t *testing.T) {
+// upstreamCase is one upstream test: its objects and what it asserts.
+type upstreamCase struct {
+	name     string
+	input    string
+	paths    []wantPath
+	enforced []wantEnforced
+}
+
+func upstreamCases() []upstreamCase {
 	const t0, t1 = "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z"
-	cases := []struct {
-		name     string
-		input    string
-		paths    []wantPath
-		enforced []wantEnforced
-	}{{
+	return []upstreamCase{{
 		name:  "TestCalculateEffectiveAuthPolicies",
 		input: authTopologyAndPolicies,
 		paths: []wantPath{
@@ -200,6 +203,10 @@ func TestOracleAgreesWithKuadrantTests(t *testing.T) {
 		paths:    []wantPath{{"RateLimitPolicy", "toystore-route#rule-1", map[string]string{"l1": "test/toystore-rlp"}}},
 		enforced: []wantEnforced{{"test/httproute-rlp", "Overridden", "RateLimitPolicy is overridden by [test/toystore-rlp]"}},
 	}}
+}
+
+func TestOracleAgreesWithKuadrantTests(t *testing.T) {
+	cases := upstreamCases()
 	bin, err := oracleBinary()
 	if err != nil {
 		t.Fatal(err)
