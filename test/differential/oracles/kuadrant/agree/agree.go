@@ -41,11 +41,11 @@ type RouteEntry struct {
 
 // Disagreement is one path (or one engine entry no path accounts for) where the two differ.
 type Disagreement struct {
-	Kind   string `json:"kind"`
-	Path   string `json:"path"`
+	Kind   string  `json:"kind"`
+	Path   string  `json:"path"`
 	Oracle Entries `json:"oracle,omitempty"`
 	Ours   Entries `json:"ours,omitempty"`
-	Why    string `json:"why"`
+	Why    string  `json:"why"`
 }
 
 func (d Disagreement) String() string {
