@@ -20,6 +20,7 @@ import (
 //   - NotFound: its target does not exist.
 type Verdict string
 
+// The verdicts (see Verdict).
 const (
 	InEffect   Verdict = "InEffect"
 	Overridden Verdict = "Overridden"

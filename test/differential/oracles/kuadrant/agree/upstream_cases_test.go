@@ -129,7 +129,7 @@ func policyKeys(objs []*unstructured.Unstructured) []string {
 }
 
 // kuadrantCRDs runs the cases' crds.sh (kuadrant-operator v1.5.2's CRDs from the Go module
-// proxy): the engine recognises the policy kinds by their CRDs.
+// proxy): the engine recognizes the policy kinds by their CRDs.
 func kuadrantCRDs(t *testing.T) []*unstructured.Unstructured {
 	t.Helper()
 	cmd := exec.Command("bash", filepath.Join(casesDir, "crds.sh"))

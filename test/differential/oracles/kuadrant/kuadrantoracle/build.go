@@ -27,8 +27,8 @@ import (
 	"syscall"
 )
 
+// OperatorModule and OperatorVersion are the kuadrant-operator release the oracle runs.
 const (
-	// OperatorModule and OperatorVersion are the kuadrant-operator release the oracle runs.
 	OperatorModule  = "github.com/kuadrant/kuadrant-operator"
 	OperatorVersion = "v1.5.2"
 )
