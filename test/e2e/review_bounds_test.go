@@ -14,8 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	versioned "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
@@ -45,8 +47,16 @@ spec:
   color: amber
 `, reviewBoundsNS))
 	ctx := context.Background()
-	// Any authenticated user may review: the bounds hold for all of them.
-	rc := clientset(t, "e2e-review-bounds-user").EffectivepolicyV1alpha1().RESTClient()
+	// Any authenticated user may review: the bounds hold for all of them. No client-side rate
+	// limit: the burst must arrive at once.
+	cfg := restConfig(t)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "e2e-review-bounds-user"}
+	cfg.QPS, cfg.Burst = 1000, 2000
+	cs, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := cs.EffectivepolicyV1alpha1().RESTClient()
 	create := func(spec v1alpha1.EffectivePolicyReviewSpec) error {
 		body, err := json.Marshal(&v1alpha1.EffectivePolicyReview{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "EffectivePolicyReview"}, Spec: spec})
 		if err != nil {
