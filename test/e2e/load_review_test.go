@@ -41,13 +41,15 @@ func TestLongReviewFloodKeepsGets(t *testing.T) {
 	ep, _ := loadClients(t)
 	namespaces := setUpLoadTopology(t)
 	ns := namespaces[0]
-	kubectlApply(t, fmt.Sprintf(`apiVersion: colors.example.com/v1
+	for _, n := range namespaces {
+		kubectlApply(t, fmt.Sprintf(`apiVersion: colors.example.com/v1
 kind: ColorPolicy
 metadata: {name: flood, namespace: %s}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
   color: amber
-`, ns))
+`, n))
+	}
 	ctx := context.Background()
 	eventually(t, 60*time.Second, "the routes' EffectivePolicies", func() error {
 		for _, n := range namespaces {
@@ -69,7 +71,9 @@ spec:
 			for ctx.Err() == nil {
 				err := rc.Post().Resource("effectivepolicyreviews").Body(body).SetHeader("Content-Type", "application/json").MaxRetries(0).Do(ctx).Error()
 				switch {
-				case err == nil:
+				// A review refused at --review-timeout held the engine all that time: the
+				// flood's heaviest case, on a loaded machine.
+				case err == nil, apierrors.IsRequestEntityTooLargeError(err):
 					answered.Add(1)
 				case apierrors.IsTooManyRequests(err):
 					refused.Add(1)
@@ -81,7 +85,7 @@ spec:
 	}
 	q50, q99 := percentile(quiet, 50), percentile(quiet, 99)
 	f50, f99 := percentile(flooded, 50), percentile(flooded, 99)
-	t.Logf("GETs quiet: %d, p50 %v p99 %v; flooded: %d, p50 %v p99 %v (%.2fx); reviews answered %d, refused with 429 %d",
+	t.Logf("GETs quiet: %d, p50 %v p99 %v; flooded: %d, p50 %v p99 %v (%.2fx); reviews computed %d, refused with 429 %d",
 		len(quiet), q50, q99, len(flooded), f50, f99, float64(f99)/float64(q99), answered.Load(), refused.Load())
 	if answered.Load() == 0 || refused.Load() == 0 {
 		t.Errorf("the flood did not fill the server's review slots: %d answered, %d refused", answered.Load(), refused.Load())
