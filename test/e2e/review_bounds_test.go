@@ -72,6 +72,18 @@ spec:
 		return create(v1alpha1.EffectivePolicyReviewSpec{Apply: routes(1)})
 	})
 
+	checkReviewSizeBounds(t, create)
+	checkReviewBurst(t, create)
+	// The slots are given back.
+	if err := create(v1alpha1.EffectivePolicyReviewSpec{Apply: routes(1)}); err != nil {
+		t.Errorf("a review after the bursts: %v", err)
+	}
+}
+
+// checkReviewSizeBounds: a review of more objects or bytes than one may propose is refused,
+// naming the bound and its flag.
+func checkReviewSizeBounds(t *testing.T, create func(v1alpha1.EffectivePolicyReviewSpec) error) {
+	t.Helper()
 	for _, c := range []struct {
 		name string
 		spec v1alpha1.EffectivePolicyReviewSpec
@@ -95,6 +107,12 @@ spec:
 		}
 	}
 
+}
+
+// checkReviewBurst: bursts of concurrent reviews overflow --max-concurrent-reviews: some are
+// refused with 429 and a Retry-After, some answered.
+func checkReviewBurst(t *testing.T, create func(v1alpha1.EffectivePolicyReviewSpec) error) {
+	t.Helper()
 	// A burst of reviews, each of routes the Gateway's policy reaches (a turn on the engine
 	// each): beyond the server's --max-concurrent-reviews some get 429 and a Retry-After.
 	// Bursts are repeated until one overflows (a burst that arrives spread out may not). A
@@ -131,10 +149,6 @@ spec:
 	}
 	if answered == 0 {
 		t.Error("no review of the bursts was answered")
-	}
-	// The slots are given back.
-	if err := create(v1alpha1.EffectivePolicyReviewSpec{Apply: routes(1)}); err != nil {
-		t.Errorf("a review after the bursts: %v", err)
 	}
 }
 

@@ -83,25 +83,7 @@ func TestReviewByNamespaceViewer(t *testing.T) {
 	}
 	kubectlApply(t, reviewUsersManifests)
 	kubectl(t, "create", "rolebinding", "ana", "--clusterrole=view", "--user="+reviewUsersAna, "-n", reviewUsersApp)
-	// Her rights: reading EffectivePolicies in her namespace only, creating reviews (the
-	// install's binding to system:authenticated), nothing cluster-wide.
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"get", "effectivepolicies.effectivepolicy.dev", "-n", reviewUsersApp}, "yes"},
-		{[]string{"get", "effectivepolicies.effectivepolicy.dev", "-n", reviewUsersOther}, "no"},
-		{[]string{"get", "clustereffectivepolicies.effectivepolicy.dev"}, "no"},
-		{[]string{"create", "effectivepolicyreviews.effectivepolicy.dev"}, "yes"},
-	} {
-		eventually(t, 30*time.Second, "Ana's rights "+strings.Join(c.args, " "), func() error {
-			out, _, _ := kubectlRaw(nil, append(append([]string{"auth", "can-i"}, c.args...), "--as", reviewUsersAna)...)
-			if got := strings.TrimSpace(out); got != c.want {
-				return fmt.Errorf("can-i %v: %q, want %q", c.args, got, c.want)
-			}
-			return nil
-		})
-	}
+	checkAnaRights(t)
 	eventually(t, 60*time.Second, "the routes' EffectivePolicies", func() error {
 		_, _, err := kubectlRaw(nil, "get", "effectivepolicy", "shop", "-n", reviewUsersApp)
 		if err == nil {
@@ -160,6 +142,29 @@ spec:
 	out, errOut, err = runPlugin(dir, "diff", "-f", change)
 	if pluginExitStatus(err) != 1 || !strings.Contains(out, "EffectivePolicy "+reviewUsersOther+"/billing  Modified") || strings.Contains(out, "more change") {
 		t.Errorf("diff as the admin: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// checkAnaRights: Ana reads EffectivePolicies in her namespace only and may create reviews (the
+// install's binding to system:authenticated); nothing cluster-wide.
+func checkAnaRights(t *testing.T) {
+	t.Helper()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "effectivepolicies.effectivepolicy.dev", "-n", reviewUsersApp}, "yes"},
+		{[]string{"get", "effectivepolicies.effectivepolicy.dev", "-n", reviewUsersOther}, "no"},
+		{[]string{"get", "clustereffectivepolicies.effectivepolicy.dev"}, "no"},
+		{[]string{"create", "effectivepolicyreviews.effectivepolicy.dev"}, "yes"},
+	} {
+		eventually(t, 30*time.Second, "Ana's rights "+strings.Join(c.args, " "), func() error {
+			out, _, _ := kubectlRaw(nil, append(append([]string{"auth", "can-i"}, c.args...), "--as", reviewUsersAna)...)
+			if got := strings.TrimSpace(out); got != c.want {
+				return fmt.Errorf("can-i %v: %q, want %q", c.args, got, c.want)
+			}
+			return nil
+		})
 	}
 }
 
