@@ -221,14 +221,11 @@ func (ks keySet) add(keys []Key) {
 	}
 }
 
-// computeKeys computes keys with memo m on half the Ps (at least one),
-// until ctx ends: every user may create reviews, and the other half keeps
-// serving reads however many arrive (a review on every P put GETs behind
-// it in the scheduler). The caller holds e.mu.
+// computeKeys computes keys with memo m on up to GOMAXPROCS goroutines,
+// until ctx ends. The caller holds e.mu.
 func (e *Engine) computeKeys(ctx context.Context, keys []Key, m *fold.Memo) []runtime.Object {
 	out := make([]runtime.Object, len(keys))
-	workers := max(1, goruntime.GOMAXPROCS(0)/2)
-	workqueue.ParallelizeUntil(ctx, workers, len(keys), func(i int) {
+	workqueue.ParallelizeUntil(ctx, goruntime.GOMAXPROCS(0), len(keys), func(i int) {
 		if o, ok := e.computeWith(keys[i], m); ok {
 			out[i] = o
 		}
