@@ -79,7 +79,12 @@ func TestReviewRESTLimits(t *testing.T) {
 				<-src.started // it reached the source while the others were held
 				return
 			}
-			err := <-done
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("not refused: the review went on to the source")
+			}
 			if !tc.wantErr(err) {
 				t.Fatalf("got %v", err)
 			}
