@@ -63,8 +63,9 @@ type Options struct {
 	MaxConcurrentReviews int
 }
 
-// DefaultMaxConcurrentReviews: reviews take turns on the engine, so of
-// those in flight one computes and the others wait (each at most
+// DefaultMaxConcurrentReviews is the default of --max-concurrent-reviews.
+// Reviews take turns on the engine, so of those in flight one computes and
+// the others wait (each at most
 // --review-timeout per review before it); four keep a reviewer's wait
 // under four timeouts and the answers being encoded at once (up to
 // ~15 MB each at scale 1) few.
