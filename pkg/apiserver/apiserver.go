@@ -91,6 +91,9 @@ type Config struct {
 	// Reviews, when set, serves effectivepolicyreviews (docs/spec.md §10): what a
 	// proposed change would do, asked of the live engine.
 	Reviews review.Source
+	// ReviewLimits bound the reviews (their size, how many at once); the
+	// zero value bounds nothing.
+	ReviewLimits registry.ReviewLimits
 	// SensitiveFields, when set, names the policy kinds whose descriptors
 	// mark sensitive fields: get, list and watch then show those values only
 	// to callers GenericConfig.Authorization.Authorizer allows to get the
@@ -174,7 +177,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		storage["requesttraces"] = registry.NewTraceREST(c.cfg.RequestTraces, c.cfg.EffectivePolicies, checker, redactor)
 	}
 	if c.cfg.Reviews != nil {
-		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, checker, redactor)
+		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, checker, redactor).WithLimits(c.cfg.ReviewLimits)
 	}
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {

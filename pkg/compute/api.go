@@ -50,6 +50,8 @@ type Engine struct {
 	memo   atomic.Pointer[fold.Memo]
 	// memoDropped is set by DropMemo: the memo is rebuilt for edits only.
 	memoDropped atomic.Bool
+	// sensitive is the index SensitiveKind reads without e.mu.
+	sensitive atomic.Pointer[sensitiveIndex]
 }
 
 // NewEngine returns an empty engine.
@@ -58,7 +60,9 @@ func NewEngine(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{st: st}, nil
+	e := &Engine{st: st}
+	e.refreshSensitive()
+	return e, nil
 }
 
 // Upsert records the current state of one input object and returns the keys
@@ -66,6 +70,7 @@ func NewEngine(opts Options) (*Engine, error) {
 func (e *Engine) Upsert(obj *unstructured.Unstructured) []Key {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	defer e.refreshSensitive()
 	return e.st.upsert(obj)
 }
 
@@ -74,6 +79,7 @@ func (e *Engine) Upsert(obj *unstructured.Unstructured) []Key {
 func (e *Engine) Delete(gk schema.GroupKind, namespace, name string) []Key {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	defer e.refreshSensitive()
 	return e.st.delete(gk, namespace, name)
 }
 
@@ -89,6 +95,7 @@ func (e *Engine) SetBulk(on bool) {
 	if !on {
 		e.st.settleRejections(nil)
 	}
+	e.refreshSensitive()
 }
 
 // PolicyResources lists the policy kinds currently known from CRDs, as the

@@ -3,6 +3,7 @@ package compute
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -93,5 +94,54 @@ func TestLoadDescriptorsAnnotations(t *testing.T) {
 		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "descriptors[0]")) {
 			t.Errorf("annotations %s: error %v, want one naming descriptors[0]", tc.list, err)
 		}
+	}
+}
+
+// TestSensitiveKindWithoutTheLock: SensitiveKind, asked by every GET, answers
+// while the engine's write lock is held (a review holds it for up to
+// --review-timeout), and follows the policy kinds as CRDs come and go.
+func TestSensitiveKindWithoutTheLock(t *testing.T) {
+	ds, err := LoadDescriptors([]byte(sensitiveDescriptors))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(Options{Descriptors: ds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gk := schema.GroupKind{Group: "auth.example.com", Kind: "AuthPolicy"}
+	crd := parseDocs(t, `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: authpolicies.auth.example.com}
+spec: {group: auth.example.com, scope: Namespaced, names: {kind: AuthPolicy, plural: authpolicies}, versions: [{name: v1, served: true, storage: true}]}
+`)[0]
+	crdGK := schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+	for _, step := range []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"before the CRD", func() {}, false},
+		{"the CRD upserted", func() { e.Upsert(crd) }, true},
+		{"the CRD deleted", func() { e.Delete(crdGK, "", crd.GetName()) }, false},
+		{"the CRD back", func() { e.Upsert(crd) }, true},
+	} {
+		step.do()
+		answered := make(chan bool)
+		e.mu.Lock() // as a review holds it
+		go func() {
+			_, ok := e.SensitiveKind(gk)
+			answered <- ok
+		}()
+		select {
+		case ok := <-answered:
+			if ok != step.want {
+				t.Errorf("%s: sensitive %v, want %v", step.name, ok, step.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: SensitiveKind waited for the engine's write lock", step.name)
+		}
+		e.mu.Unlock()
 	}
 }

@@ -46,16 +46,49 @@ type SensitiveKind struct {
 // SensitiveKind returns the sensitive fields of policy kind gk, from its
 // descriptor and its CRD; ok=false when gk is not a known policy kind or
 // declares no sensitive fields.
+//
+// Every GET asks this of each policy kind in its answer, so it does not take
+// the engine's lock: it reads an index rebuilt when the policy kinds change
+// (refreshSensitive), which a review holding the write lock for up to
+// --review-timeout cannot change (CRDs cannot be proposed).
 func (e *Engine) SensitiveKind(gk schema.GroupKind) (SensitiveKind, bool) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	ki := e.st.att.Kind(gk)
-	if ki == nil || ki.Kind == nil || len(ki.Kind.Descriptor.SensitiveFields) == 0 {
+	sk, ok := e.sensitive.Load().kinds[gk] // NewEngine stores the first
+	if !ok {
 		return SensitiveKind{}, false
 	}
-	return SensitiveKind{
-		Resource:   ki.Kind.GVR.GroupResource(),
-		Namespaced: ki.Kind.Namespaced,
-		Paths:      append([]string(nil), ki.Kind.Descriptor.SensitiveFields...),
-	}, true
+	sk.Paths = append([]string(nil), sk.Paths...)
+	return sk, true
+}
+
+// sensitiveIndex is the sensitive fields of every policy kind that declares
+// some, as of the policy kinds' generation gen.
+type sensitiveIndex struct {
+	gen   uint64
+	kinds map[schema.GroupKind]SensitiveKind
+}
+
+// sensitiveIndex builds the index of the current policy kinds. The caller
+// holds e.mu.
+func (st *state) sensitiveIndex() *sensitiveIndex {
+	idx := &sensitiveIndex{gen: st.kindsGen, kinds: map[schema.GroupKind]SensitiveKind{}}
+	for gk, ki := range st.att.Kinds() {
+		if ki == nil || ki.Kind == nil || len(ki.Kind.Descriptor.SensitiveFields) == 0 {
+			continue
+		}
+		idx.kinds[gk] = SensitiveKind{
+			Resource:   ki.Kind.GVR.GroupResource(),
+			Namespaced: ki.Kind.Namespaced,
+			Paths:      append([]string(nil), ki.Kind.Descriptor.SensitiveFields...),
+		}
+	}
+	return idx
+}
+
+// refreshSensitive rebuilds the index of sensitive fields if the policy
+// kinds changed since it was built. The caller holds e.mu (write).
+func (e *Engine) refreshSensitive() {
+	if idx := e.sensitive.Load(); idx != nil && idx.gen == e.st.kindsGen {
+		return
+	}
+	e.sensitive.Store(e.st.sensitiveIndex())
 }

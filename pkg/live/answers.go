@@ -21,6 +21,11 @@ type Answers struct {
 	engine Engine
 	// reviewTimeout bounds a review's hold of the engine (Options.ReviewTimeout).
 	reviewTimeout time.Duration
+	// turn is held by the review computing: reviews take turns on the
+	// engine here, so that reviewTimeout counts only a review's own hold
+	// (not its wait behind others) and a live edit waits for one review
+	// at most. Nil: no turns (the engine's lock alone orders them).
+	turn chan struct{}
 	// ready reports whether the first full computation is done (Live.Ready);
 	// awaitApplied waits for the changes pending when a trace arrived
 	// (Live.awaitApplied).
@@ -67,6 +72,14 @@ func (a *Answers) Review(ctx context.Context, p compute.Proposal) ([]compute.Out
 	timeout := a.reviewTimeout
 	if timeout <= 0 {
 		timeout = NewOptions().ReviewTimeout
+	}
+	if a.turn != nil {
+		select {
+		case a.turn <- struct{}{}:
+			defer func() { <-a.turn }()
+		case <-ctx.Done():
+			return nil, fmt.Errorf("gave up waiting for the reviews before it: %w", ctx.Err())
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

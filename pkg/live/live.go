@@ -97,7 +97,7 @@ func NewWithEngine(o *Options, engine Engine, client dynamic.Interface) (*Live, 
 	l.reaches = &reaches{engine: engine, index: index, cache: l.cache, built: make(chan struct{}),
 		outcomes: newOutcomeMetrics(policySources, policiesKnown, policiesReachingNothing),
 		stores:   scopedStores{ResourcePolicyReaches, stores.reachNS, ResourceClusterPolicyReaches, stores.reachCL}}
-	l.answers = &Answers{engine: engine, reviewTimeout: o.ReviewTimeout, ready: l.Ready, awaitApplied: l.awaitApplied}
+	l.answers = &Answers{engine: engine, reviewTimeout: o.ReviewTimeout, turn: make(chan struct{}, 1), ready: l.Ready, awaitApplied: l.awaitApplied}
 	l.nsBackend = &Backend{l: l, store: stores.namespaced, namespaced: true}
 	l.clBackend = &Backend{l: l, store: stores.cluster}
 	l.reachNSBackend = &Backend{l: l, store: stores.reachNS, namespaced: true, reach: true}

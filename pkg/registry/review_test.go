@@ -89,6 +89,16 @@ func reviewRESTCreateCases() []reviewRESTCreateCase {
 					t.Errorf("changes %v", got)
 				}
 			}},
+		// Ana reads baker only (a namespaced view RoleBinding): her
+		// manifests hold a policy of infra's Gateway too. Her route's change
+		// is named; the Gateway's own EffectivePolicy is counted, never named.
+		{"another namespace's object proposed, its change counted", map[string]bool{"baker": true}, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(`{"apiVersion":"example.com/v1","kind":"RetryPolicy","metadata":{"name":"gw","namespace":"infra"},
+"spec":{"targetRefs":[{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"gw"}],"budget":1}}`)}},
+			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
+				if len(s.Changes) != 1 || s.Changes[0].Namespace != "baker" || s.HiddenChanges != 1 {
+					t.Errorf("status %+v, want baker's change named and infra's counted", s)
+				}
+			}},
 		{"the application namespace hidden", map[string]bool{"infra": true}, false, v1alpha1.EffectivePolicyReviewSpec{Apply: []runtime.RawExtension{raw(retry5)}},
 			func(t *testing.T, s v1alpha1.EffectivePolicyReviewStatus) {
 				if len(s.Changes) != 0 || s.HiddenChanges != 1 {

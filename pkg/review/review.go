@@ -45,6 +45,8 @@ type Options struct {
 	// Admit, when set, runs once the spec is valid and before the source
 	// is asked (the API server's admission); its error is the answer.
 	Admit func(ctx context.Context) error
+	// Limits bound the review's size, checked first (zero: no bound).
+	Limits Limits
 }
 
 var reviewGK = v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicyReview").GroupKind()
@@ -52,6 +54,9 @@ var reviewGK = v1alpha1.SchemeGroupVersion.WithKind("EffectivePolicyReview").Gro
 // Answer answers in in's status, on a copy: the changes the caller of ctx
 // may see, sorted. Its errors are API statuses (apierrors).
 func Answer(ctx context.Context, source Source, in *v1alpha1.EffectivePolicyReview, o Options) (*v1alpha1.EffectivePolicyReview, error) {
+	if err := o.Limits.Check(in); err != nil {
+		return nil, err
+	}
 	proposal, errs := ProposalOf(in)
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(reviewGK, in.Name, errs)

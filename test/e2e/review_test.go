@@ -136,11 +136,8 @@ func checkNothingServedChanged(ctx context.Context, t *testing.T, cs epclient.Ef
 // policy's deletion and sees the route's change, the Gateway's hidden.
 func checkDeveloperReview(ctx context.Context, t *testing.T) {
 	t.Helper()
+	// view in the namespace is all she has: every authenticated user may create reviews.
 	kubectl(t, "create", "rolebinding", "dev", "--clusterrole=view", "--user=e2e-review-dev", "-n", reviewApp)
-	kubectl(t, "create", "clusterrolebinding", "e2e-review-dev", "--clusterrole=effectivepolicy.dev:view-clustereffectivepolicies", "--user=e2e-review-dev")
-	t.Cleanup(func() {
-		_, _, _ = kubectlRaw(nil, "delete", "clusterrolebinding", "e2e-review-dev", "--ignore-not-found")
-	})
 	dev := clientset(t, "e2e-review-dev").EffectivepolicyV1alpha1()
 	var del *v1alpha1.EffectivePolicyReview
 	eventually(t, 30*time.Second, "the developer's review", func() error {

@@ -24,6 +24,8 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/version"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apiserver"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/live"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/registry"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/storage/versioned"
 )
 
@@ -52,7 +54,22 @@ type Options struct {
 	// Live are the options of the live layer: informers, computation and
 	// the bbolt cache (--cache-dir, --policy-descriptors, ...).
 	Live *live.Options
+
+	// ReviewMaxObjects and ReviewMaxBytes bound one EffectivePolicyReview;
+	// MaxConcurrentReviews bounds those being answered at once
+	// (docs/review.md, "Bounds").
+	ReviewMaxObjects     int
+	ReviewMaxBytes       int64
+	MaxConcurrentReviews int
 }
+
+// DefaultMaxConcurrentReviews is the default of --max-concurrent-reviews.
+// Reviews take turns on the engine, so of those in flight one computes and
+// the others wait (each at most
+// --review-timeout per review before it); four keep a reviewer's wait
+// under four timeouts and the answers being encoded at once (up to
+// ~15 MB each at scale 1) few.
+const DefaultMaxConcurrentReviews = 4
 
 // NewOptions returns the default options.
 func NewOptions() *Options {
@@ -77,6 +94,10 @@ func NewOptions() *Options {
 		Logs:               logs.NewOptions(),
 		WatchHistorySize:   versioned.DefaultHistorySize,
 		Live:               live.NewOptions(),
+
+		ReviewMaxObjects:     review.DefaultMaxObjects,
+		ReviewMaxBytes:       review.DefaultMaxBytes,
+		MaxConcurrentReviews: DefaultMaxConcurrentReviews,
 	}
 }
 
@@ -101,6 +122,14 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay-duration", o.ShutdownDelay,
 		"Time to keep serving after SIGTERM while /readyz reports failure, so load balancers and the aggregator stop routing here first.")
 	o.Live.AddFlags(fs)
+	fs.IntVar(&o.ReviewMaxObjects, "review-max-objects", o.ReviewMaxObjects,
+		"Most objects (to apply and to delete) one EffectivePolicyReview may propose; more are refused (422).")
+	fs.Int64Var(&o.ReviewMaxBytes, "review-max-bytes", o.ReviewMaxBytes,
+		"Most bytes of JSON of the objects one EffectivePolicyReview may apply; more are refused (413). "+
+			"The request body limit grows with it beyond 1 MiB.")
+	fs.IntVar(&o.MaxConcurrentReviews, "max-concurrent-reviews", o.MaxConcurrentReviews,
+		"Most EffectivePolicyReviews answered at once (they take turns on the engine); one more is refused with 429 "+
+			"and a Retry-After of --review-timeout.")
 	return fss
 }
 
@@ -123,12 +152,32 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--shutdown-delay-duration must not be negative"))
 	}
 	errs = append(errs, o.Live.Validate()...)
+	if o.ReviewMaxObjects <= 0 {
+		errs = append(errs, fmt.Errorf("--review-max-objects must be positive, not %d", o.ReviewMaxObjects))
+	}
+	if o.ReviewMaxBytes <= 0 {
+		errs = append(errs, fmt.Errorf("--review-max-bytes must be positive, not %d", o.ReviewMaxBytes))
+	}
+	if o.MaxConcurrentReviews <= 0 {
+		errs = append(errs, fmt.Errorf("--max-concurrent-reviews must be positive, not %d", o.MaxConcurrentReviews))
+	}
 	return utilerrors.NewAggregate(errs)
 }
 
 // MaxRequestBodyBytes bounds the body of a create (the generic default is
-// 3 MiB).
+// 3 MiB), unless --review-max-bytes asks for more (RequestBodyLimit).
 const MaxRequestBodyBytes = 1 << 20
+
+// reviewEnvelopeBytes is room in a review's body beyond the objects it
+// applies: its deletes (at most --review-max-objects of ~150 bytes) and
+// its own fields.
+const reviewEnvelopeBytes = 128 << 10
+
+// RequestBodyLimit is the largest request body the server reads: 1 MiB, or
+// what a review of --review-max-bytes needs, if more.
+func (o *Options) RequestBodyLimit() int64 {
+	return max(MaxRequestBodyBytes, o.ReviewMaxBytes+reviewEnvelopeBytes)
+}
 
 // GenericConfig applies the generic options to a fresh server config.
 func (o *Options) GenericConfig() (*apiserver.Config, error) {
@@ -145,8 +194,12 @@ func (o *Options) GenericConfig() (*apiserver.Config, error) {
 	// and EffectivePolicyReview. A trace's request is bounded well below
 	// this (validation.ValidateRequestTrace); a larger body is refused with
 	// 413 before it is decoded.
-	generic.MaxRequestBodyBytes = MaxRequestBodyBytes
-	return &apiserver.Config{GenericConfig: generic}, nil
+	generic.MaxRequestBodyBytes = o.RequestBodyLimit()
+	return &apiserver.Config{GenericConfig: generic, ReviewLimits: registry.ReviewLimits{
+		Limits:      review.Limits{MaxObjects: o.ReviewMaxObjects, MaxBytes: o.ReviewMaxBytes},
+		MaxInFlight: o.MaxConcurrentReviews,
+		RetryAfter:  o.Live.ReviewTimeout,
+	}}, nil
 }
 
 // Config returns the complete server configuration, backends included.

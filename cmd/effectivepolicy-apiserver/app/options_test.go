@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/version"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
 )
 
 func TestDefaults(t *testing.T) {
@@ -65,6 +66,19 @@ func TestFlags(t *testing.T) {
 			return o.Live.PolicyDescriptors != ""
 		}},
 		{args: []string{"--policy-descriptors=options_test.go"}, wantErr: "--policy-descriptors"},
+		// The review bounds: defaults, set, refused when not positive; the
+		// body limit follows --review-max-bytes above 1 MiB only.
+		{args: nil, check: func(o *Options) bool {
+			return o.ReviewMaxObjects == review.DefaultMaxObjects && o.ReviewMaxBytes == review.DefaultMaxBytes &&
+				o.MaxConcurrentReviews == DefaultMaxConcurrentReviews && o.RequestBodyLimit() == MaxRequestBodyBytes
+		}},
+		{args: []string{"--review-max-objects=20", "--review-max-bytes=4194304", "--max-concurrent-reviews=1"}, check: func(o *Options) bool {
+			return o.ReviewMaxObjects == 20 && o.ReviewMaxBytes == 4<<20 && o.MaxConcurrentReviews == 1 &&
+				o.RequestBodyLimit() == 4<<20+reviewEnvelopeBytes
+		}},
+		{args: []string{"--review-max-objects=0"}, wantErr: "--review-max-objects"},
+		{args: []string{"--review-max-bytes=-1"}, wantErr: "--review-max-bytes"},
+		{args: []string{"--max-concurrent-reviews=0"}, wantErr: "--max-concurrent-reviews"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			o := NewOptions()
@@ -103,7 +117,8 @@ func TestHelp(t *testing.T) {
 	}
 	for _, want := range []string{"Secure serving flags:", "--cert-dir", "--authentication-kubeconfig", "--kubeconfig",
 		"--enable-priority-and-fairness", "--watch-history-size", "--feature-gates", "-v, --v",
-		"--cache-dir", "--policy-descriptors", "--default-inherited-strategy", "--shutdown-delay-duration", "--version"} {
+		"--cache-dir", "--policy-descriptors", "--default-inherited-strategy", "--shutdown-delay-duration", "--version",
+		"--review-max-objects", "--review-max-bytes", "--max-concurrent-reviews"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}

@@ -50,8 +50,11 @@ a namespace get the namespace of -n, or the kubeconfig's, as kubectl apply
 does. CustomResourceDefinitions are skipped with a warning (a review cannot
 change a policy kind: apply new CRDs first), and so are objects of Kubernetes'
 own kinds that no effective policy depends on (Deployments, ConfigMaps, RBAC,
-...); the server refuses a kind it does not model, naming it. Creating a review
-needs the cluster reader role (effectivepolicy.dev:view-clustereffectivepolicies).
+...); the server refuses a kind it does not model, naming it. Every
+authenticated user may create a review (the install binds
+effectivepolicy.dev:review-changes to system:authenticated); it names only the
+EffectivePolicies you may read and counts the others. The server bounds a
+review's objects and bytes and how many it answers at once (429: retried).
 
 With --offline it compares two complete sets of manifests, OLD and NEW (files or
 directories; -f adds manifests both share, read first), with no cluster: an
@@ -159,7 +162,7 @@ func (d *diffOptions) online(ctx context.Context, args []string) (*v1alpha1.Effe
 	}
 	answer, err := src.Review(ctx, rv)
 	if apierrors.IsForbidden(err) {
-		return nil, fmt.Errorf("%w (creating a review needs cluster-wide rights: the role effectivepolicy.dev:view-clustereffectivepolicies)", err)
+		return nil, fmt.Errorf("%w (creating a review needs create on effectivepolicyreviews, which the install grants every authenticated user with the ClusterRoleBinding effectivepolicy.dev:review-changes; ask your cluster's admin whether it was removed)", err)
 	}
 	return answer, err
 }

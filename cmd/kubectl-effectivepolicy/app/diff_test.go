@@ -367,10 +367,10 @@ func TestDiffErrors(t *testing.T) {
 		t.Errorf("a qualified kind: exit status %d, %v", ExitCode(err), err)
 	}
 
-	// A caller who may not create reviews is told which role has the right.
+	// A caller who may not create reviews is told which binding grants the right.
 	cl.refuse = apierrors.NewForbidden(v1alpha1.Resource("effectivepolicyreviews"), "", errors.New("no"))
 	_, _, err = cl.run(t, "", "diff", "-f", example2Set)
-	if want := "creating a review needs cluster-wide rights"; ExitCode(err) != 2 || !strings.Contains(Message(err), want) {
+	if want := "ClusterRoleBinding effectivepolicy.dev:review-changes"; ExitCode(err) != 2 || !strings.Contains(Message(err), want) {
 		t.Errorf("forbidden: exit status %d, %v; want 2 and %q", ExitCode(err), err, want)
 	}
 }
