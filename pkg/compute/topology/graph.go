@@ -1,7 +1,10 @@
 package topology
 
+import "sync"
+
 // The hierarchy as a graph (docs/spec.md §3): the objects and the indexes
-// edges are derived from, and which nodes exist. Objects are put in and
+// edges are derived from, and which nodes exist. kgateway's route
+// delegation is in delegation.go. Objects are put in and
 // taken out in mutate.go, the walks are in walks.go, the ReferenceGrants in
 // grants.go.
 
@@ -12,6 +15,8 @@ package topology
 // lock and the walks under either lock; the walks only read.
 type Graph struct {
 	Classes  map[string]bool              // GatewayClasses present
+	// Controllers: each GatewayClass's controllerName (kgateway's delegates routes).
+	Controllers map[string]string
 	NSLabels map[string]map[string]string // Namespace labels, for allowedRoutes and ListenerSet selectors
 	Gateways map[NodeID]*Gateway
 	// GatewaysByClass: the Gateways of each GatewayClass name.
@@ -35,6 +40,11 @@ type Graph struct {
 	Virt    map[NodeID]int
 	// ByNS: the existing nodes of each namespace (the Namespace node's children).
 	ByNS map[string]map[NodeID]bool
+	// DelegatingRoutes: the HTTPRoutes with a rule naming HTTPRoutes (delegation.go).
+	DelegatingRoutes map[NodeID]bool
+	// deleg: the delegation edges, computed on demand after a change (delegMu).
+	deleg   *delegation
+	delegMu sync.Mutex
 	// OnExists, when set, is told each time a node starts (exists true) or
 	// stops existing: the engine keeps its nodes by output key with it.
 	OnExists func(n NodeID, exists bool)
@@ -44,6 +54,8 @@ type Graph struct {
 func NewGraph() *Graph {
 	return &Graph{
 		Classes:               map[string]bool{},
+		Controllers:           map[string]string{},
+		DelegatingRoutes:      map[NodeID]bool{},
 		NSLabels:              map[string]map[string]string{},
 		Gateways:              map[NodeID]*Gateway{},
 		GatewaysByClass:       map[string]map[NodeID]bool{},
