@@ -116,8 +116,8 @@ type topoInput struct {
 	present     bool
 	labels      map[string]string
 	annotations map[string]string // those the engine keeps (routeAnnotations)
-	spec    map[string]interface{}
-	created time.Time
+	spec        map[string]interface{}
+	created     time.Time
 }
 
 // topologyApplier updates the state for one topology kind.

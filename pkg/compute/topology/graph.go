@@ -14,11 +14,11 @@ import "sync"
 // state) guards it with its own, calls the Apply methods under its write
 // lock and the walks under either lock; the walks only read.
 type Graph struct {
-	Classes  map[string]bool              // GatewayClasses present
+	Classes map[string]bool // GatewayClasses present
 	// Controllers: each GatewayClass's controllerName (kgateway's delegates routes).
 	Controllers map[string]string
-	NSLabels map[string]map[string]string // Namespace labels, for allowedRoutes and ListenerSet selectors
-	Gateways map[NodeID]*Gateway
+	NSLabels    map[string]map[string]string // Namespace labels, for allowedRoutes and ListenerSet selectors
+	Gateways    map[NodeID]*Gateway
 	// GatewaysByClass: the Gateways of each GatewayClass name.
 	GatewaysByClass map[string]map[NodeID]bool
 	ListenerSets    map[NodeID]*ListenerSet
