@@ -274,7 +274,7 @@ func (v View) viewRoutes(ids []topology.NodeID) []ViewRoute {
 // (kgateway's route delegation, topology/delegation.go), sorted.
 func (v View) DelegatedRoutes(r ViewRoute, section string) []ViewRoute {
 	rule := topology.NodeID{Group: r.Ref.Group, Kind: r.Ref.Kind, Namespace: r.Ref.Namespace, Name: r.Ref.Name, Section: section}
-	ids := append([]topology.NodeID(nil), v.st.graph.DelegatedRoutes(rule)...)
+	ids := append([]topology.NodeID(nil), v.st.graph.Delegation().Children(rule)...)
 	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
 	return v.viewRoutes(ids)
 }

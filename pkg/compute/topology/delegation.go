@@ -28,6 +28,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // KgatewayController is the controllerName of kgateway's GatewayClasses
@@ -56,53 +57,62 @@ type RouteMatch struct {
 	Method         string
 }
 
-// delegation is the delegation edges of the graph, computed from its routes.
-type delegation struct {
+// delegationState is what the graph keeps for delegation.
+type delegationState struct {
+	controllers map[string]string // each GatewayClass's controllerName
+	routes      map[NodeID]bool   // the HTTPRoutes with a rule naming HTTPRoutes
+	mu          sync.Mutex        // guards index: walks run concurrently under their owner's read lock
+	index       *Delegation       // computed on demand after a change
+}
+
+// Delegation is the delegation edges of the graph, computed from its routes.
+type Delegation struct {
 	parents  map[NodeID][]NodeID // child route -> the delegating rules that accept it
 	children map[NodeID][]NodeID // delegating rule -> its accepted child routes
 }
 
-// delegationIndex returns the delegation edges, computing them again after a change of
-// the graph. Walks run concurrently under their owner's read lock, hence the mutex.
-func (gr *Graph) delegationIndex() *delegation {
-	if len(gr.DelegatingRoutes) == 0 {
+// Parents are the rules route n is an accepted delegation child of (d may be nil).
+func (d *Delegation) Parents(n NodeID) []NodeID {
+	if d == nil {
 		return nil
 	}
-	gr.delegMu.Lock()
-	defer gr.delegMu.Unlock()
-	if gr.deleg == nil {
-		gr.deleg = gr.buildDelegation()
+	return d.parents[n]
+}
+
+// Children are the child routes rule n delegates to (d may be nil).
+func (d *Delegation) Children(n NodeID) []NodeID {
+	if d == nil {
+		return nil
 	}
-	return gr.deleg
+	return d.children[n]
 }
 
-// delegationChanged drops the delegation edges; mutations call it.
-func (gr *Graph) delegationChanged() {
-	gr.delegMu.Lock()
-	gr.deleg = nil
-	gr.delegMu.Unlock()
-}
-
-// DelegatingRules are the rules route n is an accepted delegation child of.
-func (gr *Graph) DelegatingRules(n NodeID) []NodeID {
-	if d := gr.delegationIndex(); d != nil {
-		return d.parents[n]
+// Delegation returns the delegation edges (nil when no route delegates), computing them
+// again after a change of the graph.
+func (gr *Graph) Delegation() *Delegation {
+	d := &gr.deleg
+	if len(d.routes) == 0 {
+		return nil
 	}
-	return nil
-}
-
-// DelegatedRoutes are the child routes rule n delegates to.
-func (gr *Graph) DelegatedRoutes(n NodeID) []NodeID {
-	if d := gr.delegationIndex(); d != nil {
-		return d.children[n]
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.index == nil {
+		d.index = buildDelegation(gr)
 	}
-	return nil
+	return d.index
 }
 
-func (gr *Graph) buildDelegation() *delegation {
-	d := &delegation{parents: map[NodeID][]NodeID{}, children: map[NodeID][]NodeID{}}
-	roots := make([]NodeID, 0, len(gr.DelegatingRoutes))
-	for n := range gr.DelegatingRoutes {
+// changed drops the delegation edges; mutations call it.
+func (d *delegationState) changed() {
+	d.mu.Lock()
+	d.index = nil
+	d.mu.Unlock()
+}
+
+func buildDelegation(gr *Graph) *Delegation {
+	d := &Delegation{parents: map[NodeID][]NodeID{}, children: map[NodeID][]NodeID{}}
+	roots := make([]NodeID, 0, len(gr.deleg.routes))
+	for n := range gr.deleg.routes {
 		roots = append(roots, n)
 	}
 	sort.Slice(roots, func(i, j int) bool { return LessNode(roots[i], roots[j]) })
@@ -116,13 +126,13 @@ func (gr *Graph) buildDelegation() *delegation {
 		for _, ru := range p.Rules {
 			rule := p.ID
 			rule.Section = ru.Section
-			for _, c := range gr.delegateTargets(ru.Delegates) {
+			for _, c := range delegateTargets(gr, ru.Delegates) {
 				if onChain[c.ID] || !acceptsChild(p, ru, c) || slices.Contains(d.children[rule], c.ID) {
 					continue
 				}
 				d.children[rule] = append(d.children[rule], c.ID)
 				d.parents[c.ID] = append(d.parents[c.ID], rule)
-				if gr.DelegatingRoutes[c.ID] {
+				if gr.deleg.routes[c.ID] {
 					walk(c)
 				}
 			}
@@ -130,7 +140,7 @@ func (gr *Graph) buildDelegation() *delegation {
 		onChain[p.ID] = false
 	}
 	for _, n := range roots {
-		if r := gr.Routes[n]; r != nil && gr.onKgatewayListener(r) {
+		if r := gr.Routes[n]; r != nil && onKgatewayListener(gr, r) {
 			walk(r)
 		}
 	}
@@ -142,7 +152,7 @@ func (gr *Graph) buildDelegation() *delegation {
 
 // onKgatewayListener reports whether r is attached to a listener of a Gateway (or of a
 // ListenerSet of one) whose GatewayClass is kgateway's.
-func (gr *Graph) onKgatewayListener(r *Route) bool {
+func onKgatewayListener(gr *Graph, r *Route) bool {
 	found := false
 	gr.EachRouteParent(r, func(p NodeID) bool {
 		gw := p.Object()
@@ -153,7 +163,7 @@ func (gr *Graph) onKgatewayListener(r *Route) bool {
 			}
 			gw = ls.Parent
 		}
-		if g := gr.Gateways[gw]; g != nil && gr.Classes[g.Class] && gr.Controllers[g.Class] == KgatewayController {
+		if g := gr.Gateways[gw]; g != nil && gr.Classes[g.Class] && gr.deleg.controllers[g.Class] == KgatewayController {
 			found = true
 		}
 		return !found
@@ -162,7 +172,7 @@ func (gr *Graph) onKgatewayListener(r *Route) bool {
 }
 
 // delegateTargets are the HTTPRoutes refs name, in name order.
-func (gr *Graph) delegateTargets(refs []DelegateRef) []*Route {
+func delegateTargets(gr *Graph, refs []DelegateRef) []*Route {
 	var out []*Route
 	for _, ref := range refs {
 		if ref.Name != "" && ref.Name != "*" {

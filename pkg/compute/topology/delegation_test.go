@@ -9,6 +9,47 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// acceptCases: a child (its spec and annotations) below the parent of TestDelegationAcceptsChild,
+// named by ref ("child" when empty), on a Gateway of controller (kgateway's when empty).
+var acceptCases = []struct {
+	name, child, ref, controller string
+	ann                          map[string]string
+	want                         bool
+}{
+	{name: "no parentRefs, matches under the parent's", want: true,
+		child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "wildcard name", ref: "*", want: true,
+		child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{type: Exact, name: h, value: v}], method: GET}]}]}`},
+	{name: "parentRefs name the parent", want: true,
+		child: `{parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}],
+		  rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "parentRefs name another route",
+		child: `{parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: invalid, namespace: infra}],
+		  rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "parentRefs name only a Gateway",
+		child: `{parentRefs: [{name: gw, namespace: infra}],
+		  rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "hostnames set",
+		child: `{hostnames: [foo.com], rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "path not under the parent's",
+		child: `{rules: [{matches: [{path: {value: /random}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "one rule of two valid", want: true,
+		child: `{rules: [{matches: [{path: {value: /random}}]}, {matches: [{path: {value: /a/2}, headers: [{name: h, value: v}], method: GET}]}]}`},
+	{name: "parent header missing",
+		child: `{rules: [{matches: [{path: {value: /a/1}, method: GET}]}]}`},
+	{name: "header of another type",
+		child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{type: RegularExpression, name: h, value: v}], method: GET}]}]}`},
+	{name: "another method",
+		child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: POST}]}]}`},
+	{name: "no matches: PathPrefix / by default",
+		child: `{rules: [{backendRefs: [{name: svc}]}]}`},
+	{name: "inherit-parent-matcher accepts any match", want: true,
+		ann:   map[string]string{InheritMatcherAnnotation: "true"},
+		child: `{rules: [{matches: [{path: {value: /random}}]}]}`},
+	{name: "not a kgateway Gateway", controller: "example.com/other",
+		child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
+}
+
 // Which child routes a delegating rule accepts, from kgateway v2.2.0:
 // pkg/kgateway/utils/delegation/delegation_test.go (parentRefs; IsDelegatedRouteMatch's
 // path, header, query and method cases) and the golden inputs of
@@ -29,44 +70,7 @@ rules:
   backendRefs:
   - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: "%s", namespace: a}
 `
-	for _, tc := range []struct {
-		name, child, ref, controller string
-		ann                          map[string]string
-		want                         bool
-	}{
-		{name: "no parentRefs, matches under the parent's", want: true,
-			child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "wildcard name", ref: "*", want: true,
-			child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{type: Exact, name: h, value: v}], method: GET}]}]}`},
-		{name: "parentRefs name the parent", want: true,
-			child: `{parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}],
-			  rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "parentRefs name another route",
-			child: `{parentRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: invalid, namespace: infra}],
-			  rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "parentRefs name only a Gateway",
-			child: `{parentRefs: [{name: gw, namespace: infra}],
-			  rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "hostnames set",
-			child: `{hostnames: [foo.com], rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "path not under the parent's",
-			child: `{rules: [{matches: [{path: {value: /random}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "one rule of two valid", want: true,
-			child: `{rules: [{matches: [{path: {value: /random}}]}, {matches: [{path: {value: /a/2}, headers: [{name: h, value: v}], method: GET}]}]}`},
-		{name: "parent header missing",
-			child: `{rules: [{matches: [{path: {value: /a/1}, method: GET}]}]}`},
-		{name: "header of another type",
-			child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{type: RegularExpression, name: h, value: v}], method: GET}]}]}`},
-		{name: "another method",
-			child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: POST}]}]}`},
-		{name: "no matches: PathPrefix / by default",
-			child: `{rules: [{backendRefs: [{name: svc}]}]}`},
-		{name: "inherit-parent-matcher accepts any match", want: true,
-			ann:   map[string]string{InheritMatcherAnnotation: "true"},
-			child: `{rules: [{matches: [{path: {value: /random}}]}]}`},
-		{name: "not a kgateway Gateway", controller: "example.com/other",
-			child: `{rules: [{matches: [{path: {value: /a/1}, headers: [{name: h, value: v}], method: GET}]}]}`},
-	} {
+	for _, tc := range acceptCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ref, ctrl := tc.ref, tc.controller
 			if ref == "" {
@@ -103,10 +107,10 @@ func TestDelegationCycle(t *testing.T) {
 	  backendRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: parent, namespace: infra}]}]}`, nil)
 	parent := NodeID{Group: GatewayGroup, Kind: "HTTPRoute", Namespace: "infra", Name: "parent"}
 	child := NodeID{Group: GatewayGroup, Kind: "HTTPRoute", Namespace: "a", Name: "child"}
-	if got := gr.DelegatingRules(child); len(got) != 1 || got[0].Object() != parent {
+	if got := gr.Delegation().Parents(child); len(got) != 1 || got[0].Object() != parent {
 		t.Errorf("child's delegating rules %v, want parent's", got)
 	}
-	if got := gr.DelegatingRules(parent); len(got) != 0 {
+	if got := gr.Delegation().Parents(parent); len(got) != 0 {
 		t.Errorf("parent's delegating rules %v, want none (the cycle)", got)
 	}
 }

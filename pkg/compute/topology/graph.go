@@ -1,7 +1,5 @@
 package topology
 
-import "sync"
-
 // The hierarchy as a graph (docs/spec.md §3): the objects and the indexes
 // edges are derived from, and which nodes exist. kgateway's route
 // delegation is in delegation.go. Objects are put in and
@@ -14,11 +12,9 @@ import "sync"
 // state) guards it with its own, calls the Apply methods under its write
 // lock and the walks under either lock; the walks only read.
 type Graph struct {
-	Classes map[string]bool // GatewayClasses present
-	// Controllers: each GatewayClass's controllerName (kgateway's delegates routes).
-	Controllers map[string]string
-	NSLabels    map[string]map[string]string // Namespace labels, for allowedRoutes and ListenerSet selectors
-	Gateways    map[NodeID]*Gateway
+	Classes  map[string]bool              // GatewayClasses present
+	NSLabels map[string]map[string]string // Namespace labels, for allowedRoutes and ListenerSet selectors
+	Gateways map[NodeID]*Gateway
 	// GatewaysByClass: the Gateways of each GatewayClass name.
 	GatewaysByClass map[string]map[NodeID]bool
 	ListenerSets    map[NodeID]*ListenerSet
@@ -31,20 +27,15 @@ type Graph struct {
 	Services       map[NodeID]*Service
 	// BackendParents: the rules referencing each backend, counted.
 	BackendParents map[NodeID]map[NodeID]int
-	// Grants: the ReferenceGrants, which decide which references across
-	// namespaces hold.
+	// Grants: the ReferenceGrants, which decide which cross-namespace references hold.
 	Grants Grants
 	// Objects counts the existence of topology objects and referenced
 	// backends; Virt virtual targets and unserved kinds named by policies.
 	Objects map[NodeID]int
 	Virt    map[NodeID]int
 	// ByNS: the existing nodes of each namespace (the Namespace node's children).
-	ByNS map[string]map[NodeID]bool
-	// DelegatingRoutes: the HTTPRoutes with a rule naming HTTPRoutes (delegation.go).
-	DelegatingRoutes map[NodeID]bool
-	// deleg: the delegation edges, computed on demand after a change (delegMu).
-	deleg   *delegation
-	delegMu sync.Mutex
+	ByNS  map[string]map[NodeID]bool
+	deleg delegationState // kgateway's route delegation (delegation.go)
 	// OnExists, when set, is told each time a node starts (exists true) or
 	// stops existing: the engine keeps its nodes by output key with it.
 	OnExists func(n NodeID, exists bool)
@@ -54,8 +45,7 @@ type Graph struct {
 func NewGraph() *Graph {
 	return &Graph{
 		Classes:               map[string]bool{},
-		Controllers:           map[string]string{},
-		DelegatingRoutes:      map[NodeID]bool{},
+		deleg:                 delegationState{routes: map[NodeID]bool{}, controllers: map[string]string{}},
 		NSLabels:              map[string]map[string]string{},
 		Gateways:              map[NodeID]*Gateway{},
 		GatewaysByClass:       map[string]map[NodeID]bool{},

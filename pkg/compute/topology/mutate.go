@@ -42,16 +42,16 @@ func (gr *Graph) BumpVirtual(n NodeID, d int) { gr.bump(gr.Virt, n, d) }
 // is false.
 func (gr *Graph) ApplyGatewayClass(n NodeID, add bool, controller string) {
 	name := n.Name
-	defer gr.delegationChanged()
+	defer gr.deleg.changed()
 	if add {
-		gr.Controllers[name] = controller
+		gr.deleg.controllers[name] = controller
 		if !gr.Classes[name] {
 			gr.bump(gr.Objects, n, 1)
 		}
 		gr.Classes[name] = true
 	} else if gr.Classes[name] {
 		delete(gr.Classes, name)
-		delete(gr.Controllers, name)
+		delete(gr.deleg.controllers, name)
 		gr.bump(gr.Objects, n, -1)
 	}
 }
@@ -59,7 +59,7 @@ func (gr *Graph) ApplyGatewayClass(n NodeID, add bool, controller string) {
 // ApplyGateway replaces Gateway n by the one spec describes, or removes it
 // when add is false.
 func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
-	defer gr.delegationChanged()
+	defer gr.deleg.changed()
 	if old := gr.Gateways[n]; old != nil {
 		setmap.Remove(gr.GatewaysByClass, old.Class, n)
 		delete(gr.Gateways, n)
@@ -76,7 +76,7 @@ func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
 // ApplyListenerSet replaces ListenerSet n by the one spec describes, or
 // removes it when add is false.
 func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{}) {
-	defer gr.delegationChanged()
+	defer gr.deleg.changed()
 	if old := gr.ListenerSets[n]; old != nil {
 		setmap.Remove(gr.ListenerSetsByGateway, old.Parent, n)
 		delete(gr.ListenerSets, n)
@@ -95,8 +95,8 @@ func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{
 // The backends whose references changed (other than Services, which exist on
 // their own) are appended to touched.
 func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, ann map[string]string, created time.Time, touched *[]NodeID) {
-	defer gr.delegationChanged()
-	delete(gr.DelegatingRoutes, n)
+	defer gr.deleg.changed()
+	delete(gr.deleg.routes, n)
 	if old := gr.Routes[n]; old != nil {
 		for _, pr := range old.ParentRefs {
 			setmap.Remove(gr.RoutesByParent, pr.ID, n)
@@ -112,7 +112,7 @@ func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, ann
 		gr.Routes[n] = r
 		for _, ru := range r.Rules {
 			if len(ru.Delegates) > 0 {
-				gr.DelegatingRoutes[n] = true
+				gr.deleg.routes[n] = true
 			}
 		}
 		for _, pr := range r.ParentRefs {
@@ -153,7 +153,7 @@ func (gr *Graph) ApplyService(n NodeID, add bool, spec map[string]interface{}) {
 // ApplyNamespace sets the labels of Namespace name (nil: none), or removes
 // it when add is false.
 func (gr *Graph) ApplyNamespace(name string, add bool, lbls map[string]string) {
-	defer gr.delegationChanged()
+	defer gr.deleg.changed()
 	n := NamespaceNode(name)
 	_, had := gr.NSLabels[name]
 	if add {

@@ -227,7 +227,7 @@ func (gr *Graph) AppendParents(dst []NodeID, n NodeID) []NodeID {
 				}
 				return true
 			})
-			return append(dst, gr.DelegatingRules(n)...)
+			return append(dst, gr.Delegation().Parents(n)...)
 		}
 		return dst
 	}
@@ -349,7 +349,7 @@ func (gr *Graph) routeChildren(n NodeID, fn func(NodeID)) {
 				fn(b)
 			}
 		}
-		for _, c := range gr.DelegatedRoutes(n) {
+		for _, c := range gr.Delegation().Children(n) {
 			fn(c)
 		}
 	}
