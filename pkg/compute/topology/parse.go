@@ -229,34 +229,40 @@ func ParseRoute(id NodeID, spec map[string]interface{}) *Route {
 	}
 	http := id.Group == GatewayGroup && id.Kind == "HTTPRoute"
 	for i, ru := range maps(lget(spec, "rules")) {
-		rule := Rule{Section: StringField(ru, "name")}
-		if http {
-			rule.Matches = parseMatches(ru)
-		}
-		if rule.Section == "" {
-			rule.Section, rule.Unnamed = "rule-"+strconv.Itoa(i+1), true
-		}
-		seen := map[NodeID]bool{}
-		add := func(b NodeID) {
-			if !seen[b] {
-				seen[b] = true
-				rule.Backends = append(rule.Backends, b)
-			}
-		}
-		for _, br := range maps(lget(ru, "backendRefs")) {
-			if d, ok := delegateRef(br, id.Namespace); ok && http {
-				rule.Delegates = append(rule.Delegates, d)
-				continue
-			}
-			if b, ok := backendNode(br, id.Namespace); ok {
-				add(b)
-			}
-			mirrorBackends(lget(br, "filters"), id.Namespace, add)
-		}
-		mirrorBackends(lget(ru, "filters"), id.Namespace, add)
-		r.Rules = append(r.Rules, rule)
+		r.Rules = append(r.Rules, parseRule(id.Namespace, i, ru, http))
 	}
 	return r
+}
+
+// parseRule reads rule i of a route of namespace ns (an HTTPRoute's when http is set: its
+// matches and its backendRefs naming HTTPRoutes too).
+func parseRule(ns string, i int, ru map[string]interface{}, http bool) Rule {
+	rule := Rule{Section: StringField(ru, "name")}
+	if http {
+		rule.Matches = parseMatches(ru)
+	}
+	if rule.Section == "" {
+		rule.Section, rule.Unnamed = "rule-"+strconv.Itoa(i+1), true
+	}
+	seen := map[NodeID]bool{}
+	add := func(b NodeID) {
+		if !seen[b] {
+			seen[b] = true
+			rule.Backends = append(rule.Backends, b)
+		}
+	}
+	for _, br := range maps(lget(ru, "backendRefs")) {
+		if d, ok := delegateRef(br, ns); ok && http {
+			rule.Delegates = append(rule.Delegates, d)
+			continue
+		}
+		if b, ok := backendNode(br, ns); ok {
+			add(b)
+		}
+		mirrorBackends(lget(br, "filters"), ns, add)
+	}
+	mirrorBackends(lget(ru, "filters"), ns, add)
+	return rule
 }
 
 // ParseService reads a Service's spec.
