@@ -98,6 +98,7 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 		in.present = true
 		in.spec = topology.MapField(u.Object, "spec")
 		in.labels = u.GetLabels()
+		in.annotations = routeAnnotations(gk, u.GetAnnotations())
 		in.created = u.GetCreationTimestamp().Time
 		// The spec is kept, encoded: request traces read routes' rules from
 		// it, and a review puts an object back as it was (whatif.go).
@@ -111,11 +112,12 @@ func (st *state) apply(gk schema.GroupKind, ns, name string, u *unstructured.Uns
 // topoInput is one topology object as an applier sees it: present false
 // means it was deleted.
 type topoInput struct {
-	id      topology.NodeID
-	present bool
-	labels  map[string]string
-	spec    map[string]interface{}
-	created time.Time
+	id          topology.NodeID
+	present     bool
+	labels      map[string]string
+	annotations map[string]string // those the engine keeps (routeAnnotations)
+	spec        map[string]interface{}
+	created     time.Time
 }
 
 // topologyApplier updates the state for one topology kind.
@@ -156,7 +158,7 @@ func applyReferenceGrant(st *state, in topoInput) []Key {
 func applyGatewayClass(st *state, in topoInput) []Key {
 	n, name := in.id, in.id.Name
 	return st.applyTopo(n, in.present, in.labels, func(add bool) {
-		st.graph.ApplyGatewayClass(n, add)
+		st.graph.ApplyGatewayClass(n, add, topology.StringField(in.spec, "controllerName"))
 		if add {
 			st.classControllers[name] = topology.StringField(in.spec, "controllerName")
 		} else {
@@ -188,8 +190,8 @@ func applyRoute(st *state, in topoInput) []Key {
 		r.Created = in.created
 	}
 	var touched []topology.NodeID
-	keys := st.applyTopo(n, in.present, in.labels, func(add bool) {
-		st.graph.ApplyRoute(n, add, in.spec, in.created, &touched)
+	keys := st.applyTopoWith(n, in.present, in.labels, in.annotations, func(add bool) {
+		st.graph.ApplyRoute(n, add, in.spec, in.annotations, in.created, &touched)
 	})
 	if len(touched) > 0 {
 		ks := keySet{}
@@ -208,13 +210,36 @@ func applyService(st *state, in topoInput) []Key {
 	})
 }
 
+// routeAnnotations are the annotations of a topology object the engine reads: an
+// HTTPRoute's kgateway annotations (topology.RouteAnnotations), nil for the rest.
+func routeAnnotations(gk schema.GroupKind, ann map[string]string) map[string]string {
+	if gk.Group != topology.GatewayGroup || gk.Kind != "HTTPRoute" {
+		return nil
+	}
+	var out map[string]string
+	for _, k := range topology.RouteAnnotations {
+		if v, ok := ann[k]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // applyTopo handles a topology object: the keys of its subtree before and
 // after the change, plus the reach of policies that name or select it.
 // The object's spec is in st.specs already (apply).
 func (st *state) applyTopo(n topology.NodeID, add bool, lbls map[string]string, mutate func(add bool)) []Key {
+	return st.applyTopoWith(n, add, lbls, nil, mutate)
+}
+
+// applyTopoWith is applyTopo for an object whose kept annotations (ann) matter too.
+func (st *state) applyTopoWith(n topology.NodeID, add bool, lbls, ann map[string]string, mutate func(add bool)) []Key {
 	var fp fingerprint
 	if add {
-		fp, st.fpBuf = fingerprintOf(st.fpBuf, st.specs[n].enc, lbls)
+		fp, st.fpBuf = fingerprintOf(st.fpBuf, st.specs[n].enc, lbls, ann)
 		if old, ok := st.fingerprints[n]; ok && old == fp {
 			return nil
 		}

@@ -16,20 +16,28 @@ import (
 type fingerprint [sha256.Size]byte
 
 // fingerprintOf hashes a spec's canonical encoding (encodeSpec) with the
-// labels, in buf (reused between calls; mutations hold the engine's write
+// labels and the kept annotations, in buf (reused between calls; mutations hold the engine's write
 // lock), and returns the hash and the buffer.
-func fingerprintOf(buf, spec []byte, lbls map[string]string) (fingerprint, []byte) {
-	b := append(buf[:0], spec...)
-	keys := make([]string, 0, len(lbls))
-	for k := range lbls {
+func fingerprintOf(buf, spec []byte, lbls, ann map[string]string) (fingerprint, []byte) {
+	b := fpMap(append(append(buf[:0], spec...), 'L'), lbls)
+	if len(ann) > 0 {
+		b = fpMap(append(b, 'A'), ann)
+	}
+	return sha256.Sum256(b), b
+}
+
+// fpMap appends the canonical encoding of a string map to b.
+func fpMap(b []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	b = fpUint(append(b, 'L'), uint64(len(keys)))
+	b = fpUint(b, uint64(len(keys)))
 	for _, k := range keys {
-		b = fpStr(fpStr(b, k), lbls[k])
+		b = fpStr(fpStr(b, k), m[k])
 	}
-	return sha256.Sum256(b), b
+	return b
 }
 
 // specEncoder writes the canonical encoding of a decoded JSON value. The

@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 119 {
-		t.Fatalf("found %d implementation cases, want at least 119 (3 scenarios, 37 Envoy Gateway, 19 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 18 Istio, 12 kgateway)", n)
+	if n < 123 {
+		t.Fatalf("found %d implementation cases, want at least 123 (3 scenarios, 37 Envoy Gateway, 19 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 18 Istio, 16 kgateway)", n)
 	}
 }
 

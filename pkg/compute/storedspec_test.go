@@ -52,9 +52,9 @@ func TestStoredSpecHandBuilt(t *testing.T) {
 		t.Errorf("decoded %#v, %v; want the object's own spec", got, err)
 	}
 	var fpInt, fpInt64 fingerprint
-	fpInt, _ = fingerprintOf(nil, enc, nil)
+	fpInt, _ = fingerprintOf(nil, enc, nil, nil)
 	s64, _ := keepSpec(nil, map[string]interface{}{"port": int64(80)})
-	fpInt64, _ = fingerprintOf(nil, s64.enc, nil)
+	fpInt64, _ = fingerprintOf(nil, s64.enc, nil, nil)
 	if fpInt == fpInt64 {
 		t.Error("int 80 and int64 80 share a fingerprint")
 	}

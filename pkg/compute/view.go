@@ -76,7 +76,9 @@ type ViewRoute struct {
 	// RuleSections are the section names of the rules' nodes: a rule's
 	// name, or rule-<index+1> for an unnamed rule.
 	RuleSections []string
-	spec         storedSpec
+	// Annotations are the route's kept annotations (topology.RouteAnnotations).
+	Annotations map[string]string
+	spec        storedSpec
 }
 
 // Spec decodes the route's spec as the cluster holds it, for the caller to
@@ -250,16 +252,31 @@ func (v View) Routes(l ViewListener, keep func(hostnames []string) bool) (routes
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
+	return v.viewRoutes(ids), attached
+}
+
+// viewRoutes returns the routes ids as a trace reads them.
+func (v View) viewRoutes(ids []topology.NodeID) []ViewRoute {
 	out := make([]ViewRoute, len(ids))
 	for i, rid := range ids {
 		r := v.st.graph.Routes[rid]
-		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.Hostnames, Created: r.Created, spec: v.st.specs[rid], RuleSections: make([]string, len(r.Rules))}
+		vr := ViewRoute{Ref: rid.Ref(), Hostnames: r.Hostnames, Created: r.Created, spec: v.st.specs[rid],
+			RuleSections: make([]string, len(r.Rules)), Annotations: r.Annotations}
 		for j, ru := range r.Rules {
 			vr.RuleSections[j] = ru.Section
 		}
 		out[i] = vr
 	}
-	return out, attached
+	return out
+}
+
+// DelegatedRoutes returns the child routes that rule section of route r delegates to
+// (kgateway's route delegation, topology/delegation.go), sorted.
+func (v View) DelegatedRoutes(r ViewRoute, section string) []ViewRoute {
+	rule := topology.NodeID{Group: r.Ref.Group, Kind: r.Ref.Kind, Namespace: r.Ref.Namespace, Name: r.Ref.Name, Section: section}
+	ids := append([]topology.NodeID(nil), v.st.graph.Delegation().Children(rule)...)
+	sort.Slice(ids, func(i, j int) bool { return topology.LessNode(ids[i], ids[j]) })
+	return v.viewRoutes(ids)
 }
 
 // KindVia is the via of one policy kind on a path.

@@ -60,6 +60,31 @@ func PolicyTransformFor(gvk schema.GroupVersionKind) cache.TransformFunc {
 	}
 }
 
+// keptAnnotations lists, per topology kind, the annotations the engine reads: an
+// HTTPRoute's kgateway delegation annotations (pkg/compute/topology.RouteAnnotations).
+var keptAnnotations = map[schema.GroupKind][]string{
+	{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}: {
+		"delegation.kgateway.dev/inherit-parent-matcher", "kgateway.dev/inherited-policy-priority",
+	},
+}
+
+// keepAnnotations copies the annotations of u named in keys to out's metadata.
+func keepAnnotations(u, out *unstructured.Unstructured, keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	ann := u.GetAnnotations()
+	kept := map[string]interface{}{}
+	for _, k := range keys {
+		if v, ok := ann[k]; ok {
+			kept[k] = v
+		}
+	}
+	if len(kept) > 0 {
+		out.Object["metadata"].(map[string]interface{})["annotations"] = kept
+	}
+}
+
 // lastApplied is the annotation kubectl apply keeps a copy of the whole object in.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -81,6 +106,7 @@ var keptSpec = map[schema.GroupKind][]string{
 // supplies them.
 func Trim(u *unstructured.Unstructured, gvk schema.GroupVersionKind) *unstructured.Unstructured {
 	out := newTrimmed(u, gvk)
+	keepAnnotations(u, out, keptAnnotations[gvk.GroupKind()])
 	spec, ok := u.Object["spec"]
 	if !ok {
 		return out

@@ -211,6 +211,8 @@ func (t *gatewayTrace) traceListener(status *v1alpha1.RequestTraceStatus, lookup
 		return
 	}
 	l, unread, hidden := t.addRoutes(l, routes)
+	l, deleg := t.expandDelegation(l, routes)
+	routes = append(routes[:len(routes):len(routes)], deleg.routes...)
 	res := requestmatch.MatchListener(l, t.req)
 	if len(routes) == 0 && attached > 0 {
 		res.Reason = requestmatch.ReasonNoRouteForHost
@@ -227,7 +229,7 @@ func (t *gatewayTrace) traceListener(status *v1alpha1.RequestTraceStatus, lookup
 	status.Matches = append(status.Matches, t.listenerMatch(gwRef, vl, mode, res, hidden, unread))
 	if res.Matched() {
 		idx := len(status.Matches) - 1
-		t.matched(&status.Matches[idx], idx, vl, routes, res, lookups)
+		t.matched(&status.Matches[idx], idx, vl, routes, deleg.above, res, lookups)
 	}
 }
 
@@ -314,7 +316,8 @@ func joinMessages(a, b string) string {
 
 // matched fills in the route, rule, backends and the policy lookups of a
 // match.
-func (t *gatewayTrace) matched(m *v1alpha1.TraceMatch, idx int, vl *compute.ViewListener, routes []compute.ViewRoute, res requestmatch.Result, lookups *[]lookup) {
+// above holds, for a route a rule delegates to, the nodes between the listener and it.
+func (t *gatewayTrace) matched(m *v1alpha1.TraceMatch, idx int, vl *compute.ViewListener, routes []compute.ViewRoute, above map[v1alpha1.ObjectReference][]v1alpha1.ObjectReference, res requestmatch.Result, lookups *[]lookup) {
 	var vr *compute.ViewRoute
 	for i := range routes {
 		r := &routes[i]
@@ -335,7 +338,11 @@ func (t *gatewayTrace) matched(m *v1alpha1.TraceMatch, idx int, vl *compute.View
 	m.Route = &route
 	m.Rule = &v1alpha1.TraceRule{Index: int32(res.Rule.Index), Name: res.Rule.Name, MatchIndex: int32(res.Rule.MatchIndex)}
 
-	rulePath := append(append([]v1alpha1.ObjectReference(nil), vl.Path...), route)
+	rulePath := append(append(append([]v1alpha1.ObjectReference(nil), vl.Path...), above[route]...), route)
+	if chain := above[route]; len(chain) >= 2 && t.caller.visible(chain[len(chain)-1].Namespace) {
+		by := chain[len(chain)-1]
+		m.Message = joinMessages(m.Message, "delegated by rule "+by.SectionName+" of HTTPRoute "+by.Namespace+"/"+by.Name+" (kgateway route delegation)")
+	}
 	rule := route
 	rule.SectionName = vr.RuleSections[res.Rule.Index]
 	rulePath = append(rulePath, rule)

@@ -15,10 +15,12 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/topology"
 )
 
-// viaElem is one attachment point on a context path.
+// viaElem is one attachment point on a context path. ann are the kept annotations of a
+// route node's object (a profile may read them: kgateway's inherited-policy-priority).
 type viaElem struct {
 	node  topology.NodeID
 	level int
+	ann   map[string]string
 }
 
 type via struct {
@@ -96,9 +98,29 @@ func viaKeyOf(elems []viaElem) string {
 		b.WriteString(n.Name)
 		b.WriteByte('|')
 		b.WriteString(n.Section)
+		writeAnnotations(&b, e.ann)
 		b.WriteByte(';')
 	}
 	return b.String()
+}
+
+// writeAnnotations adds a via element's annotations to its key, so that a fold is
+// memoised per annotation values too.
+func writeAnnotations(b *strings.Builder, ann map[string]string) {
+	if len(ann) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(ann))
+	for k := range ann {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b.WriteByte('|')
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(ann[k])
+	}
 }
 
 func hasNode(elems []viaElem, n topology.NodeID) bool {
@@ -117,8 +139,13 @@ func (s *Session) extend(base []viaElem, n topology.NodeID, k *attach.KindIndex)
 	return s.extendAt(base, n, k, topology.LevelOf(n))
 }
 
-// extendAt is extend with n at the given level.
+// extendAt is extend with n at the given level, or just below the last attachment point
+// of base when that is not above it: a route that a rule delegates to (kgateway) sits
+// below the rule, whatever the level of routes.
 func (s *Session) extendAt(base []viaElem, n topology.NodeID, k *attach.KindIndex, level int) []viaElem {
+	if len(base) > 0 && level <= base[len(base)-1].level {
+		level = base[len(base)-1].level + 3 // room for n's Namespace at level-2
+	}
 	out := base
 	copied := false
 	push := func(e viaElem) {
@@ -135,9 +162,20 @@ func (s *Session) extendAt(base []viaElem, n topology.NodeID, k *attach.KindInde
 		}
 	}
 	if s.bears(n, k) && !hasNode(out, n) {
-		push(viaElem{node: n, level: level})
+		push(viaElem{node: n, level: level, ann: s.routeAnnotations(n)})
 	}
 	return out
+}
+
+// routeAnnotations are the kept annotations of n's object when it is a route.
+func (s *Session) routeAnnotations(n topology.NodeID) map[string]string {
+	if !topology.IsRouteGK(n.GK()) {
+		return nil
+	}
+	if r := s.g.Routes[n.Object()]; r != nil {
+		return r.Annotations
+	}
+	return nil
 }
 
 // rootBase is what every path of kind k starts with: the root Namespace of a profile whose

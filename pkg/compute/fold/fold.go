@@ -70,7 +70,7 @@ func (s *Session) doFold(v via, k *attach.KindIndex, flavor string) *foldResult 
 	for _, el := range v.elems {
 		for _, p := range s.attached(el.node, k) {
 			for i := range p.Entries {
-				es = append(es, semantics.FoldEntry{Policy: p, Entry: &p.Entries[i], Node: el.node, Level: el.level})
+				es = append(es, semantics.FoldEntry{Policy: p, Entry: &p.Entries[i], Node: el.node, Level: el.level, NodeAnnotations: el.ann})
 			}
 		}
 	}

@@ -30,6 +30,9 @@ type FoldEntry struct {
 	Entry  *Entry
 	Node   topology.NodeID
 	Level  int
+	// NodeAnnotations are the annotations the engine keeps of Node's object when it is a
+	// route (topology.RouteAnnotations).
+	NodeAnnotations map[string]string
 }
 
 // Profile is what one implementation enforces.

@@ -1,7 +1,8 @@
 package topology
 
 // The hierarchy as a graph (docs/spec.md §3): the objects and the indexes
-// edges are derived from, and which nodes exist. Objects are put in and
+// edges are derived from, and which nodes exist. kgateway's route
+// delegation is in delegation.go. Objects are put in and
 // taken out in mutate.go, the walks are in walks.go, the ReferenceGrants in
 // grants.go.
 
@@ -26,15 +27,15 @@ type Graph struct {
 	Services       map[NodeID]*Service
 	// BackendParents: the rules referencing each backend, counted.
 	BackendParents map[NodeID]map[NodeID]int
-	// Grants: the ReferenceGrants, which decide which references across
-	// namespaces hold.
+	// Grants: the ReferenceGrants, which decide which cross-namespace references hold.
 	Grants Grants
 	// Objects counts the existence of topology objects and referenced
 	// backends; Virt virtual targets and unserved kinds named by policies.
 	Objects map[NodeID]int
 	Virt    map[NodeID]int
 	// ByNS: the existing nodes of each namespace (the Namespace node's children).
-	ByNS map[string]map[NodeID]bool
+	ByNS  map[string]map[NodeID]bool
+	deleg delegationState // kgateway's route delegation (delegation.go)
 	// OnExists, when set, is told each time a node starts (exists true) or
 	// stops existing: the engine keeps its nodes by output key with it.
 	OnExists func(n NodeID, exists bool)
@@ -44,6 +45,7 @@ type Graph struct {
 func NewGraph() *Graph {
 	return &Graph{
 		Classes:               map[string]bool{},
+		deleg:                 delegationState{routes: map[NodeID]bool{}, controllers: map[string]string{}},
 		NSLabels:              map[string]map[string]string{},
 		Gateways:              map[NodeID]*Gateway{},
 		GatewaysByClass:       map[string]map[NodeID]bool{},

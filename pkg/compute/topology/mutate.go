@@ -38,16 +38,20 @@ func (gr *Graph) bump(m map[NodeID]int, n NodeID, d int) {
 // (or a target of an unserved kind).
 func (gr *Graph) BumpVirtual(n NodeID, d int) { gr.bump(gr.Virt, n, d) }
 
-// ApplyGatewayClass adds GatewayClass n, or removes it when add is false.
-func (gr *Graph) ApplyGatewayClass(n NodeID, add bool) {
+// ApplyGatewayClass adds GatewayClass n with its controllerName, or removes it when add
+// is false.
+func (gr *Graph) ApplyGatewayClass(n NodeID, add bool, controller string) {
 	name := n.Name
+	defer gr.deleg.changed()
 	if add {
+		gr.deleg.controllers[name] = controller
 		if !gr.Classes[name] {
 			gr.bump(gr.Objects, n, 1)
 		}
 		gr.Classes[name] = true
 	} else if gr.Classes[name] {
 		delete(gr.Classes, name)
+		delete(gr.deleg.controllers, name)
 		gr.bump(gr.Objects, n, -1)
 	}
 }
@@ -55,6 +59,7 @@ func (gr *Graph) ApplyGatewayClass(n NodeID, add bool) {
 // ApplyGateway replaces Gateway n by the one spec describes, or removes it
 // when add is false.
 func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
+	defer gr.deleg.changed()
 	if old := gr.Gateways[n]; old != nil {
 		setmap.Remove(gr.GatewaysByClass, old.Class, n)
 		delete(gr.Gateways, n)
@@ -71,6 +76,7 @@ func (gr *Graph) ApplyGateway(n NodeID, add bool, spec map[string]interface{}) {
 // ApplyListenerSet replaces ListenerSet n by the one spec describes, or
 // removes it when add is false.
 func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{}) {
+	defer gr.deleg.changed()
 	if old := gr.ListenerSets[n]; old != nil {
 		setmap.Remove(gr.ListenerSetsByGateway, old.Parent, n)
 		delete(gr.ListenerSets, n)
@@ -85,10 +91,12 @@ func (gr *Graph) ApplyListenerSet(n NodeID, add bool, spec map[string]interface{
 }
 
 // ApplyRoute replaces route n by the one spec describes (created at
-// created), or removes it when add is false. The backends whose references
-// changed (other than Services, which exist on their own) are appended to
-// touched.
-func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, created time.Time, touched *[]NodeID) {
+// created, with the kept annotations ann), or removes it when add is false.
+// The backends whose references changed (other than Services, which exist on
+// their own) are appended to touched.
+func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, ann map[string]string, created time.Time, touched *[]NodeID) {
+	defer gr.deleg.changed()
+	delete(gr.deleg.routes, n)
 	if old := gr.Routes[n]; old != nil {
 		for _, pr := range old.ParentRefs {
 			setmap.Remove(gr.RoutesByParent, pr.ID, n)
@@ -100,7 +108,13 @@ func (gr *Graph) ApplyRoute(n NodeID, add bool, spec map[string]interface{}, cre
 	if add {
 		r := ParseRoute(n, spec)
 		r.Created = created // request traces break ties by age
+		r.Annotations = ann
 		gr.Routes[n] = r
+		for _, ru := range r.Rules {
+			if len(ru.Delegates) > 0 {
+				gr.deleg.routes[n] = true
+			}
+		}
 		for _, pr := range r.ParentRefs {
 			setmap.Add(gr.RoutesByParent, pr.ID, n)
 		}
@@ -139,6 +153,7 @@ func (gr *Graph) ApplyService(n NodeID, add bool, spec map[string]interface{}) {
 // ApplyNamespace sets the labels of Namespace name (nil: none), or removes
 // it when add is false.
 func (gr *Graph) ApplyNamespace(name string, add bool, lbls map[string]string) {
+	defer gr.deleg.changed()
 	n := NamespaceNode(name)
 	_, had := gr.NSLabels[name]
 	if add {

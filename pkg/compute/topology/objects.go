@@ -130,6 +130,10 @@ type Rule struct {
 	Section  string
 	Unnamed  bool
 	Backends []NodeID
+	// HTTPRoute rules only: the backendRefs naming HTTPRoutes (kgateway's delegation,
+	// delegation.go) and the matches.
+	Delegates []DelegateRef
+	Matches   []RouteMatch
 }
 
 // Route is a route of any of the five kinds.
@@ -139,6 +143,11 @@ type Route struct {
 	Rules      []Rule
 	Hostnames  []string  // spec.hostnames (HTTPRoute, GRPCRoute, TLSRoute); none matches every listener
 	Created    time.Time // read by request traces only
+	// For kgateway's delegation (delegation.go): whether spec.parentRefs has entries, the
+	// HTTPRoutes it names, and the kept annotations (RouteAnnotations).
+	HasParentRefs bool
+	RouteParents  []NodeID
+	Annotations   map[string]string
 }
 
 // Service is a core Service: its ports.

@@ -195,6 +195,7 @@ func ParseRoute(id NodeID, spec map[string]interface{}) *Route {
 		}
 	}
 	for _, p := range maps(lget(spec, "parentRefs")) {
+		r.HasParentRefs = true
 		name := StringField(p, "name")
 		if name == "" {
 			continue
@@ -212,6 +213,10 @@ func ParseRoute(id NodeID, spec map[string]interface{}) *Route {
 			ns = id.Namespace
 		}
 		gk := schema.GroupKind{Group: g, Kind: k}
+		if g == GatewayGroup && k == "HTTPRoute" {
+			r.RouteParents = append(r.RouteParents, NodeID{Group: g, Kind: k, Namespace: ns, Name: name})
+			continue // a delegation parent (delegation.go)
+		}
 		mesh := IsServiceNode(NodeID{Group: g, Kind: k}) && MeshRouteKinds(id.Kind)
 		if (gk.Group != GatewayGroup || gk.Kind != "Gateway") && !IsListenerSetGK(gk) && !mesh {
 			continue // other parents are not part of the hierarchy
@@ -222,28 +227,42 @@ func ParseRoute(id NodeID, spec map[string]interface{}) *Route {
 		}
 		r.ParentRefs = append(r.ParentRefs, pr)
 	}
+	http := id.Group == GatewayGroup && id.Kind == "HTTPRoute"
 	for i, ru := range maps(lget(spec, "rules")) {
-		rule := Rule{Section: StringField(ru, "name")}
-		if rule.Section == "" {
-			rule.Section, rule.Unnamed = "rule-"+strconv.Itoa(i+1), true
-		}
-		seen := map[NodeID]bool{}
-		add := func(b NodeID) {
-			if !seen[b] {
-				seen[b] = true
-				rule.Backends = append(rule.Backends, b)
-			}
-		}
-		for _, br := range maps(lget(ru, "backendRefs")) {
-			if b, ok := backendNode(br, id.Namespace); ok {
-				add(b)
-			}
-			mirrorBackends(lget(br, "filters"), id.Namespace, add)
-		}
-		mirrorBackends(lget(ru, "filters"), id.Namespace, add)
-		r.Rules = append(r.Rules, rule)
+		r.Rules = append(r.Rules, parseRule(id.Namespace, i, ru, http))
 	}
 	return r
+}
+
+// parseRule reads rule i of a route of namespace ns (an HTTPRoute's when http is set: its
+// matches and its backendRefs naming HTTPRoutes too).
+func parseRule(ns string, i int, ru map[string]interface{}, http bool) Rule {
+	rule := Rule{Section: StringField(ru, "name")}
+	if http {
+		rule.Matches = parseMatches(ru)
+	}
+	if rule.Section == "" {
+		rule.Section, rule.Unnamed = "rule-"+strconv.Itoa(i+1), true
+	}
+	seen := map[NodeID]bool{}
+	add := func(b NodeID) {
+		if !seen[b] {
+			seen[b] = true
+			rule.Backends = append(rule.Backends, b)
+		}
+	}
+	for _, br := range maps(lget(ru, "backendRefs")) {
+		if d, ok := delegateRef(br, ns); ok && http {
+			rule.Delegates = append(rule.Delegates, d)
+			continue
+		}
+		if b, ok := backendNode(br, ns); ok {
+			add(b)
+		}
+		mirrorBackends(lget(br, "filters"), ns, add)
+	}
+	mirrorBackends(lget(ru, "filters"), ns, add)
+	return rule
 }
 
 // ParseService reads a Service's spec.

@@ -227,7 +227,7 @@ func (gr *Graph) AppendParents(dst []NodeID, n NodeID) []NodeID {
 				}
 				return true
 			})
-			return dst
+			return append(dst, gr.Delegation().Parents(n)...)
 		}
 		return dst
 	}
@@ -327,7 +327,8 @@ func (gr *Graph) attachedRoutes(n NodeID, fn func(NodeID)) {
 	}
 }
 
-// routeChildren: a route's rules; a rule's backends (those allowed to hang under it).
+// routeChildren: a route's rules; a rule's backends (those allowed to hang under it) and
+// the routes it delegates to.
 func (gr *Graph) routeChildren(n NodeID, fn func(NodeID)) {
 	r := gr.Routes[n.Object()]
 	if r == nil {
@@ -347,6 +348,9 @@ func (gr *Graph) routeChildren(n NodeID, fn func(NodeID)) {
 			if gr.Objects[b] > 0 && gr.hangsUnder(n, b) {
 				fn(b)
 			}
+		}
+		for _, c := range gr.Delegation().Children(n) {
+			fn(c)
 		}
 	}
 }

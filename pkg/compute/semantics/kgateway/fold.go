@@ -22,8 +22,7 @@ package kgateway
 //     only (krtcollections/policy.go getInheritedPolicyPriority) and changes the merge only
 //     across a delegation chain (a delegating parent route's policies get a lower
 //     HierarchicalPriority in runRoutePlugins; merge.go GetMergeStrategy gives
-//     AugmentedShallowMerge within one level whatever the annotation says). Without route
-//     delegation every context here is one chain without delegation, so the default holds.
+//     AugmentedShallowMerge within one level whatever the annotation says): delegation.go.
 //   - BackendConfigPolicy has no MergePolicies: irtranslator/backend.go runs processBackend for
 //     every policy of the backend in order, each overwriting the cluster fields it sets, so
 //     each unit comes from the last entry that sets it.
@@ -75,19 +74,81 @@ var routeOnly = []string{"timeouts", "urlRewrite", "autoHostRewrite"}
 const weightAnnotation = "kgateway.dev/policy-weight"
 
 // Fold (semantics.Profile): every merge unit from the first entry in kgateway's order that
-// sets it (the last one for BackendConfigPolicy).
+// sets it (the last one for BackendConfigPolicy); across a delegation chain as each
+// delegating route's inherited-policy-priority says (delegation.go).
 func (Profile) Fold(es []semantics.FoldEntry, _ string) semantics.FoldValue {
 	order := priorityOrder(es)
 	if len(order) == 0 {
 		return semantics.FoldValue{}
 	}
 	kind := es[0].Policy.ID.GK.Kind
+	var seq []patch
+	if kind == "TrafficPolicy" {
+		seq = chainSequence(es, order)
+	} else {
+		for j := len(order) - 1; j >= 0; j-- {
+			seq = append(seq, patch{order[j], applied(kind, es[order[j]])})
+		}
+	}
 	var acc *merge.Value
-	for j := len(order) - 1; j >= 0; j-- { // the lowest priority first, each one above patching it
-		i := order[j]
-		acc = merge.Patch(acc, merge.StripNulls(merge.Build(applied(kind, es[i]), i, es[i].Entry.Schema)))
+	for _, p := range seq { // the lowest priority first, each one above patching it
+		acc = merge.Patch(acc, merge.StripNulls(merge.Build(p.spec, p.entry, es[p.entry].Entry.Schema)))
 	}
 	return semantics.FoldValue{Acc: acc}
+}
+
+// patch is the part of an entry's spec applied at one point of a fold.
+type patch struct {
+	entry int
+	spec  map[string]interface{}
+}
+
+// chainSequence orders a TrafficPolicy context's entries as kgateway applies them, the
+// lowest priority first: the Gateway side below every route, then the routes of the
+// delegation chain, each delegating route's entries below or above those of the routes it
+// delegates to as its mode says (parentOverrides); within a route, the order of order.
+func chainSequence(es []semantics.FoldEntry, order []int) []patch {
+	gw, groups := chainGroups(es, order)
+	block := func(idx []int, keep func(unit string) bool) []patch {
+		var out []patch
+		for j := len(idx) - 1; j >= 0; j-- {
+			spec := applied("TrafficPolicy", es[idx[j]])
+			if keep != nil {
+				spec = filtered(spec, keep)
+			}
+			if len(spec) > 0 {
+				out = append(out, patch{idx[j], spec})
+			}
+		}
+		return out
+	}
+	var seq []patch
+	for gi, g := range groups {
+		switch {
+		case gi == 0:
+			seq = block(g.idx, nil)
+		case g.mode == shallowPreferParent:
+			seq = append(seq, block(g.idx, nil)...)
+		case g.mode == deepPreferParent:
+			low := block(g.idx, func(u string) bool { return !parentOverrides(g.mode, u) })
+			high := block(g.idx, func(u string) bool { return parentOverrides(g.mode, u) })
+			seq = append(append(low, seq...), high...)
+		default:
+			seq = append(block(g.idx, nil), seq...)
+		}
+	}
+	return append(block(gw, nil), seq...)
+}
+
+// filtered is spec with the top-level fields keep accepts.
+func filtered(spec map[string]interface{}, keep func(string) bool) map[string]interface{} {
+	out := make(map[string]interface{}, len(spec))
+	for k, v := range spec {
+		if keep(k) {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // priorityOrder returns the indices of the entries kgateway applies, the one preferred first:

@@ -55,7 +55,8 @@ func (Profile) Flavor(string, topology.NodeID) string { return "" }
 var kindRules = map[string]string{
 	"TrafficPolicy": "each feature from the most specific policy that sets it (route rule, route, listener, Gateway; " +
 		"at one level the heavier kgateway.dev/policy-weight, then the older); a Gateway's or listener's timeouts, " +
-		"urlRewrite and autoHostRewrite never apply",
+		"urlRewrite and autoHostRewrite never apply; a route that a rule delegates to comes before the delegating route " +
+		"unless that route's kgateway.dev/inherited-policy-priority prefers the parent",
 	"ListenerPolicy":      "each listener setting from the oldest policy of the Gateway that sets it",
 	"HTTPListenerPolicy":  "each HTTP listener setting from the oldest policy of the Gateway that sets it",
 	"BackendConfigPolicy": "the policies of a backend applied oldest first, so each setting from the newest policy that sets it",
