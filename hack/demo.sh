@@ -90,6 +90,11 @@ run cat hack/demo/proposed/retry-all-1.yaml
 # An EffectivePolicyReview: computed, never applied. Creating one needs cluster-wide rights (the
 # cluster admin here); the exit status is kubectl diff's (1: effective policies would change).
 run kubectl effectivepolicy diff -f hack/demo/proposed/retry-all-1.yaml
+printf '\n'
+printf '%s\n' "Ana, with only view in her namespace, previews her own change the same way (reviews are open to every"
+printf '%s\n' "authenticated user and answer with what she may read):"
+run cat hack/demo/proposed/baker-timeouts-5s.yaml
+run kubectl effectivepolicy diff -f hack/demo/proposed/baker-timeouts-5s.yaml --as ana
 
 bold "9. Chihiro's platform rules, written down and checked (docs/check.md; exit status 1: one fails):"
 run cat hack/demo/check/expectations.yaml
@@ -102,7 +107,28 @@ for _ in $(seq 60); do
   sleep 0.5
 done
 run kubectl effectivepolicy check -f hack/demo/check/expectations.yaml
-bold "10. And in a browser (docs/ui.md): the hierarchy as a graph colored by outcome, a click for a stack:"
+bold "10. A policy that stops working: its route was renamed, it reaches nothing, and the alert says so:"
+run cat hack/demo/alert/stale-policy.yaml
+kc apply -f hack/demo/alert/stale-policy.yaml >/dev/null
+# The server's /metrics, as a Prometheus would scrape it (the local admin's client certificate);
+# the alerts' expressions evaluated on it with Prometheus's own engine (test/alerts, alerteval).
+metrics="$LOCAL/metrics.txt"
+source "$LOCAL/ports.env"
+for _ in $(seq 60); do
+  curl -sf --cacert "$LOCAL/pki/ca.crt" --cert "$LOCAL/pki/admin.crt" --key "$LOCAL/pki/admin.key" \
+    "https://127.0.0.1:$SERVER_PORT/metrics" >"$metrics" 2>/dev/null &&
+    grep -q 'effectivepolicy_policies_reaching_nothing{.*TimeoutPolicy.*} [1-9]' "$metrics" && break
+  sleep 0.5
+done
+printf '$ curl .../metrics | grep reaching_nothing\n'
+grep '^effectivepolicy_policies_reaching_nothing' "$metrics" | sed 's/^/  /'
+printf '$ alerteval -rules charts/effectivepolicy/monitoring/alerts.yaml server=metrics.txt   # Prometheus'"'"'s engine\n'
+(cd test/alerts && go run . -rules "$ROOT/charts/effectivepolicy/monitoring/alerts.yaml" "server=$metrics") 2>&1 | sed 's/^/  /' || true
+printf '  (each alert holds for 10 minutes before it fires; the PolicyReach names the policy)\n'
+run kubectl get policyreach bakery-timeouts -n baker
+kc delete -f hack/demo/alert/stale-policy.yaml >/dev/null
+
+bold "11. And in a browser (docs/ui.md): the hierarchy as a graph colored by outcome, a click for a stack:"
 # The page's server reads the cluster with the kubeconfig's credentials, on loopback; setsid: it
 # outlives this script, and make local-down stops it with the control plane (run/ui.pid).
 setsid "$ROOT/bin/kubectl-effectivepolicy" ui -A --port "${EP_UI_PORT:-0}" >"$LOCAL/logs/ui.log" 2>&1 </dev/null &
