@@ -28,7 +28,13 @@ type demoSource struct {
 
 func newDemoSource(t *testing.T) *demoSource {
 	t.Helper()
-	objs, err := manifests.Read(manifests.Options{Filenames: []string{"../../../hack/demo"}})
+	return newSourceOf(t, "../../../hack/demo")
+}
+
+// newSourceOf answers from the manifests of dir with the plugin's offline engine.
+func newSourceOf(t *testing.T, dir string) *demoSource {
+	t.Helper()
+	objs, err := manifests.Read(manifests.Options{Filenames: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
