@@ -107,7 +107,7 @@ func routeChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext,
 			specs[f.kind] = e
 		}
 		checks = append(checks, Check{Kind: f.kind, Subject: rc.String(), Field: f.pointer,
-			Theirs: f.ir(r), Ours: e.value(f.pointer)})
+			Theirs: f.ir(r), Ours: e.value(f.pointer), Target: target, Path: path})
 	}
 	return checks, nil
 }
@@ -129,7 +129,7 @@ func egListenerChecks(ours *Ours, o *egOutput) ([]Check, error) {
 			checks = append(checks, Check{Kind: gen.CTP, Field: "/timeout/http/idleTimeout",
 				Subject: fmt.Sprintf("Gateway %s/%s listener %s", m.Namespace, m.Name, m.SectionName),
 				Theirs:  duration(dig(l.Timeout, "http", "idleTimeout")),
-				Ours:    effective{spec, sources}.value("/timeout/http/idleTimeout")})
+				Ours:    effective{spec, sources}.value("/timeout/http/idleTimeout"), Target: path[1], Path: path})
 		}
 	}
 	return checks, nil
@@ -158,7 +158,7 @@ func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) 
 			continue
 		}
 		id := p.GetNamespace() + "/" + p.GetName()
-		c := Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted"}
+		c := Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted", Policy: id}
 		if theirs[id] {
 			c.Theirs = "Conflicted"
 		}

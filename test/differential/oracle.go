@@ -63,6 +63,13 @@ type Check struct {
 	Field   string
 	Theirs  string
 	Ours    string
+	// Target, Path (the context's attachment points) and Policy say what
+	// the check is about, for writing a disagreement as a case: Target and
+	// Path for an effective value, Policy ("namespace/name") for a policy's
+	// outcome.
+	Target Node
+	Path   []Node
+	Policy string
 }
 
 // Agree says whether both sides gave the same answer.
