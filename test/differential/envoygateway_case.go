@@ -196,4 +196,3 @@ func conflictSource(objs []*unstructured.Unstructured, c Check) (caseSource, boo
 	}
 	return caseSource{}, false
 }
-
