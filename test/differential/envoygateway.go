@@ -119,6 +119,14 @@ type egXds struct {
 		Timeout  map[string]any `json:"timeout"`
 		Routes   []egRoute      `json:"routes"`
 	} `json:"http"`
+	TCP []struct {
+		Metadata egMeta           `json:"metadata"`
+		Routes   []map[string]any `json:"routes"`
+	} `json:"tcp"`
+	UDP []struct {
+		Metadata egMeta         `json:"metadata"`
+		Route    map[string]any `json:"route"`
+	} `json:"udp"`
 }
 
 type egRoute struct {
@@ -143,5 +151,10 @@ func (envoyGateway) Compare(objs []*unstructured.Unstructured, ours *Ours, out [
 		return nil, err
 	}
 	checks = append(checks, lc...)
+	l4, err := egL4Checks(objs, ours, &o)
+	if err != nil {
+		return nil, err
+	}
+	checks = append(checks, l4...)
 	return append(checks, egStatusChecks(objs, ours, &o)...), nil
 }

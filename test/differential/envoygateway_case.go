@@ -89,6 +89,11 @@ func (e envoyGateway) Expected(objs []*unstructured.Unstructured, diff []Check) 
 				setTheirs(spec, in, d)
 			}
 		}
+		if pruneEmpty(spec) {
+			// Envoy Gateway applies nothing here: with one context, the target has no output.
+			exp.Absent = append(exp.Absent, map[string]string{"namespace": c.Target.Namespace, "name": c.Target.Name})
+			continue
+		}
 		via, section := policyBearing(objs, c.Kind, c.Path, c.Target)
 		exp.Effective = append(exp.Effective, caseEffective{Namespace: c.Target.Namespace, Name: c.Target.Name,
 			Target: caseKind{c.Target.Kind}, Policy: casePolicy{gen.EGGroup, c.Kind}, Via: via, Spec: spec, SectionName: section})
@@ -195,4 +200,14 @@ func conflictSource(objs []*unstructured.Unstructured, c Check) (caseSource, boo
 			Policy: casePolicy{gen.EGGroup, c.Kind}, Source: c.Policy, Outcome: "Conflicted"}, true
 	}
 	return caseSource{}, false
+}
+
+// pruneEmpty drops the empty objects of m, and says whether m is empty then.
+func pruneEmpty(m map[string]any) bool {
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok && pruneEmpty(sub) {
+			delete(m, k)
+		}
+	}
+	return len(m) == 0
 }

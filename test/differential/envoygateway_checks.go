@@ -87,6 +87,11 @@ func parseRouteName(r egRoute, l egMeta) (routeContext, bool) {
 }
 
 func routeChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, r egRoute) ([]Check, error) {
+	return fieldChecks(objs, ours, rc, r, egRouteFields)
+}
+
+// fieldChecks compares fields of one route rule in one context.
+func fieldChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, r egRoute, fields []egField) ([]Check, error) {
 	ruleName := ruleNameOf(objs, rc.kind, rc.ns, rc.name, rc.rule)
 	path := []Node{{"Gateway", rc.gwNS, rc.gw, ""}, {"Gateway", rc.gwNS, rc.gw, rc.listener},
 		{rc.kind, rc.ns, rc.name, ""}}
@@ -96,7 +101,7 @@ func routeChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext,
 	target := Node{rc.kind, rc.ns, rc.name, ruleName}
 	specs := map[string]effective{}
 	var checks []Check
-	for _, f := range egRouteFields {
+	for _, f := range fields {
 		e, ok := specs[f.kind]
 		if !ok {
 			spec, sources, err := ours.Effective(target, gen.EGGroup, f.kind, path)

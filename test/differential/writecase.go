@@ -75,6 +75,23 @@ func renamer(seed uint64, n int) func(string) string {
 
 func caseFiles(objs []*unstructured.Unstructured, exp any) (map[string]string, error) {
 	var topo, pols []*unstructured.Unstructured
+	// Shrinking drops Namespaces (neither side needs them); a cluster does.
+	have := map[string]bool{}
+	for _, o := range objs {
+		if o.GetKind() == "Namespace" {
+			have[o.GetName()] = true
+		}
+	}
+	for _, o := range objs {
+		if ns := o.GetNamespace(); ns != "" && !have[ns] {
+			have[ns] = true
+			n := &unstructured.Unstructured{Object: map[string]any{}}
+			n.SetAPIVersion("v1")
+			n.SetKind("Namespace")
+			n.SetName(ns)
+			topo = append(topo, n)
+		}
+	}
 	for _, o := range objs {
 		c := o.DeepCopy()
 		unstructured.RemoveNestedField(c.Object, "metadata", "creationTimestamp")

@@ -27,7 +27,8 @@ func main() {
 	dump := flag.Bool("dump", false, "print the objects of -seed as YAML and exit")
 	write := flag.Bool("write", false, "shrink each disagreement and write it as a case under test/upstream/<impl>/diff-<seed>-<n>")
 	limit := flag.Duration("timeout", 0, "stop starting new seeds after this long (0: none)")
-	verbose := flag.Bool("v", false, "print every disagreement")
+	verbose := flag.Bool("v", false, "print every disagreement, and the count after every batch")
+	flag.IntVar(&differential.ShrinkBudget, "shrink-budget", differential.ShrinkBudget, "judgements one shrink may make")
 	flag.Parse()
 	if err := run(*seed, *n, *impl, *dump, *write, *limit, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "difftest:", err)
@@ -76,6 +77,9 @@ func run(seed uint64, n int, impl string, dump, write bool, limit time.Duration,
 				if err := report(o, r, write, verbose); err != nil {
 					return err
 				}
+			}
+			if verbose {
+				fmt.Printf("%s: %d seeds judged, %d agree (%s)\n", o.Name(), t.Cases, t.CasesAgreeing, time.Since(start).Round(time.Second))
 			}
 		}
 		printTally(o.Name(), t)
