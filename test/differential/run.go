@@ -10,7 +10,7 @@ import (
 )
 
 // ProgramTimeout bounds one run of an implementation's program.
-var ProgramTimeout = 2 * time.Minute
+var ProgramTimeout = 10 * time.Minute
 
 // Judge runs both sides on objs and returns the checks.
 func Judge(o Oracle, objs []*unstructured.Unstructured) ([]Check, error) {

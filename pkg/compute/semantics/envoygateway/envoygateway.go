@@ -131,6 +131,13 @@ func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 	case flavorBTPTCP:
 		fv.Apart = onTLSRouteRule(es)
 	}
+	for i := range fv.Apart {
+		// Envoy Gateway settles same-target conflicts before it validates a policy against
+		// its target: a loser stays Conflicted.
+		if conflicts != nil && conflicts[i] != nil {
+			fv.Apart[i] = false
+		}
+	}
 	live := liveEntries(es, conflicts, fv.Apart)
 	if len(live) == 0 {
 		return fv
