@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 118 {
-		t.Fatalf("found %d implementation cases, want at least 118 (3 scenarios, 40 Envoy Gateway, 19 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 14 Istio, 12 kgateway)", n)
+	if n < 119 {
+		t.Fatalf("found %d implementation cases, want at least 119 (3 scenarios, 41 Envoy Gateway, 19 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 14 Istio, 12 kgateway)", n)
 	}
 }
 

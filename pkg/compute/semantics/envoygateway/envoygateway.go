@@ -139,6 +139,10 @@ func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 		}
 	}
 	live := liveEntries(es, conflicts, fv.Apart)
+	if flavor == flavorSPTCP && len(live) > 0 && mergedInvalidOnTCPRoute(es, live) {
+		fv.Apart = markApart(fv.Apart, len(es), live[len(live)-1])
+		live = live[:len(live)-1]
+	}
 	if len(live) == 0 {
 		return fv
 	}

@@ -194,3 +194,33 @@ func onTLSRouteRule(es []semantics.FoldEntry) []bool {
 	}
 	return apart
 }
+
+// mergedInvalidOnTCPRoute says whether the most specific live entry is a TCPRoute policy with
+// mergeType whose merge parent has an HTTP-only field: Envoy Gateway validates the merged
+// policy against the TCPRoute (processSecurityPolicyForRoute, the mergeType branch), so the
+// parent's HTTP-only fields make it Invalid there and nothing of it applies.
+func mergedInvalidOnTCPRoute(es []semantics.FoldEntry, live []int) bool {
+	last := es[live[len(live)-1]]
+	if last.Node.Group != topology.GatewayGroup || last.Node.Kind != "TCPRoute" {
+		return false
+	}
+	parent := mergeParent(es, live)
+	if parent < 0 {
+		return false
+	}
+	for _, f := range spHTTPOnly {
+		if _, ok := es[parent].Entry.Spec[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// markApart sets apart[i], making apart when it is nil.
+func markApart(apart []bool, n, i int) []bool {
+	if apart == nil {
+		apart = make([]bool, n)
+	}
+	apart[i] = true
+	return apart
+}
