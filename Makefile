@@ -5,7 +5,7 @@ GO ?= go
 BIN := bin/effectivepolicy-apiserver
 PLUGIN := bin/kubectl-effectivepolicy
 
-.PHONY: all build image release codegen verify vet fmt lint test test-unit test-fuzz test-e2e test-long test-flakes demo local-up local-down bench clean
+.PHONY: all build image release codegen verify vet fmt lint test test-unit test-fuzz test-differential test-e2e test-long test-flakes demo local-up local-down bench clean
 
 all: build
 
@@ -48,16 +48,27 @@ test-fuzz:
 test-e2e: build image
 	hack/e2e.sh
 
-test: verify test-unit test-fuzz test-e2e
+# Our answers against the implementations' own code on random topologies (test/differential,
+# docs/differential.md): a fixed set of seeds, under a minute once hack/egctl.sh has built and
+# cached Envoy Gateway's egctl (minutes, once).
+test-differential:
+	hack/egctl.sh >/dev/null
+	cd test/differential && GOWORK=off $(GO) test -count=1 ./...
+
+test: verify test-unit test-fuzz test-differential test-e2e
 
 # The long tests of issue #8, after `make test` in CI (.ci/run): the end-to-end tests tagged
 # `e2e && long` and named TestLong* (load, faults) on a fresh local control plane, then every
 # fuzz target for LONG_FUZZTIME each. 5½ minutes with a warm control-plane cache, before the
 # fault tests.
 LONG_FUZZTIME ?= 60s
+# Thousands of differential seeds (test/differential), stopped after this long.
+LONG_DIFF_BUDGET ?= 20m
 test-long: build
 	E2E_TAGS=e2e,long E2E_RUN='^TestLong' hack/e2e.sh
 	FUZZTIME=$(LONG_FUZZTIME) hack/fuzz.sh
+	hack/egctl.sh >/dev/null
+	cd test/differential && GOWORK=off DIFF_BUDGET=$(LONG_DIFF_BUDGET) $(GO) test -tags long -count=1 -timeout 90m -run 'TestLongAgree' .
 
 # The end-to-end suite five times on a busy machine (docs/reliability.md): in a row against busy
 # workers, or FLAKE_AT_ONCE side by side in fresh clones, each the others' load;

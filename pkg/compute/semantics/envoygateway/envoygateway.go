@@ -124,8 +124,25 @@ func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 		return foldPatchPolicies(es)
 	}
 	conflicts := semantics.SameTargetWinners(es)
-	live := liveEntries(es, conflicts)
 	fv := semantics.FoldValue{ConflictedBy: conflicts}
+	switch flavor {
+	case flavorSPTCP:
+		fv.Apart = invalidOnTCPRoute(es)
+	case flavorBTPTCP:
+		fv.Apart = onTLSRouteRule(es)
+	}
+	for i := range fv.Apart {
+		// Envoy Gateway settles same-target conflicts before it validates a policy against
+		// its target: a loser stays Conflicted.
+		if conflicts != nil && conflicts[i] != nil {
+			fv.Apart[i] = false
+		}
+	}
+	live := liveEntries(es, conflicts, fv.Apart)
+	if flavor == flavorSPTCP && len(live) > 0 && mergedInvalidOnTCPRoute(es, live) {
+		fv.Apart = markApart(fv.Apart, len(es), live[len(live)-1])
+		live = live[:len(live)-1]
+	}
 	if len(live) == 0 {
 		return fv
 	}
@@ -152,10 +169,10 @@ func (Profile) Fold(es []semantics.FoldEntry, flavor string) semantics.FoldValue
 
 // liveEntries are the entries Envoy Gateway applies, most specific last: those on Gateways,
 // ListenerSets, their listeners and routes, not beaten on their target.
-func liveEntries(es []semantics.FoldEntry, conflicts []*semantics.Policy) []int {
+func liveEntries(es []semantics.FoldEntry, conflicts []*semantics.Policy, apart []bool) []int {
 	var live []int
 	for i := range es {
-		if conflicts != nil && conflicts[i] != nil {
+		if conflicts != nil && conflicts[i] != nil || apart != nil && apart[i] {
 			continue
 		}
 		if n := es[i].Node; gatewaySide(n) || isRoute(n) {

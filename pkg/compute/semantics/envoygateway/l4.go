@@ -143,3 +143,84 @@ func setAt(acc *merge.Value, path []string, val *merge.Value) {
 	}
 	acc.Obj[path[len(path)-1]] = val
 }
+
+// spHTTPOnly are the SecurityPolicy fields Envoy Gateway refuses on a TCPRoute target
+// (securitypolicy.go validateSecurityPolicyForTCP: "only authorization is supported for TCP").
+var spHTTPOnly = []string{"cors", "csrf", "jwt", "oidc", "apiKeyAuth", "basicAuth", "extAuth"}
+
+// invalidOnTCPRoute marks the entries of SecurityPolicies attached to a TCPRoute (or one of its
+// rules) that set an HTTP-only field: Envoy Gateway validates a policy against its TCPRoute
+// target before anything else (processSecurityPolicyForRoute picks
+// validateSecurityPolicyForTCP when the target's kind is TCPRoute) and, when that fails,
+// reports it Invalid there and applies none of it, its authorization included, so the route
+// keeps what its listeners' and Gateways' policies give it. A Gateway policy with such fields
+// still gives TCP routes its authorization (translateSecurityPolicyForListeners validates
+// nothing per route). nil when no entry is such.
+func invalidOnTCPRoute(es []semantics.FoldEntry) []bool {
+	var apart []bool
+	for i, e := range es {
+		if e.Node.Group != topology.GatewayGroup || e.Node.Kind != "TCPRoute" {
+			continue
+		}
+		for _, f := range spHTTPOnly {
+			if _, ok := e.Entry.Spec[f]; ok {
+				if apart == nil {
+					apart = make([]bool, len(es))
+				}
+				apart[i] = true
+				break
+			}
+		}
+	}
+	return apart
+}
+
+// onTLSRouteRule marks the entries attached to a rule of a TLSRoute: Envoy Gateway builds a
+// TLSRoute's IR route without the rule's name (route.go processTLSRouteParentRefs:
+// buildResourceMetadata(tlsRoute, nil)), and applyTrafficFeatureToRoute applies a policy
+// naming a rule only to IR routes whose metadata carries that name, so such a policy
+// applies nowhere: the route keeps what its route-wide, listener and Gateway policies give it
+// (its status still says Accepted, and the Gateway's policy Overridden for the route).
+// nil when no entry is such.
+func onTLSRouteRule(es []semantics.FoldEntry) []bool {
+	var apart []bool
+	for i, e := range es {
+		if e.Node.Group == topology.GatewayGroup && e.Node.Kind == "TLSRoute" && e.Node.Section != "" {
+			if apart == nil {
+				apart = make([]bool, len(es))
+			}
+			apart[i] = true
+		}
+	}
+	return apart
+}
+
+// mergedInvalidOnTCPRoute says whether the most specific live entry is a TCPRoute policy with
+// mergeType whose merge parent has an HTTP-only field: Envoy Gateway validates the merged
+// policy against the TCPRoute (processSecurityPolicyForRoute, the mergeType branch), so the
+// parent's HTTP-only fields make it Invalid there and nothing of it applies.
+func mergedInvalidOnTCPRoute(es []semantics.FoldEntry, live []int) bool {
+	last := es[live[len(live)-1]]
+	if last.Node.Group != topology.GatewayGroup || last.Node.Kind != "TCPRoute" {
+		return false
+	}
+	parent := mergeParent(es, live)
+	if parent < 0 {
+		return false
+	}
+	for _, f := range spHTTPOnly {
+		if _, ok := es[parent].Entry.Spec[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// markApart sets apart[i], making apart when it is nil.
+func markApart(apart []bool, n, i int) []bool {
+	if apart == nil {
+		apart = make([]bool, n)
+	}
+	apart[i] = true
+	return apart
+}

@@ -1,0 +1,215 @@
+package differential
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
+)
+
+// egField is one compared field: where the generator sets it in the
+// policy's spec (pointer) and how to read the value Envoy Gateway's IR ends
+// up with (ir).
+type egField struct {
+	kind    string
+	pointer string
+	ir      func(r egRoute) string
+}
+
+// egRouteFields are the route settings compared. Each is set by the
+// generator (gen.Fields) to a value naming its policy.
+var egRouteFields = []egField{
+	{gen.BTP, "/timeout/tcp/connectTimeout", func(r egRoute) string { return duration(dig(r.Traffic, "timeout", "tcp", "connectTimeout")) }},
+	{gen.BTP, "/timeout/http/connectionIdleTimeout", func(r egRoute) string {
+		return duration(dig(r.Traffic, "timeout", "http", "connectionIdleTimeout"))
+	}},
+	{gen.BTP, "/loadBalancer/type", func(r egRoute) string { return lbType(dig(r.Traffic, "loadBalancer")) }},
+	{gen.SP, "/cors/maxAge", func(r egRoute) string { return duration(dig(r.Security, "cors", "maxAge")) }},
+	{gen.SP, "/authorization/defaultAction", func(r egRoute) string { return str(dig(r.Security, "authorization", "defaultAction")) }},
+	{gen.EEP, "/extProc", func(r egRoute) string { return extProcSources(dig(r.EnvoyExtensions, "extProcs")) }},
+}
+
+// routeContext is one route rule through one listener, as the IR lists it.
+type routeContext struct {
+	gwNS, gw, listener string
+	kind, ns, name     string
+	rule               int
+}
+
+func (c routeContext) String() string {
+	return fmt.Sprintf("%s %s/%s rule %d via Gateway %s/%s listener %s", c.kind, c.ns, c.name, c.rule, c.gwNS, c.gw, c.listener)
+}
+
+// egRouteChecks compares every route rule the IR has, through each
+// listener, field by field.
+func egRouteChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) ([]Check, error) {
+	seen := map[routeContext]bool{}
+	var checks []Check
+	for _, key := range sortedKeys(o.XdsIR) {
+		for _, l := range o.XdsIR[key].HTTP {
+			if l.Metadata.Kind != "Gateway" {
+				continue
+			}
+			for _, r := range l.Routes {
+				rc, ok := parseRouteName(r, l.Metadata)
+				if !ok || seen[rc] {
+					continue
+				}
+				seen[rc] = true
+				cs, err := routeChecks(objs, ours, rc, r)
+				if err != nil {
+					return nil, err
+				}
+				checks = append(checks, cs...)
+			}
+		}
+	}
+	return checks, nil
+}
+
+// parseRouteName reads "httproute/<ns>/<name>/rule/<i>/match/..." and the listener's metadata.
+func parseRouteName(r egRoute, l egMeta) (routeContext, bool) {
+	parts := strings.Split(r.Name, "/")
+	if len(parts) < 5 || parts[3] != "rule" {
+		return routeContext{}, false
+	}
+	i, err := strconv.Atoi(parts[4])
+	if err != nil {
+		return routeContext{}, false
+	}
+	return routeContext{gwNS: l.Namespace, gw: l.Name, listener: l.SectionName,
+		kind: r.Metadata.Kind, ns: parts[1], name: parts[2], rule: i}, true
+}
+
+func routeChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, r egRoute) ([]Check, error) {
+	return fieldChecks(objs, ours, rc, r, egRouteFields)
+}
+
+// fieldChecks compares fields of one route rule in one context.
+func fieldChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, r egRoute, fields []egField) ([]Check, error) {
+	ruleName := ruleNameOf(objs, rc.kind, rc.ns, rc.name, rc.rule)
+	path := []Node{{"Gateway", rc.gwNS, rc.gw, ""}, {"Gateway", rc.gwNS, rc.gw, rc.listener},
+		{rc.kind, rc.ns, rc.name, ""}}
+	if ruleName != "" {
+		path = append(path, Node{rc.kind, rc.ns, rc.name, ruleName})
+	}
+	target := Node{rc.kind, rc.ns, rc.name, ruleName}
+	specs := map[string]effective{}
+	var checks []Check
+	for _, f := range fields {
+		e, ok := specs[f.kind]
+		if !ok {
+			spec, sources, err := ours.Effective(target, gen.EGGroup, f.kind, path)
+			if err != nil {
+				return nil, err
+			}
+			e = effective{spec, sources}
+			specs[f.kind] = e
+		}
+		checks = append(checks, Check{Kind: f.kind, Subject: rc.String(), Field: f.pointer,
+			Theirs: f.ir(r), Ours: e.value(f.pointer), Target: target, Path: path})
+	}
+	return checks, nil
+}
+
+// egListenerChecks compares the ClientTrafficPolicy settings of every HTTP listener.
+func egListenerChecks(ours *Ours, o *egOutput) ([]Check, error) {
+	var checks []Check
+	for _, key := range sortedKeys(o.XdsIR) {
+		for _, l := range o.XdsIR[key].HTTP {
+			m := l.Metadata
+			if m.Kind != "Gateway" {
+				continue
+			}
+			path := []Node{{"Gateway", m.Namespace, m.Name, ""}, {"Gateway", m.Namespace, m.Name, m.SectionName}}
+			spec, sources, err := ours.Effective(path[1], gen.EGGroup, gen.CTP, path)
+			if err != nil {
+				return nil, err
+			}
+			checks = append(checks, Check{Kind: gen.CTP, Field: "/timeout/http/idleTimeout",
+				Subject: fmt.Sprintf("Gateway %s/%s listener %s", m.Namespace, m.Name, m.SectionName),
+				Theirs:  duration(dig(l.Timeout, "http", "idleTimeout")),
+				Ours:    effective{spec, sources}.value("/timeout/http/idleTimeout"), Target: path[1], Path: path})
+		}
+	}
+	return checks, nil
+}
+
+// egStatusChecks compares, for every policy, whether it lost a same-target
+// conflict: Envoy Gateway's Accepted=False with reason Conflicted on any
+// ancestor, our Conflicted outcome on any target.
+func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) []Check {
+	theirs := map[string]bool{}
+	for _, list := range [][]egPolicy{o.BackendTrafficPolicies, o.SecurityPolicies, o.ClientTrafficPolicies, o.EnvoyExtensionPolicies} {
+		for _, p := range list {
+			for _, a := range p.Status.Ancestors {
+				for _, c := range a.Conditions {
+					if c.Type == "Accepted" && c.Status == "False" && c.Reason == "Conflicted" {
+						theirs[p.Metadata.Namespace+"/"+p.Metadata.Name] = true
+					}
+				}
+			}
+		}
+	}
+	outcomes := ours.Outcomes(gen.EGGroup)
+	var checks []Check
+	for _, p := range objs {
+		if p.GroupVersionKind().Group != gen.EGGroup {
+			continue
+		}
+		id := p.GetNamespace() + "/" + p.GetName()
+		c := Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted", Policy: id}
+		if theirs[id] {
+			c.Theirs = "Conflicted"
+		}
+		for _, out := range outcomes[id] {
+			if out == "Conflicted" {
+				c.Ours = "Conflicted"
+			}
+		}
+		checks = append(checks, c)
+	}
+	return checks
+}
+
+func ruleNameOf(objs []*unstructured.Unstructured, kind, ns, name string, i int) string {
+	for _, o := range objs {
+		if o.GetKind() != kind || o.GetNamespace() != ns || o.GetName() != name {
+			continue
+		}
+		rules, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
+		if i < len(rules) {
+			if m, ok := rules[i].(map[string]any); ok {
+				n, _ := m["name"].(string)
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func duration(v any) string {
+	s, ok := v.(string)
+	if !ok || s == "" {
+		return ""
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return "invalid:" + s
+	}
+	return d.String()
+}

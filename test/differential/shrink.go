@@ -1,0 +1,134 @@
+package differential
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// ShrinkBudget bounds the judgements one shrink makes.
+var ShrinkBudget = 400
+
+// Shrink drops objects, then list items and object fields, one at a time,
+// keeping each drop after which both sides still disagree on a check of
+// the same policy kind and field as want; it returns the smallest objects
+// found and their checks. A drop that makes either side fail (an invalid
+// object) is undone.
+func Shrink(o Oracle, objs []*unstructured.Unstructured, want Check) ([]*unstructured.Unstructured, []Check) {
+	cur := objs
+	curChecks, _ := Judge(o, cur)
+	budget := ShrinkBudget
+	try := func(cand []*unstructured.Unstructured) bool {
+		if budget <= 0 {
+			return false
+		}
+		budget--
+		checks, err := Judge(o, cand)
+		if err != nil || !disagreesLike(checks, want) {
+			return false
+		}
+		cur, curChecks = cand, checks
+		return true
+	}
+	for changed := true; changed && budget > 0; {
+		changed = false
+		for i := len(cur) - 1; i >= 0; i-- {
+			if i < len(cur) && try(without(cur, i)) {
+				changed = true
+			}
+		}
+		for i := 0; i < len(cur); i++ {
+			for _, cand := range fieldDrops(cur, i) {
+				if try(cand) {
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return cur, curChecks
+}
+
+func disagreesLike(checks []Check, want Check) bool {
+	for _, c := range checks {
+		if !c.Agree() && c.Kind == want.Kind && c.Field == want.Field {
+			return true
+		}
+	}
+	return false
+}
+
+func without(objs []*unstructured.Unstructured, i int) []*unstructured.Unstructured {
+	out := append([]*unstructured.Unstructured(nil), objs[:i]...)
+	return append(out, objs[i+1:]...)
+}
+
+// fieldDrops are the copies of objs with one list item or one map key of
+// object i's spec dropped (at any depth).
+func fieldDrops(objs []*unstructured.Unstructured, i int) [][]*unstructured.Unstructured {
+	spec, ok := objs[i].Object["spec"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out [][]*unstructured.Unstructured
+	for _, s := range drops(spec) {
+		c := objs[i].DeepCopy()
+		c.Object["spec"] = s
+		cand := append([]*unstructured.Unstructured(nil), objs...)
+		cand[i] = c
+		out = append(out, cand)
+	}
+	return out
+}
+
+// drops returns copies of v with one key or item dropped somewhere inside.
+func drops(v any) []map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []map[string]any
+	for _, k := range sortedKeys(m) {
+		c := copyMap(m)
+		delete(c, k)
+		out = append(out, c)
+		for _, inner := range dropsIn(m[k]) {
+			c := copyMap(m)
+			c[k] = inner
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func dropsIn(v any) []any {
+	switch x := v.(type) {
+	case map[string]any:
+		var out []any
+		for _, d := range drops(x) {
+			out = append(out, d)
+		}
+		return out
+	case []any:
+		var out []any
+		for j := range x {
+			if len(x) > 1 {
+				c := append(append([]any(nil), x[:j]...), x[j+1:]...)
+				out = append(out, c)
+			}
+			for _, inner := range dropsIn(x[j]) {
+				c := append([]any(nil), x...)
+				c[j] = inner
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func copyMap(m map[string]any) map[string]any {
+	c := make(map[string]any, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}

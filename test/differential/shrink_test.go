@@ -1,0 +1,89 @@
+package differential
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
+)
+
+// echoOracle is a stand-in implementation for the shrinker's test: its
+// program is cat, and it "disagrees" while the objects it read back hold a
+// Gateway and a policy whose spec has the field it watches.
+type echoOracle struct{ field string }
+
+func (echoOracle) Name() string               { return "echo" }
+func (echoOracle) Features() gen.Features     { return gen.All }
+func (echoOracle) Command() ([]string, error) { return []string{"cat"}, nil }
+func (echoOracle) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return objs, nil
+}
+func (echoOracle) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return objs, nil
+}
+
+func (e echoOracle) Compare(_ []*unstructured.Unstructured, _ *Ours, out []byte) ([]Check, error) {
+	objs, err := ParseYAML(out)
+	if err != nil {
+		return nil, err
+	}
+	gw, pol := false, false
+	for _, o := range objs {
+		if o.GetKind() == "Gateway" {
+			gw = true
+		}
+		if _, ok, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", e.field); ok && o.GetKind() == gen.BTP {
+			pol = true
+		}
+	}
+	c := Check{Kind: gen.BTP, Field: e.field, Theirs: "x"}
+	if !gw || !pol {
+		c.Ours = "x"
+	}
+	return []Check{c}, nil
+}
+
+// TestShrink: the shrinker drops everything the disagreement does not need
+// (one Gateway, one policy, and of that policy's spec only the watched field).
+func TestShrink(t *testing.T) {
+	ran := 0
+	for seed := uint64(1); seed < 40 && ran < 3; seed++ {
+		c := gen.Generate(seed, gen.All)
+		var field string
+		for _, p := range c.Policies {
+			if p.GetKind() != gen.BTP {
+				continue
+			}
+			for k := range p.Object["spec"].(map[string]any) {
+				if k == "timeout" || k == "loadBalancer" {
+					field = k
+				}
+			}
+		}
+		if field == "" {
+			continue
+		}
+		ran++
+		o := echoOracle{field}
+		checks, err := Judge(o, c.Objects())
+		if err != nil || len(checks) != 1 || checks[0].Agree() {
+			t.Fatalf("seed %d: the full case should disagree: %v %v", seed, checks, err)
+		}
+		small, smallChecks := Shrink(o, c.Objects(), checks[0])
+		if len(smallChecks) != 1 || smallChecks[0].Agree() {
+			t.Fatalf("seed %d: the shrunk case agrees", seed)
+		}
+		if len(small) != 2 {
+			t.Errorf("seed %d: shrunk to %d objects, want a Gateway and a policy", seed, len(small))
+		}
+		for _, p := range small {
+			if spec, ok := p.Object["spec"].(map[string]any); ok && p.GetKind() == gen.BTP && len(spec) != 1 {
+				t.Errorf("seed %d: the policy keeps %v, want only %s", seed, spec, field)
+			}
+		}
+	}
+	if ran < 3 {
+		t.Fatalf("only %d seeds had a BackendTrafficPolicy", ran)
+	}
+}
