@@ -9,6 +9,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/check"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
 )
 
 // offlineCheck answers check from manifests: the EffectivePolicies the
@@ -88,7 +89,7 @@ func objectOf(u *unstructured.Unstructured) check.Object {
 func reachedOf(objs []runtime.Object) []check.Reached {
 	var out []check.Reached
 	for _, obj := range objs {
-		namespace, targets := targetsOf(obj)
+		namespace, targets := render.TargetsOf(obj)
 		for _, t := range targets {
 			out = append(out, check.Reached{Namespace: namespace, Target: t})
 		}

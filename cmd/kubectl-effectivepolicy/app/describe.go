@@ -7,7 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/tree"
 )
@@ -86,7 +85,7 @@ func (d *describeOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	var roots []*tree.Node
 	for _, obj := range objs {
-		namespace, targets := targetsOf(obj)
+		namespace, targets := render.TargetsOf(obj)
 		for _, t := range targets {
 			if km.is(t.Group, t.Kind) {
 				roots = append(roots, render.Target(namespace, t))
@@ -102,23 +101,11 @@ func (d *describeOptions) run(cmd *cobra.Command, args []string) error {
 	return d.printTrees(roots...)
 }
 
-// targetsOf returns the namespace and targets of an EffectivePolicy or
-// ClusterEffectivePolicy.
-func targetsOf(obj runtime.Object) (string, []v1alpha1.Target) {
-	switch o := obj.(type) {
-	case *v1alpha1.EffectivePolicy:
-		return o.Namespace, o.Targets
-	case *v1alpha1.ClusterEffectivePolicy:
-		return "", o.Targets
-	}
-	return "", nil
-}
-
 // withTargets keeps the objects that have a target of the kind.
 func withTargets(objs []runtime.Object, km kindMatch) []runtime.Object {
 	var out []runtime.Object
 	for _, obj := range objs {
-		_, targets := targetsOf(obj)
+		_, targets := render.TargetsOf(obj)
 		for _, t := range targets {
 			if km.is(t.Group, t.Kind) {
 				out = append(out, obj)

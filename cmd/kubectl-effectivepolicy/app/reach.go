@@ -7,7 +7,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/tree"
 )
@@ -91,7 +90,7 @@ func (r *reachOptions) run(cmd *cobra.Command, args []string) error {
 	}
 	var roots []*tree.Node
 	for _, obj := range objs {
-		namespace, name, policies := policiesOf(obj)
+		namespace, name, policies := render.PoliciesOf(obj)
 		for _, rp := range policies {
 			if km.is(rp.Group, rp.Kind) {
 				roots = append(roots, render.Reach(namespace, name, rp))
@@ -107,23 +106,11 @@ func (r *reachOptions) run(cmd *cobra.Command, args []string) error {
 	return r.printTrees(roots...)
 }
 
-// policiesOf returns the namespace, name and policy kinds of a
-// PolicyReach or ClusterPolicyReach.
-func policiesOf(obj runtime.Object) (namespace, name string, policies []v1alpha1.ReachPolicy) {
-	switch o := obj.(type) {
-	case *v1alpha1.PolicyReach:
-		return o.Namespace, o.Name, o.Policies
-	case *v1alpha1.ClusterPolicyReach:
-		return "", o.Name, o.Policies
-	}
-	return "", "", nil
-}
-
 // withPolicies keeps the reaches that have a policy of the kind.
 func withPolicies(objs []runtime.Object, km kindMatch) []runtime.Object {
 	var out []runtime.Object
 	for _, obj := range objs {
-		_, _, policies := policiesOf(obj)
+		_, _, policies := render.PoliciesOf(obj)
 		for _, rp := range policies {
 			if km.is(rp.Group, rp.Kind) {
 				out = append(out, obj)

@@ -64,7 +64,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
 		answer(w, nil, err)
 		return
 	}
-	answer(w, BuildGraph(effectivePolicies(lists...)), nil)
+	answer(w, BuildGraph(render.Items(lists...)), nil)
 }
 
 // objectQuery reads the namespace and name of the query; a cluster-scoped
@@ -89,7 +89,7 @@ func (s *Server) target(w http.ResponseWriter, r *http.Request) {
 		answer(w, nil, err)
 		return
 	}
-	ns, targets := targetsOf(obj)
+	ns, targets := render.TargetsOf(obj)
 	for _, t := range targets {
 		if t.Group == group && t.Kind == kind {
 			answer(w, map[string]any{"trees": Trees(render.Target(ns, t))}, nil)
@@ -112,8 +112,8 @@ func (s *Server) reaches(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []PolicyRef{}
-	for _, obj := range policyReaches(lists...) {
-		ns, name, policies := reachOf(obj)
+	for _, obj := range render.Items(lists...) {
+		ns, name, policies := render.PoliciesOf(obj)
 		for _, p := range policies {
 			out = append(out, PolicyRef{
 				Label: p.Kind + " " + qualified(ns, name),
@@ -135,7 +135,7 @@ func (s *Server) reach(w http.ResponseWriter, r *http.Request) {
 		answer(w, nil, err)
 		return
 	}
-	ns, n, policies := reachOf(obj)
+	ns, n, policies := render.PoliciesOf(obj)
 	for _, p := range policies {
 		if p.Group == group && p.Kind == kind {
 			answer(w, map[string]any{"trees": Trees(render.Reach(ns, n, p)), "marks": reachMarks(p)}, nil)

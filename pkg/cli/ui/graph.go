@@ -203,7 +203,7 @@ func BuildGraph(objs []runtime.Object) Graph {
 	b := newGraphBuilder()
 	targets := 0
 	for _, obj := range objs {
-		ns, ts := targetsOf(obj)
+		ns, ts := render.TargetsOf(obj)
 		for _, t := range ts {
 			b.target(ns, t)
 			targets++
@@ -240,7 +240,7 @@ func qualified(namespace, name string) string {
 func Stacks(objs []runtime.Object) map[string][]*TreeNode {
 	out := map[string][]*TreeNode{}
 	for _, obj := range objs {
-		ns, ts := targetsOf(obj)
+		ns, ts := render.TargetsOf(obj)
 		for _, t := range ts {
 			out[nodeID(t.Group, t.Kind, ns, t.Name, "")] = Trees(render.Target(ns, t))
 		}
