@@ -7,6 +7,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 hack/verify-codegen.sh
 hack/verify-scenarios.sh
+hack/lib/fuzzoutcome_test.sh
 # The committed page (pkg/cli/ui/assets) is what web/ builds (npm ci on a fresh machine).
 UI_CHECK=1 hack/build-ui.sh
 unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
