@@ -37,8 +37,8 @@ func demoManifest(t *testing.T, name string) string {
 
 // TestUIChangeOffline: the Change view of `ui --offline -f hack/demo` in
 // Chromium: Ana's proposed timeout (hack/demo/proposed) marks her route and
-// shows the field before -> after; deleting her policy by KIND/NAME marks
-// the route too; bad YAML gets the server's message and clears the marks.
+// shows the field before -> after; deleting her policy marks the route
+// too; bad YAML gets the server's message and clears the marks.
 func TestUIChangeOffline(t *testing.T) {
 	dir := uiPlugin(t)
 	u := startUI(t, dir, "-A", "--offline", "-f", "hack/demo")
@@ -61,7 +61,9 @@ func TestUIChangeOffline(t *testing.T) {
 	}
 	screenshot(ctx, t, "change")
 
-	changeForm(ctx, t, "", "timeoutpolicy/baker-timeouts\n")
+	// Deleted by manifest: a KIND/NAME line would name the page's namespace,
+	// "default" here (-A and no -n), as kubectl delete would.
+	changeForm(ctx, t, "", demoManifest(t, "40-route.yaml"))
 	if err := wantText(panelText(ctx, t, "ul.tree"), "HTTPRoute baker/baker", "10s -> 30s"); err != nil {
 		t.Error(err)
 	}

@@ -29,7 +29,7 @@ function textarea(name, rows, placeholder) {
   const t = document.createElement("textarea");
   t.name = name;
   t.rows = rows;
-  t.cols = 60;
+  t.cols = 44;
   t.spellcheck = false;
   t.placeholder = placeholder;
   t.style.fontFamily = "ui-monospace, monospace";
@@ -78,8 +78,8 @@ export function setupChange({ tabs, left, before, panel, cy }) {
   submit.type = "submit";
   submit.textContent = "Review";
   form.append(
-    textarea("apply", 6, "manifests to apply (YAML), as kubectl apply -f"),
-    textarea("delete", 6, "manifests to delete, or KIND/NAME a line (timeoutpolicy/baker-timeouts)"),
+    textarea("apply", 5, "manifests to apply (YAML), as kubectl apply -f"),
+    textarea("delete", 5, "manifests to delete, or KIND/NAME a line (timeoutpolicy/baker-timeouts), in the page's namespace"),
     submit,
   );
   left.insertBefore(form, before);
@@ -92,7 +92,12 @@ export function setupChange({ tabs, left, before, panel, cy }) {
       const r = await review({ apply: data.get("apply") || "", delete: data.get("delete") || "" });
       drawTrees(panel, r.trees, "What the change would do");
       panel.querySelector("h2").after(...summary(r, cy()));
-      if (cy()) mark(cy(), r.marks);
+      if (cy()) {
+        mark(cy(), r.marks);
+        // The form took room from the graph: draw it again in what is left.
+        cy().resize();
+        cy().fit(undefined, 20);
+      }
     } catch (err) {
       drawError(panel, err);
       if (cy()) mark(cy(), []);
