@@ -34,6 +34,7 @@ var layers = []struct {
 	{"pkg/storage/resourceversion", 3},
 	{"pkg/cli/render", 3},
 	{"pkg/cli/check", 3},
+	{"pkg/cli/change", 3}, // manifests as the change a review takes: diff and the ui's Change view
 	{"pkg/storage/cache", 4},
 	{"pkg/storage/versioned", 4},
 	{"pkg/cli/offline", 4},

@@ -3,6 +3,7 @@ import "./style.css";
 import { report, get } from "./data.js";
 import { drawGraph, drawLegend, mark, update } from "./graph.js";
 import { drawTrees, drawError } from "./tree.js";
+import { setupChange } from "./change.js";
 
 const $ = (sel) => document.querySelector(sel);
 const panel = $("#panel");
@@ -77,6 +78,7 @@ async function showTrace(ev) {
 
 async function start() {
   drawLegend($("#legend"));
+  if (!report) setupChange({ tabs: $("#tabs"), left: $("#left"), before: $("#graph"), panel, cy: () => cy });
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => showView(b.dataset.view));
   $("#reach-select").addEventListener("change", showReach);
   $("#trace-form").addEventListener("submit", showTrace);

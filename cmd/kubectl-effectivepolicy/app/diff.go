@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/change"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/kinds"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
@@ -167,144 +166,28 @@ func (d *diffOptions) online(ctx context.Context, args []string) (*v1alpha1.Effe
 	return answer, err
 }
 
-// applyList reads the manifests of -f as kubectl apply would send them:
-// namespaced objects without a namespace in ns (an object naming another
-// namespace than an explicit -n is refused, as kubectl apply refuses it),
-// and skips, with a warning, what a review cannot take.
+// applyList reads the manifests of -f as kubectl apply would send them
+// (pkg/cli/change.Apply), warning of what a review cannot take.
 func (d *diffOptions) applyList(cluster kinds.Resolver, ns string) ([]runtime.RawExtension, error) {
 	objs, err := manifests.Read(manifests.Options{Filenames: d.Offline.Filenames, Recursive: d.Offline.Recursive, Stdin: d.In})
 	if err != nil {
 		return nil, err
 	}
-	// The kinds the files define answer for what the cluster does not
-	// serve yet (its policies are then refused by name, not misplaced).
-	files := kinds.NewTable()
-	if err := files.AddCRDs(objs); err != nil {
+	explicit := d.ConfigFlags.Namespace != nil && *d.ConfigFlags.Namespace != ""
+	out, skipped, err := change.Apply(objs, change.ApplyOptions{Cluster: cluster, Namespace: ns, Explicit: explicit})
+	if err != nil {
 		return nil, err
 	}
-	scope := manifests.Scope{Namespace: ns, Namespaced: func(gk schema.GroupKind) (bool, bool) {
-		if namespaced, ok := cluster.Namespaced(gk); ok {
-			return namespaced, true
-		}
-		return files.Namespaced(gk)
-	}}
-	explicit := d.ConfigFlags.Namespace != nil && *d.ConfigFlags.Namespace != ""
-	var kept, crds, ignored []*unstructured.Unstructured
-	for _, u := range objs {
-		switch skip(u.GroupVersionKind().GroupKind()) {
-		case skipCRD:
-			crds = append(crds, u)
-			continue
-		case skipIgnored:
-			ignored = append(ignored, u)
-			continue
-		}
-		if explicit && scope.IsNamespaced(u) && u.GetNamespace() != "" && u.GetNamespace() != ns {
-			return nil, fmt.Errorf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation", u.GetNamespace(), ns, u.GetNamespace())
-		}
-		kept = append(kept, u)
-	}
-	if len(crds) > 0 {
-		fmt.Fprintf(d.ErrOut, "Warning: skipped %s: a review cannot add or change a policy kind (the cluster's CRDs are used; apply new ones first)\n", names(crds))
-	}
-	if len(ignored) > 0 {
-		fmt.Fprintf(d.ErrOut, "Warning: skipped %s: no effective policy depends on them\n", names(ignored))
-	}
-	manifests.SetNamespaces(kept, scope)
-	out := make([]runtime.RawExtension, len(kept))
-	for i, u := range kept {
-		data, err := u.MarshalJSON()
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
-		}
-		out[i] = runtime.RawExtension{Raw: data}
+	for _, w := range skipped.Warnings() {
+		fmt.Fprintf(d.ErrOut, "Warning: %s\n", w)
 	}
 	return out, nil
-}
-
-type skipReason int
-
-const (
-	keep skipReason = iota
-	skipCRD
-	skipIgnored
-)
-
-// builtinGroups are Kubernetes' own API groups. No policy kind is in one
-// (policy kinds are CRDs), and of their kinds effective policies depend on
-// Services and Namespaces only; a directory of manifests holds many of the
-// others (Deployments, ConfigMaps, RBAC), which the server would refuse.
-var builtinGroups = map[string]bool{
-	"": true, "apps": true, "batch": true, "autoscaling": true, "policy": true,
-	"rbac.authorization.k8s.io": true, "networking.k8s.io": true, "storage.k8s.io": true,
-	"scheduling.k8s.io": true, "admissionregistration.k8s.io": true, "apiregistration.k8s.io": true,
-	"coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true, "node.k8s.io": true,
-	"certificates.k8s.io": true, "flowcontrol.apiserver.k8s.io": true, "resource.k8s.io": true,
-	"authentication.k8s.io": true, "authorization.k8s.io": true, "storagemigration.k8s.io": true,
-	"internal.apiserver.k8s.io": true, "apiextensions.k8s.io": true,
-}
-
-// skip says whether a review can take objects of gk. Anything not
-// skipped is sent: the server knows which kinds it models.
-func skip(gk schema.GroupKind) skipReason {
-	switch {
-	case gk == schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
-		return skipCRD
-	case gk.Group == v1alpha1.SchemeGroupVersion.Group: // this API's own kinds: RequestTrace, reviews
-		return skipIgnored
-	case gk.Group == "" && (gk.Kind == "Service" || gk.Kind == "Namespace"):
-		return keep
-	case builtinGroups[gk.Group]:
-		return skipIgnored
-	}
-	return keep
-}
-
-// names lists objects for a warning: Kind namespace/name, the first few.
-func names(objs []*unstructured.Unstructured) string {
-	const most = 5
-	var parts []string
-	for i, u := range objs {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("and %d more", len(objs)-most))
-			break
-		}
-		part := u.GetKind()
-		if u.GetName() != "" { // a RequestTrace has none
-			part += " " + qualified(u.GetNamespace(), u.GetName())
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // deleteList resolves the objects of --delete: KIND/NAME, namespaced kinds
 // in ns.
 func (d *diffOptions) deleteList(r kinds.Resolver, ns string) ([]v1alpha1.ReviewObjectReference, error) {
-	var out []v1alpha1.ReviewObjectReference
-	for _, arg := range d.deletes {
-		typ, name, ok := strings.Cut(arg, "/")
-		if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
-			return nil, fmt.Errorf("--delete %q: want KIND/NAME", arg)
-		}
-		ks, err := r.Resolve(typ)
-		if err != nil {
-			return nil, fmt.Errorf("--delete %s: %w", arg, err)
-		}
-		if len(ks) > 1 {
-			var all []string
-			for _, k := range ks {
-				all = append(all, k.String())
-			}
-			return nil, fmt.Errorf("--delete %s: %q is the kind of %s: give it with its group (%s/%s)", arg, typ, strings.Join(all, " and "), strings.ToLower(ks[0].Plural+"."+ks[0].Group), name)
-		}
-		ref := v1alpha1.ReviewObjectReference{Group: ks[0].Group, Kind: ks[0].Kind, Name: name}
-		if ks[0].Namespaced {
-			ref.Namespace = ns
-		}
-		out = append(out, ref)
-	}
-	return out, nil
+	return change.Refs(r, ns, "--delete", d.deletes)
 }
 
 // offline compares two sets of manifests, OLD and NEW, each completed by
@@ -345,24 +228,17 @@ func (d *diffOptions) offline(ctx context.Context, args []string) (*v1alpha1.Eff
 	if err != nil {
 		return nil, err
 	}
-	var sets [2][]*unstructured.Unstructured
-	var tables [2]*kinds.Table
+	var sets [2]change.Set
 	for i, name := range args {
-		own, err := read([]string{name})
-		if err != nil {
+		if sets[i].Objects, err = read([]string{name}); err != nil {
 			return nil, err
 		}
-		for _, u := range shared {
-			sets[i] = append(sets[i], u.DeepCopy())
-		}
-		sets[i] = append(sets[i], own...)
-		tables[i] = kinds.NewTable()
-		if err := tables[i].AddCRDs(sets[i]); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+		sets[i].Name = name
 	}
-	old := manifests.Complete(sets[0], manifests.Scope{Namespace: ns, Namespaced: tables[0].Namespaced})
-	proposed := manifests.CompleteAfter(sets[1], old, manifests.Scope{Namespace: ns, Namespaced: tables[1].Namespaced})
+	old, proposed, err := change.Sets(shared, sets[0], sets[1], ns)
+	if err != nil {
+		return nil, err
+	}
 	before, err := offline.New(old, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", args[0], err)

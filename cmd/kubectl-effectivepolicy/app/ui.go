@@ -20,12 +20,14 @@ func newUICommand(o *Options) *cobra.Command {
 		Long: `UI serves a page on 127.0.0.1 (a random port unless --port) that draws the
 hierarchy as a graph, each object colored by the outcome of the policies that
 reach it; a click shows its effective policies as describe prints them; the
-Policy view draws what a policy reaches, the Request view traces a request.
+Policy view draws what a policy reaches, the Request view traces a request,
+the Change view reviews manifests to apply or delete as diff does.
 
 The server asks the cluster with your kubeconfig's credentials, so the page
 shows what kubectl would show you; the browser never gets them. It answers
-only the printed URL (a per-run token), on loopback, read-only. With
---offline -f DIR it computes the same from manifests (docs/ui.md).`,
+only the printed URL (a per-run token), on loopback, read-only (a change is
+reviewed, never applied). With --offline -f DIR it computes the same from
+manifests (docs/ui.md).`,
 		Example: `  kubectl effectivepolicy ui -n baker
   kubectl effectivepolicy ui -A --port 8080
   kubectl effectivepolicy ui --offline -f manifests/`,

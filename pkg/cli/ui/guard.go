@@ -23,7 +23,9 @@ func newToken() (string, error) {
 // guard is what stands between a browser and a server that reads the
 // cluster with the user's credentials:
 //   - read-only: GET and HEAD only, so no form or script of another site
-//     can make it do anything;
+//     can make it do anything; the one exception is POST to the Change
+//     view's endpoint, whose review the API server answers and never
+//     stores (and which, like every /api/ request, needs the token);
 //   - the Host header must name the loopback address and port the server
 //     listens on, so a DNS name rebound to 127.0.0.1 gets nothing (the
 //     browser sends the attacker's name as Host);
@@ -58,7 +60,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && (r.Method != http.MethodPost || r.URL.Path != changePath) {
 		h.Set("Allow", "GET, HEAD")
 		writeError(w, http.StatusMethodNotAllowed, "read-only: only GET and HEAD are served")
 		return

@@ -90,6 +90,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/api/reaches", s.reaches)
 	mux.HandleFunc("/api/reach", s.reach)
 	mux.HandleFunc("/api/trace", s.trace)
+	mux.HandleFunc(changePath, s.change)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "no such endpoint") })
 	mux.HandleFunc("/", serveAsset)
 	return mux
