@@ -228,3 +228,11 @@ func viaScore(e RouteEntry, gw, listener, route, rule kuadrantoracle.Node) (int,
 	// the route.
 	return score, true
 }
+
+// Match returns the index of the engine entry of path p in ours (the one Compare pairs it with),
+// or -1 when the engine has none.
+func Match(p kuadrantoracle.Path, ours []RouteEntry) int { return match(p, ours) }
+
+// Describe names an engine entry by its route, section and via, as Compare does when no path
+// accounts for it.
+func Describe(e RouteEntry) string { return describe(e) }

@@ -1,0 +1,213 @@
+package differential
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/kuadrantoracle"
+)
+
+// kuadrant judges with kuadrant-operator v1.5.2's own code, run by the
+// oracle module test/differential/oracles/kuadrant (its README says how):
+// the effective AuthPolicy, RateLimitPolicy and TokenRateLimitPolicy of
+// every path GatewayClass > Gateway > Listener > Route > RouteRule, with
+// the policy each named entry came from, and every policy's standing.
+type kuadrant struct{}
+
+func init() { Register(kuadrant{}) }
+
+func (kuadrant) Name() string { return "kuadrant" }
+
+// Features: Kuadrant policies instead of Envoy Gateway's. kuadrant-operator
+// v1.5.2 watches no ListenerSet, and its policies have no targetSelectors.
+func (kuadrant) Features() gen.Features { return gen.Features{Kuadrant: true} }
+
+var (
+	kuadrantOnce sync.Once
+	kuadrantBin  string
+	kuadrantErr  error
+)
+
+// Command builds the oracle's command (oracles/kuadrant's main, which reads
+// one input on stdin) once per process into a temporary folder; the
+// kuadrant-operator test binary it runs is built once and cached by the
+// oracle module (kuadrantoracle.Binary). $KUADRANT_ORACLE names a binary
+// of that command instead.
+func (kuadrant) Command() ([]string, error) {
+	kuadrantOnce.Do(func() {
+		if p := os.Getenv("KUADRANT_ORACLE"); p != "" {
+			kuadrantBin = p
+			return
+		}
+		dir, err := os.MkdirTemp("", "kuadrant-oracle-main-")
+		if err != nil {
+			kuadrantErr = err
+			return
+		}
+		kuadrantBin = filepath.Join(dir, "kuadrant-oracle")
+		cmd := exec.Command("go", "build", "-o", kuadrantBin, ".")
+		cmd.Dir = filepath.Join(RepoRoot(), "test", "differential", "oracles", "kuadrant")
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			kuadrantErr = fmt.Errorf("building the Kuadrant oracle: %w\n%s", err, out)
+		}
+	})
+	if kuadrantErr != nil {
+		return nil, kuadrantErr
+	}
+	return []string{kuadrantBin}, nil
+}
+
+// Input: the objects as generated (the oracle adds the Kuadrant object,
+// and the statuses a gateway accepting everything would write).
+func (kuadrant) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return objs, nil
+}
+
+// Ours adds Kuadrant's policy CRDs and their defaults, as kube-apiserver would.
+func (kuadrant) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	s, err := kuadrantCRDs()
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]*unstructured.Unstructured(nil), s.crds...), s.defaulted(objs)...), nil
+}
+
+var (
+	kuadrantSchemasOnce sync.Once
+	kuadrantSchemas     *schemas
+	kuadrantSchemasErr  error
+)
+
+// kuadrantCRDs returns kuadrant-operator v1.5.2's policy CRDs and their
+// schemas, from test/upstream/kuadrant/crds.sh (the Go module proxy).
+func kuadrantCRDs() (*schemas, error) {
+	kuadrantSchemasOnce.Do(func() {
+		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "kuadrant", "crds.sh"))
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			kuadrantSchemasErr = fmt.Errorf("crds.sh: %w", err)
+			return
+		}
+		objs, err := ParseYAML(out)
+		if err != nil {
+			kuadrantSchemasErr = err
+			return
+		}
+		kuadrantSchemas, kuadrantSchemasErr = buildSchemas(objs)
+	})
+	return kuadrantSchemas, kuadrantSchemasErr
+}
+
+// Compare: one check per Kuadrant path and kind (the named entries of the
+// effective policy and the policy each came from, against the engine's
+// entry agree.Match pairs it with), one per engine entry no path accounts
+// for, and one per policy (its standing, agree.OracleVerdicts against
+// agree.OurVerdicts).
+func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+	var res kuadrantoracle.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("kuadrant oracle output: %w", err)
+	}
+	outs := ours.outputs()
+	entries, err := agree.RouteEntries(outs)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return agree.Describe(entries[i]) < agree.Describe(entries[j]) })
+	var checks []Check
+	used := make([]bool, len(entries))
+	for _, p := range res.Paths {
+		theirs := agree.Entries{}
+		for id, r := range p.Rules {
+			theirs[id] = kuadrantoracle.SourceName(r.Source)
+		}
+		c := Check{Kind: p.Kind, Subject: p.ID, Field: "entries", Theirs: entriesString(theirs), Path: kuadrantPath(p.Path)}
+		if len(c.Path) > 0 {
+			c.Target = c.Path[len(c.Path)-1]
+		}
+		if i := agree.Match(p, entries); i >= 0 {
+			used[i] = true
+			c.Ours = entriesString(entries[i].Entries)
+		}
+		checks = append(checks, c)
+	}
+	for i, e := range entries {
+		if !used[i] {
+			checks = append(checks, Check{Kind: e.Kind, Subject: agree.Describe(e), Field: "entries",
+				Ours: entriesString(e.Entries), Target: Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
+		}
+	}
+	return append(checks, kuadrantStanding(objs, &res, outs)...), nil
+}
+
+func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Result, outs map[compute.Key]runtime.Object) []Check {
+	var keys []string
+	for _, o := range objs {
+		if o.GroupVersionKind().Group == gen.KuadrantGroup {
+			keys = append(keys, o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName())
+		}
+	}
+	theirs := agree.OracleVerdicts(res)
+	mine := agree.OurVerdicts(outs, keys)
+	sort.Strings(keys)
+	var checks []Check
+	for _, k := range keys {
+		kind, policy, _ := strings.Cut(k, " ")
+		checks = append(checks, Check{Kind: kind, Subject: k, Field: "standing",
+			Theirs: string(theirs[k]), Ours: string(mine[k]), Policy: policy})
+	}
+	return checks
+}
+
+// entriesString writes named entries and their sources, sorted: "id=ns/name;...".
+func entriesString(e agree.Entries) string {
+	parts := make([]string, 0, len(e))
+	for id, src := range e {
+		parts = append(parts, id+"="+src)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ";")
+}
+
+func kuadrantPath(path []kuadrantoracle.Node) []Node {
+	out := make([]Node, 0, len(path))
+	for _, n := range path {
+		kind := n.Kind
+		switch kind {
+		case "Listener":
+			kind = "Gateway"
+		case "HTTPRouteRule":
+			kind = "HTTPRoute"
+		case "GRPCRouteRule":
+			kind = "GRPCRoute"
+		}
+		out = append(out, Node{Kind: kind, Namespace: n.Namespace, Name: n.Name, Section: n.SectionName})
+	}
+	return out
+}
+
+// outputs are our EffectivePolicies by key, as compute.ComputeAll returns them.
+func (o *Ours) outputs() map[compute.Key]runtime.Object {
+	out := map[compute.Key]runtime.Object{}
+	for _, obj := range o.c.EffectivePolicies("", false) {
+		if ep, ok := obj.(*v1alpha1.EffectivePolicy); ok {
+			out[compute.Key{Namespace: ep.Namespace, Name: ep.Name}] = ep
+		}
+	}
+	return out
+}
