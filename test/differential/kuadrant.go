@@ -35,6 +35,10 @@ func (kuadrant) Name() string { return "kuadrant" }
 // v1.5.2 watches no ListenerSet, and its policies have no targetSelectors.
 func (kuadrant) Features() gen.Features { return gen.Features{Kuadrant: true} }
 
+// Kinds are the policy kinds the generator writes for Kuadrant: the fixed
+// seeds must see a value of each.
+func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP} }
+
 var (
 	kuadrantOnce sync.Once
 	kuadrantBin  string
@@ -130,8 +134,14 @@ func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byt
 	}
 	sort.Slice(entries, func(i, j int) bool { return agree.Describe(entries[i]) < agree.Describe(entries[j]) })
 	var checks []Check
-	used := make([]bool, len(entries))
+	var paths []kuadrantoracle.Path
 	for _, p := range res.Paths {
+		if kuadrantAttached(objs, p.Path) {
+			paths = append(paths, p)
+		}
+	}
+	used := make([]bool, len(entries))
+	for _, p := range paths {
 		theirs := agree.Entries{}
 		for id, r := range p.Rules {
 			theirs[id] = kuadrantoracle.SourceName(r.Source)
@@ -147,31 +157,24 @@ func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byt
 		checks = append(checks, c)
 	}
 	for i, e := range entries {
-		if !used[i] {
+		if !used[i] && !onSomePath(e, paths) && routeAttached(objs, e.Kind, e.Namespace, e.Route) {
 			checks = append(checks, Check{Kind: e.Kind, Subject: agree.Describe(e), Field: "entries",
 				Ours: entriesString(e.Entries), Target: Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
 		}
 	}
-	return append(checks, kuadrantStanding(objs, &res, outs)...), nil
+	return append(checks, kuadrantStanding(objs, &res, paths, outs)...), nil
 }
 
-func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Result, outs map[compute.Key]runtime.Object) []Check {
-	var keys []string
-	for _, o := range objs {
-		if o.GroupVersionKind().Group == gen.KuadrantGroup {
-			keys = append(keys, o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName())
+// onSomePath says whether entry e lies on one of paths: a whole-route
+// entry the engine lists for a context whose every rule has an entry of
+// its own stands for no rule, so no path is paired with it.
+func onSomePath(e agree.RouteEntry, paths []kuadrantoracle.Path) bool {
+	for _, p := range paths {
+		if agree.Match(p, []agree.RouteEntry{e}) == 0 {
+			return true
 		}
 	}
-	theirs := agree.OracleVerdicts(res)
-	mine := agree.OurVerdicts(outs, keys)
-	sort.Strings(keys)
-	var checks []Check
-	for _, k := range keys {
-		kind, policy, _ := strings.Cut(k, " ")
-		checks = append(checks, Check{Kind: kind, Subject: k, Field: "standing",
-			Theirs: string(theirs[k]), Ours: string(mine[k]), Policy: policy})
-	}
-	return checks
+	return false
 }
 
 // entriesString writes named entries and their sources, sorted: "id=ns/name;...".
