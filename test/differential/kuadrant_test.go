@@ -178,3 +178,51 @@ func TestKuadrantKnownClasses(t *testing.T) {
 		t.Logf("%q: %d", k, classes[k])
 	}
 }
+
+// TestKuadrantClassCriterion: the class needs every rule of a route under
+// the policy to be named by a policy of the same kind.
+func TestKuadrantClassCriterion(t *testing.T) {
+	obj := func(kind, name string, spec map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"kind": kind,
+			"metadata": map[string]any{"namespace": "a", "name": name}, "spec": spec}}
+	}
+	ref := func(kind, name, section string) map[string]any {
+		r := map[string]any{"group": "gateway.networking.k8s.io", "kind": kind, "name": name}
+		if section != "" {
+			r["sectionName"] = section
+		}
+		return map[string]any{"targetRef": r}
+	}
+	route := func(rules ...any) *unstructured.Unstructured {
+		return obj("HTTPRoute", "r", map[string]any{"parentRefs": []any{map[string]any{"name": "gw"}}, "rules": rules})
+	}
+	named := func(n string) any { return map[string]any{"name": n} }
+	overridden := Check{Kind: gen.RLP, Field: "standing", Theirs: "Overridden", Ours: "InEffect", Policy: "a/p"}
+	tests := []struct {
+		name string
+		objs []*unstructured.Unstructured
+		c    Check
+		want string
+	}{
+		{"gateway policy, every rule covered", []*unstructured.Unstructured{route(named("x")),
+			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))}, overridden, KuadrantRulesCovered},
+		{"route policy, every rule covered", []*unstructured.Unstructured{route(named("x"), named("y")),
+			obj(gen.RLP, "p", ref("HTTPRoute", "r", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x")), obj(gen.RLP, "s", ref("HTTPRoute", "r", "y"))}, overridden, KuadrantRulesCovered},
+		{"a rule left", []*unstructured.Unstructured{route(named("x"), named("y")),
+			obj(gen.RLP, "p", ref("HTTPRoute", "r", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))}, overridden, ""},
+		{"an unnamed rule", []*unstructured.Unstructured{route(named("x"), map[string]any{}),
+			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))}, overridden, ""},
+		{"covered by another kind", []*unstructured.Unstructured{route(named("x")),
+			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.AP, "q", ref("HTTPRoute", "r", "x"))}, overridden, ""},
+		{"another disagreement", []*unstructured.Unstructured{route(named("x")),
+			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))},
+			Check{Kind: gen.RLP, Field: "standing", Theirs: "InEffect", Ours: "Overridden", Policy: "a/p"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := KuadrantClass(tt.objs, tt.c); got != tt.want {
+				t.Errorf("class %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
