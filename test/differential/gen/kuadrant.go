@@ -30,11 +30,12 @@ var kuadrantEntryNames = []string{"shared", "e1", "e2"}
 // Every value names its policy: policy k's rates have limit k, its
 // predicates compare with 'p<k>'.
 func (g *generator) genKuadrantPolicies() {
+	k := kuadrantGen{g}
 	n := 1 + g.pick(6)
 	for i := 0; i < n; i++ {
 		g.policyN++
 		kind := kuadrantKinds[g.pick(len(kuadrantKinds))]
-		ts := g.kuadrantTargets(kind)
+		ts := k.targets(kind)
 		if len(ts) == 0 {
 			continue
 		}
@@ -44,17 +45,17 @@ func (g *generator) genKuadrantPolicies() {
 			ref["sectionName"] = t.sections[g.pick(len(t.sections))]
 		}
 		spec := map[string]any{"targetRef": ref}
-		block := g.kuadrantBlock(kind, g.policyN)
+		block := k.block(kind, g.policyN)
 		switch g.pick(3) {
 		case 0: // implicit defaults: the block's fields at the top of spec
 			for k, v := range block {
 				spec[k] = v
 			}
 		case 1:
-			g.strategy(block)
+			k.strategy(block)
 			spec["defaults"] = block
 		default:
-			g.strategy(block)
+			k.strategy(block)
 			spec["overrides"] = block
 		}
 		version := "v1"
@@ -66,7 +67,12 @@ func (g *generator) genKuadrantPolicies() {
 	}
 }
 
-func (g *generator) strategy(block map[string]any) {
+// kuadrantGen writes the parts of Kuadrant policies (a type of its own,
+// so that generator keeps few methods).
+type kuadrantGen struct{ g *generator }
+
+func (k kuadrantGen) strategy(block map[string]any) {
+	g := k.g
 	switch g.pick(3) {
 	case 0:
 		block["strategy"] = "atomic"
@@ -75,10 +81,11 @@ func (g *generator) strategy(block map[string]any) {
 	}
 }
 
-// kuadrantTargets are the objects kind's CRD admits as a target (Gateway,
+// targets are the objects kind's CRD admits as a target (Gateway,
 // HTTPRoute, and for RateLimitPolicy and AuthPolicy GRPCRoute), with their
 // listeners or named rules as sections.
-func (g *generator) kuadrantTargets(kind string) []target {
+func (k kuadrantGen) targets(kind string) []target {
+	g := k.g
 	var ts []target
 	for _, gw := range g.gateways {
 		ts = append(ts, target{"Gateway", gw.ns, gw.name, listenerNames(gw.listeners)})
@@ -98,14 +105,15 @@ func (g *generator) kuadrantTargets(kind string) []target {
 	return ts
 }
 
-// kuadrantBlock is the policy's limits (RateLimitPolicy,
+// block is the policy's limits (RateLimitPolicy,
 // TokenRateLimitPolicy) or rules (AuthPolicy), never empty, now and then
 // with a top-level `when`.
-func (g *generator) kuadrantBlock(kind string, k int) map[string]any {
+func (kg kuadrantGen) block(kind string, k int) map[string]any {
+	g := kg.g
 	pred := func(what string) []any {
 		return []any{map[string]any{"predicate": fmt.Sprintf("request.%s != 'p%d'", what, k)}}
 	}
-	names := g.entryNames()
+	names := kg.entryNames()
 	block := map[string]any{}
 	if kind == AP {
 		authz := map[string]any{}
@@ -138,7 +146,8 @@ func (g *generator) kuadrantBlock(kind string, k int) map[string]any {
 	return block
 }
 
-func (g *generator) entryNames() []string {
+func (k kuadrantGen) entryNames() []string {
+	g := k.g
 	var out []string
 	for len(out) == 0 {
 		for _, n := range kuadrantEntryNames {
