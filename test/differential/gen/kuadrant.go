@@ -108,21 +108,21 @@ func (k kuadrantGen) targets(kind string) []target {
 // block is the policy's limits (RateLimitPolicy,
 // TokenRateLimitPolicy) or rules (AuthPolicy), never empty, now and then
 // with a top-level `when`.
-func (kg kuadrantGen) block(kind string, k int) map[string]any {
-	g := kg.g
+func (k kuadrantGen) block(kind string, n int) map[string]any {
+	g := k.g
 	pred := func(what string) []any {
-		return []any{map[string]any{"predicate": fmt.Sprintf("request.%s != 'p%d'", what, k)}}
+		return []any{map[string]any{"predicate": fmt.Sprintf("request.%s != 'p%d'", what, n)}}
 	}
-	names := kg.entryNames()
+	names := k.entryNames()
 	block := map[string]any{}
 	if kind == AP {
 		authz := map[string]any{}
 		authn := map[string]any{}
-		for _, n := range names {
+		for _, name := range names {
 			if g.chance(0.7) {
-				authz[n] = map[string]any{"patternMatching": map[string]any{"patterns": pred("path")}}
+				authz[name] = map[string]any{"patternMatching": map[string]any{"patterns": pred("path")}}
 			} else {
-				authn[n] = map[string]any{"jwt": map[string]any{"issuerUrl": fmt.Sprintf("https://p%d.example.com", k)}}
+				authn[name] = map[string]any{"jwt": map[string]any{"issuerUrl": fmt.Sprintf("https://p%d.example.com", n)}}
 			}
 		}
 		rules := map[string]any{}
@@ -135,8 +135,8 @@ func (kg kuadrantGen) block(kind string, k int) map[string]any {
 		block["rules"] = rules
 	} else {
 		limits := map[string]any{}
-		for _, n := range names {
-			limits[n] = map[string]any{"rates": []any{map[string]any{"limit": int64(k), "window": fmt.Sprintf("%ds", k)}}}
+		for _, name := range names {
+			limits[name] = map[string]any{"rates": []any{map[string]any{"limit": int64(n), "window": fmt.Sprintf("%ds", n)}}}
 		}
 		block["limits"] = limits
 	}
