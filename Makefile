@@ -50,7 +50,7 @@ test-e2e: build image
 
 # Our answers against the implementations' own code on random topologies (test/differential,
 # docs/differential.md): a fixed set of seeds, under a minute once hack/egctl.sh has built and
-# cached Envoy Gateway's egctl (minutes, once).
+# cached Envoy Gateway's egctl and the Kuadrant oracle its kuadrant-operator binary (minutes, once).
 test-differential:
 	hack/egctl.sh >/dev/null
 	cd test/differential && GOWORK=off $(GO) test -count=1 ./...

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/effectivepolicy-dev/effectivepolicy v0.0.0-00010101000000-000000000000
+	github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant v0.0.0-00010101000000-000000000000
 	k8s.io/apiextensions-apiserver v0.36.3
 	k8s.io/apimachinery v0.36.3
 	sigs.k8s.io/yaml v1.6.0
@@ -69,3 +70,5 @@ require (
 )
 
 replace github.com/effectivepolicy-dev/effectivepolicy => ../..
+
+replace github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant => ./oracles/kuadrant

@@ -23,6 +23,9 @@ import (
 type Features struct {
 	ListenerSets    bool
 	TargetSelectors bool
+	// Kuadrant writes Kuadrant policies (kuadrant.go) instead of Envoy
+	// Gateway's, aged in an order of their own.
+	Kuadrant bool
 }
 
 // All is every structure the generator knows.
@@ -104,8 +107,15 @@ func Generate(seed uint64, f Features) *Case {
 	}
 	g.genRoutes()
 	g.genServices()
-	g.genPolicies()
+	if f.Kuadrant {
+		g.genKuadrantPolicies()
+	} else {
+		g.genPolicies()
+	}
 	g.order()
+	if f.Kuadrant {
+		g.kuadrantAges()
+	}
 	return g.c
 }
 

@@ -152,7 +152,9 @@ func equal(a, b Entries) bool {
 
 // match returns the index of the engine entry of path p, or -1: an entry of the same kind on the
 // path's route, for its rule or for the whole route, whose via stays on the path; the one with the
-// rule's section, then the one that names the most of the path, wins.
+// rule's section, then the one with the longest via (the context's own entry: the others on the
+// path are those of contexts whose policies are a part of its), then the one naming the most
+// sections of the path, wins.
 func match(p kuadrantoracle.Path, ours []RouteEntry) int {
 	var gw, listener, route, rule kuadrantoracle.Node
 	for _, n := range p.Path {
@@ -179,8 +181,9 @@ func match(p kuadrantoracle.Path, ours []RouteEntry) int {
 		if !ok {
 			continue
 		}
+		score += 10 * len(e.Spec.Via)
 		if e.Spec.SectionName != "" {
-			score += 100
+			score += 1000
 		}
 		if score > bestScore {
 			best, bestScore = i, score
@@ -228,3 +231,11 @@ func viaScore(e RouteEntry, gw, listener, route, rule kuadrantoracle.Node) (int,
 	// the route.
 	return score, true
 }
+
+// Match returns the index of the engine entry of path p in ours (the one Compare pairs it with),
+// or -1 when the engine has none.
+func Match(p kuadrantoracle.Path, ours []RouteEntry) int { return match(p, ours) }
+
+// Describe names an engine entry by its route, section and via, as Compare does when no path
+// accounts for it.
+func Describe(e RouteEntry) string { return describe(e) }

@@ -48,6 +48,13 @@ func TestCompareFindsDisagreements(t *testing.T) {
 		{"an entry missing", []RouteEntry{entry("rule-2", via, `{"limits":{"private-limit":{"rates":[{"limit":2}]}}}`, map[string]string{"/limits/private-limit/rates": "ku08/rule-2-rlp"})}, []string{"different entries or sources"}},
 		{"only another rule's entry", []RouteEntry{entry("rule-1", via[:2], spec, nil)}, []string{
 			"Kuadrant computes no effective policy on any path of this entry", "the engine has no entry for this path"}},
+		// The route-only context (the route through a Gateway without policies) lies on the path
+		// too; the context's own entry, with the longer via, is the one compared, wherever it is listed
+		// (the other is left over, as no path of this Result is its own).
+		{"route-only context listed first", []RouteEntry{
+			entry("", via[1:2], `{"limits":{"private-limit":{"rates":[{"limit":2}]}}}`, map[string]string{"/limits/private-limit/rates": "ku08/route-rlp"}),
+			entry("", via[:2], spec, map[string]string{"/limits/private-limit/rates": "ku08/rule-2-rlp", "/limits/gateway-limit/rates": "ku08/gw-rlp"}),
+		}, []string{"Kuadrant computes no effective policy on any path of this entry"}},
 		{"via another Gateway", []RouteEntry{entry("rule-2", []v1alpha1.ObjectReference{{Kind: "Gateway", Name: "gw2"}}, spec, nil)}, []string{
 			"Kuadrant computes no effective policy on any path of this entry", "the engine has no entry for this path"}},
 	}

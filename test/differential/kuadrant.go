@@ -1,0 +1,229 @@
+package differential
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/kuadrantoracle"
+)
+
+// kuadrant judges with kuadrant-operator v1.5.2's own code, run by the
+// oracle module test/differential/oracles/kuadrant (its README says how):
+// the effective AuthPolicy, RateLimitPolicy and TokenRateLimitPolicy of
+// every path GatewayClass > Gateway > Listener > Route > RouteRule, with
+// the policy each named entry came from, and every policy's standing.
+type kuadrant struct{}
+
+func init() { Register(kuadrant{}) }
+
+func (kuadrant) Name() string { return "kuadrant" }
+
+// Features: Kuadrant policies instead of Envoy Gateway's. kuadrant-operator
+// v1.5.2 watches no ListenerSet, and its policies have no targetSelectors.
+func (kuadrant) Features() gen.Features { return gen.Features{Kuadrant: true} }
+
+// Kinds are the policy kinds the generator writes for Kuadrant: the fixed
+// seeds must see a value of each.
+func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP} }
+
+var (
+	kuadrantOnce sync.Once
+	kuadrantBin  string
+	kuadrantErr  error
+)
+
+// Command builds the oracle's command (oracles/kuadrant's main, which reads
+// one input on stdin) once per process, from the Go build cache, into the
+// oracle cache folder (renamed into place, so that processes building at
+// once never see half a file); the kuadrant-operator test binary it runs
+// is built once and cached by the oracle module (kuadrantoracle.Binary).
+// $KUADRANT_ORACLE names a binary of that command instead.
+func (kuadrant) Command() ([]string, error) {
+	kuadrantOnce.Do(func() {
+		if p := os.Getenv("KUADRANT_ORACLE"); p != "" {
+			kuadrantBin = p
+			return
+		}
+		kuadrantBin, kuadrantErr = buildKuadrantCommand()
+	})
+	if kuadrantErr != nil {
+		return nil, kuadrantErr
+	}
+	return []string{kuadrantBin}, nil
+}
+
+func buildKuadrantCommand() (string, error) {
+	dir := os.Getenv("KUADRANT_ORACLE_CACHE")
+	if dir == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(c, "effectivepolicy", "oracles")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "kuadrant-oracle-command")
+	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
+	cmd := exec.Command("go", "build", "-o", tmp, ".")
+	cmd.Dir = filepath.Join(RepoRoot(), "test", "differential", "oracles", "kuadrant")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the Kuadrant oracle: %w\n%s", err, out)
+	}
+	return bin, os.Rename(tmp, bin)
+}
+
+// Input: the objects as generated (the oracle adds the Kuadrant object,
+// and the statuses a gateway accepting everything would write).
+func (kuadrant) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return objs, nil
+}
+
+// Ours adds Kuadrant's policy CRDs and their defaults, as kube-apiserver would.
+func (kuadrant) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	s, err := kuadrantCRDs()
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]*unstructured.Unstructured(nil), s.crds...), s.defaulted(objs)...), nil
+}
+
+var (
+	kuadrantSchemasOnce sync.Once
+	kuadrantSchemas     *schemas
+	kuadrantSchemasErr  error
+)
+
+// kuadrantCRDs returns kuadrant-operator v1.5.2's policy CRDs and their
+// schemas, from test/upstream/kuadrant/crds.sh (the Go module proxy).
+func kuadrantCRDs() (*schemas, error) {
+	kuadrantSchemasOnce.Do(func() {
+		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "kuadrant", "crds.sh"))
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			kuadrantSchemasErr = fmt.Errorf("crds.sh: %w", err)
+			return
+		}
+		objs, err := ParseYAML(out)
+		if err != nil {
+			kuadrantSchemasErr = err
+			return
+		}
+		kuadrantSchemas, kuadrantSchemasErr = buildSchemas(objs)
+	})
+	return kuadrantSchemas, kuadrantSchemasErr
+}
+
+// Compare: one check per Kuadrant path and kind (the named entries of the
+// effective policy and the policy each came from, against the engine's
+// entry agree.Match pairs it with), one per engine entry no path accounts
+// for, and one per policy (its standing, agree.OracleVerdicts against
+// agree.OurVerdicts).
+func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+	var res kuadrantoracle.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("kuadrant oracle output: %w", err)
+	}
+	outs := ours.outputs()
+	entries, err := agree.RouteEntries(outs)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(entries, func(i, j int) bool { return agree.Describe(entries[i]) < agree.Describe(entries[j]) })
+	var checks []Check
+	var paths []kuadrantoracle.Path
+	for _, p := range res.Paths {
+		if kuadrantAttached(objs, p.Path) {
+			paths = append(paths, p)
+		}
+	}
+	used := make([]bool, len(entries))
+	for _, p := range paths {
+		theirs := agree.Entries{}
+		for id, r := range p.Rules {
+			theirs[id] = kuadrantoracle.SourceName(r.Source)
+		}
+		c := Check{Kind: p.Kind, Subject: p.ID, Field: "entries", Theirs: entriesString(theirs), Path: kuadrantPath(p.Path)}
+		if len(c.Path) > 0 {
+			c.Target = c.Path[len(c.Path)-1]
+		}
+		if i := agree.Match(p, entries); i >= 0 {
+			used[i] = true
+			c.Ours = entriesString(entries[i].Entries)
+		}
+		checks = append(checks, c)
+	}
+	for i, e := range entries {
+		if !used[i] && !onSomePath(e, paths) && routeAttached(objs, e.Kind, e.Namespace, e.Route) {
+			checks = append(checks, Check{Kind: e.Kind, Subject: agree.Describe(e), Field: "entries",
+				Ours: entriesString(e.Entries), Target: Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
+		}
+	}
+	return append(checks, kuadrantStanding(objs, &res, paths, outs)...), nil
+}
+
+// onSomePath says whether entry e lies on one of paths: a whole-route
+// entry the engine lists for a context whose every rule has an entry of
+// its own stands for no rule, so no path is paired with it.
+func onSomePath(e agree.RouteEntry, paths []kuadrantoracle.Path) bool {
+	for _, p := range paths {
+		if agree.Match(p, []agree.RouteEntry{e}) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// entriesString writes named entries and their sources, sorted: "id=ns/name;...".
+func entriesString(e agree.Entries) string {
+	parts := make([]string, 0, len(e))
+	for id, src := range e {
+		parts = append(parts, id+"="+src)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ";")
+}
+
+func kuadrantPath(path []kuadrantoracle.Node) []Node {
+	out := make([]Node, 0, len(path))
+	for _, n := range path {
+		kind := n.Kind
+		switch kind {
+		case "Listener":
+			kind = "Gateway"
+		case "HTTPRouteRule":
+			kind = "HTTPRoute"
+		case "GRPCRouteRule":
+			kind = "GRPCRoute"
+		}
+		out = append(out, Node{Kind: kind, Namespace: n.Namespace, Name: n.Name, Section: n.SectionName})
+	}
+	return out
+}
+
+// outputs are our EffectivePolicies by key, as compute.ComputeAll returns them.
+func (o *Ours) outputs() map[compute.Key]runtime.Object {
+	out := map[compute.Key]runtime.Object{}
+	for _, obj := range o.c.EffectivePolicies("", false) {
+		if ep, ok := obj.(*v1alpha1.EffectivePolicy); ok {
+			out[compute.Key{Namespace: ep.Namespace, Name: ep.Name}] = ep
+		}
+	}
+	return out
+}
