@@ -66,7 +66,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	if s.opts.Out != nil {
 		fmt.Fprintf(s.opts.Out, "Serving the effective policies at\n\n  %s\n\nOpen it in a browser (only this URL carries the token). Ctrl-C stops.\n", s.URL())
 	}
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	// The requests' contexts end with ctx, so that the Live streams end
+	// and Shutdown need not wait for them.
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -90,6 +92,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/api/reaches", s.reaches)
 	mux.HandleFunc("/api/reach", s.reach)
 	mux.HandleFunc("/api/trace", s.trace)
+	mux.HandleFunc("/api/live", s.live)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "no such endpoint") })
 	mux.HandleFunc("/", serveAsset)
 	return mux
