@@ -29,20 +29,69 @@ export function drawLegend(ul) {
   }
 }
 
+// Node boxes are sized to their label as measured here, with the label
+// wrapped here too, so that cytoscape draws exactly the lines measured:
+// its own "label" sizing under-measures wrapped, multi-line labels and the
+// text ran over the box's edges.
+const fontSize = 12;
+const fontFamily = "system-ui, sans-serif";
+const lineHeight = 1.3;
+const maxLine = 220;
+const pad = 8;
+const measure = document.createElement("canvas").getContext("2d");
+const boxes = new Map();
+
+// greedy joins pieces with sep into lines no wider than maxLine (a piece
+// wider than that stays whole on its line).
+function greedy(pieces, sep) {
+  const out = [];
+  let cur = "";
+  for (const p of pieces) {
+    const next = cur ? cur + sep + p : p;
+    if (cur && measure.measureText(next).width > maxLine) {
+      out.push(cur);
+      cur = p;
+    } else {
+      cur = next;
+    }
+  }
+  out.push(cur);
+  return out;
+}
+
+// wrapLine breaks one line between its " · " parts first (an outcome and
+// its count stay together), then at spaces.
+function wrapLine(line) {
+  return greedy(line.split(" · "), " · ").flatMap((l) => (measure.measureText(l).width > maxLine ? greedy(l.split(" "), " ") : [l]));
+}
+
+// box is a label's wrapped text and the size of its box.
+export function box(label) {
+  let b = boxes.get(label);
+  if (b) return b;
+  measure.font = fontSize + "px " + fontFamily;
+  const lines = String(label || "").split("\n").flatMap(wrapLine);
+  const width = Math.max(...lines.map((l) => measure.measureText(l).width));
+  b = { text: lines.join("\n"), width: Math.ceil(width) + 2 * pad, height: Math.ceil(lines.length * fontSize * lineHeight) + 2 * pad };
+  boxes.set(label, b);
+  return b;
+}
+
 const style = [
   {
     selector: "node",
     style: {
       shape: "round-rectangle",
-      label: "data(label)",
+      label: (n) => box(n.data("label")).text,
       "text-wrap": "wrap",
+      "text-max-width": 10000,
       "text-valign": "center",
-      "font-size": 12,
-      "text-max-width": 190,
-      "font-family": "system-ui, sans-serif",
-      width: "label",
-      height: "label",
-      padding: 8,
+      "text-halign": "center",
+      "line-height": lineHeight,
+      "font-size": fontSize,
+      "font-family": fontFamily,
+      width: (n) => box(n.data("label")).width,
+      height: (n) => box(n.data("label")).height,
       "border-width": 1,
       "border-color": "#333",
       color: "#000",

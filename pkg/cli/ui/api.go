@@ -64,7 +64,8 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
 		answer(w, nil, err)
 		return
 	}
-	answer(w, BuildGraph(render.Items(lists...)), nil)
+	g, err := graphFor(render.Items(lists...), r.URL.Query().Get("gateway"))
+	answer(w, g, err)
 }
 
 // objectQuery reads the namespace and name of the query; a cluster-scoped

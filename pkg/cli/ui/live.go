@@ -39,6 +39,8 @@ const (
 // liveStream is one page's live connection: the EffectivePolicies as the
 // watches left them, and the watches' events merged.
 type liveStream struct {
+	// focus is the Gateway the page draws (graphFor), "" for its choice.
+	focus   string
 	items   map[string]runtime.Object
 	events  chan watch.Event
 	ended   chan error
@@ -70,11 +72,17 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ls.stop()
+	ls.focus = r.URL.Query().Get("gateway")
+	first, err := ls.graph()
+	if err != nil {
+		answer(w, nil, err)
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	ls.follow(ctx, &sseWriter{w: w, fl: fl})
+	ls.follow(ctx, &sseWriter{w: w, fl: fl}, first)
 }
 
 // startLive lists the page's EffectivePolicies (as /api/graph does) and
@@ -166,8 +174,9 @@ func (ls *liveStream) apply(ev watch.Event) bool {
 }
 
 // graph draws the items in a fixed order, so that the same items give the
-// same bytes and an unchanged graph is not sent again.
-func (ls *liveStream) graph() Graph {
+// same bytes and an unchanged graph is not sent again. A focused Gateway
+// that went away gives way to the default focus.
+func (ls *liveStream) graph() (Graph, error) {
 	keys := make([]string, 0, len(ls.items))
 	for k := range ls.items {
 		keys = append(keys, k)
@@ -177,13 +186,17 @@ func (ls *liveStream) graph() Graph {
 	for i, k := range keys {
 		objs[i] = ls.items[k]
 	}
-	return BuildGraph(objs)
+	g, err := graphFor(objs, ls.focus)
+	if err != nil && ls.focus != "" {
+		return graphFor(objs, "")
+	}
+	return g, err
 }
 
 // follow sends the graph, then each changed graph once the events of a
 // change have settled, until the page goes or a watch ends.
-func (ls *liveStream) follow(ctx context.Context, out *sseWriter) {
-	last, err := out.graph(ls.graph(), nil)
+func (ls *liveStream) follow(ctx context.Context, out *sseWriter, first Graph) {
+	last, err := out.graph(first, nil)
 	if err != nil {
 		return
 	}
@@ -206,7 +219,11 @@ func (ls *liveStream) follow(ctx context.Context, out *sseWriter) {
 			}
 		case <-settle.C:
 			pending = false
-			if last, err = out.graph(ls.graph(), last); err != nil {
+			g, err := ls.graph()
+			if err == nil {
+				last, err = out.graph(g, last)
+			}
+			if err != nil {
 				return
 			}
 		case <-beat.C:
