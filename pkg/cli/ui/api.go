@@ -59,12 +59,12 @@ func (s *Server) listBoth(ctx context.Context, list func(context.Context, string
 }
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
-	lists, err := s.listBoth(r.Context(), s.opts.Source.EffectivePolicies)
+	objs, err := s.graphObjects(r.Context())
 	if err != nil {
 		answer(w, nil, err)
 		return
 	}
-	g, err := graphFor(render.Items(lists...), r.URL.Query().Get("gateway"))
+	g, err := graphFor(objs, r.URL.Query().Get("gateway"))
 	answer(w, g, err)
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -127,4 +128,27 @@ func graphFor(objs []runtime.Object, focus string) (Graph, error) {
 	g.Focus, g.Gateways = focus, choices
 	g.Summary = fmt.Sprintf("Gateway %s: %s of %d targets in all (one Gateway at a time: choose it above)", qualified(gw.Namespace, gw.Name), g.Summary, targets)
 	return g, nil
+}
+
+// graphObjects are the EffectivePolicies the graph draws. A source that
+// cannot change (--offline: no Watcher) is listed once: at scale 1 a list
+// of every EffectivePolicy costs seconds, and the page asks again for
+// each Gateway chosen. The cluster is listed on each request, as kubectl
+// would, with the user's credentials.
+func (s *Server) graphObjects(ctx context.Context) ([]runtime.Object, error) {
+	if _, live := s.opts.Source.(Watcher); live {
+		lists, err := s.listBoth(ctx, s.opts.Source.EffectivePolicies)
+		return render.Items(lists...), err
+	}
+	s.fixedMu.Lock()
+	defer s.fixedMu.Unlock()
+	if s.fixed != nil {
+		return s.fixed, nil
+	}
+	lists, err := s.listBoth(ctx, s.opts.Source.EffectivePolicies)
+	if err != nil {
+		return nil, err
+	}
+	s.fixed = render.Items(lists...)
+	return s.fixed, nil
 }

@@ -9,7 +9,10 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Options configure the server.
@@ -31,6 +34,10 @@ type Server struct {
 	token    string
 	listener net.Listener
 	handler  http.Handler
+	// fixed keeps the EffectivePolicies of a source that cannot change
+	// (--offline) once listed (focus.go).
+	fixedMu sync.Mutex
+	fixed   []runtime.Object
 }
 
 // New listens on 127.0.0.1 (only: the server acts with the user's
