@@ -29,7 +29,7 @@ import (
 type options struct {
 	plugin, file, kubeconfig, chromium string
 	runs                               int
-	out                                string
+	out, screenshot                    string
 }
 
 func main() {
@@ -40,6 +40,7 @@ func main() {
 	flag.StringVar(&o.chromium, "chromium", "chromium", "the Chromium binary")
 	flag.IntVar(&o.runs, "runs", 5, "page loads and clicks measured")
 	flag.StringVar(&o.out, "o", "-", "the report (Markdown), - for stdout")
+	flag.StringVar(&o.screenshot, "screenshot", "", "a PNG of the page after the last click (docs/ui/focus.png)")
 	flag.Parse()
 	if (o.file == "") == (o.kubeconfig == "") {
 		fmt.Fprintln(os.Stderr, "uibench: give one of -f (offline) and -kubeconfig (online)")

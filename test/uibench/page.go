@@ -62,7 +62,14 @@ func measurePage(ctx context.Context, o options, url, route string, r *report) e
 			return err
 		}
 	}
-	return nil
+	if o.screenshot == "" {
+		return nil
+	}
+	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(o.screenshot, png, 0o644)
 }
 
 func loadOnce(ctx context.Context, url, route string, r *report) error {
