@@ -73,8 +73,13 @@ func measurePage(ctx context.Context, o options, url, route string, r *report) e
 }
 
 func loadOnce(ctx context.Context, url, route string, r *report) error {
+	browser := 0
+	if p := chromedp.FromContext(ctx).Browser.Process(); p != nil {
+		browser = p.Pid
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
+	cpu0 := treeCPU(browser)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(`body[data-ready]`)); err != nil {
 		return err
 	}
@@ -92,14 +97,18 @@ func loadOnce(ctx context.Context, url, route string, r *report) error {
 	if err != nil {
 		return err
 	}
+	loadCPU := treeCPU(browser) - cpu0
 	fetched, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(performance.getEntriesByType('resource').find((e) => e.name.includes('api/graph')) || {}).responseEnd || 0`))
 	if err != nil {
 		return err
 	}
+	cpu1 := treeCPU(browser)
 	click, err := chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(clickScript, route), chromedp.EvalAwaitPromise))
 	if err != nil {
 		return err
 	}
+	r.ClickCPU = append(r.ClickCPU, treeCPU(browser)-cpu1)
+	r.LoadCPU = append(r.LoadCPU, loadCPU)
 	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
 	r.Interactive = append(r.Interactive, ms(interactive))
 	r.GraphFetched = append(r.GraphFetched, ms(fetched))
