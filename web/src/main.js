@@ -1,9 +1,10 @@
 // The page of `kubectl effectivepolicy ui` and of --html files (docs/ui.md).
 import "./style.css";
 import { report, get } from "./data.js";
-import { drawGraph, drawLegend, mark, update } from "./graph.js";
+import { drawGraph, drawLegend, mark } from "./graph.js";
 import { drawTrees, drawError } from "./tree.js";
 import { setupChange } from "./change.js";
+import { drawFocus, followLive } from "./live.js";
 
 const $ = (sel) => document.querySelector(sel);
 const panel = $("#panel");
@@ -91,6 +92,7 @@ async function start() {
       document.title = report.title || document.title;
     }
     cy = drawGraph($("#graph"), g || { nodes: [] }, showTarget);
+    if (!report) drawFocus(cy, g, setStatus);
     setStatus(g && g.summary ? g.summary : "");
     if (report && report.trees) drawTrees(panel, report.trees, report.title);
     // What the browser tests read and click (the graph is a canvas).
@@ -106,21 +108,6 @@ async function start() {
   }
 }
 
-// Live: the served page asks for the graph again every few seconds while
-// it is visible, and redraws what changed (a policy edited, a route
-// attached) without a reload.
-const liveEvery = 5000;
-
-async function live() {
-  if (!cy || report || document.hidden) return;
-  try {
-    const g = await get("api/graph");
-    if (update(cy, g)) setStatus(g.summary + " · updated " + new Date().toLocaleTimeString());
-  } catch (err) {
-    setStatus("Live updates failed: " + (err.message || err));
-  }
-}
-
 start().then(() => {
-  if (!report) setInterval(live, liveEvery);
+  if (!report && cy) followLive(cy, setStatus);
 });

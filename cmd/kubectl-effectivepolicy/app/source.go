@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/validation"
@@ -264,4 +265,15 @@ func scopedResource(resource string, cluster bool) schema.GroupResource {
 		resource = "cluster" + resource
 	}
 	return v1alpha1.Resource(resource)
+}
+
+// WatchEffectivePolicies watches as EffectivePolicies lists, from
+// resourceVersion, with the user's credentials: the ui page's Live view.
+func (s *onlineSource) WatchEffectivePolicies(ctx context.Context, namespace string, cluster bool, resourceVersion string) (watch.Interface, error) {
+	c := s.client.EffectivepolicyV1alpha1()
+	opts := metav1.ListOptions{ResourceVersion: resourceVersion, AllowWatchBookmarks: true}
+	if cluster {
+		return c.ClusterEffectivePolicies().Watch(ctx, opts)
+	}
+	return c.EffectivePolicies(namespace).Watch(ctx, opts)
 }

@@ -56,3 +56,6 @@ func (u *uiOptions) run(cmd *cobra.Command) error {
 	}
 	return srv.Serve(commandContext(cmd))
 }
+
+// The page's Live view follows the cluster's watches; --offline has none.
+var _ ui.Watcher = (*onlineSource)(nil)

@@ -59,12 +59,13 @@ func (s *Server) listBoth(ctx context.Context, list func(context.Context, string
 }
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
-	lists, err := s.listBoth(r.Context(), s.opts.Source.EffectivePolicies)
+	objs, err := s.graphObjects(r.Context())
 	if err != nil {
 		answer(w, nil, err)
 		return
 	}
-	answer(w, BuildGraph(render.Items(lists...)), nil)
+	g, err := graphFor(objs, r.URL.Query().Get("gateway"))
+	answer(w, g, err)
 }
 
 // objectQuery reads the namespace and name of the query; a cluster-scoped

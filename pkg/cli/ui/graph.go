@@ -21,6 +21,10 @@ type Graph struct {
 	Edges []Edge `json:"edges"`
 	// Summary is a line for the page's status bar.
 	Summary string `json:"summary"`
+	// Focus is the Gateway whose contexts alone are drawn, when the whole
+	// graph is too large to draw (focus.go); Gateways are the choices.
+	Focus    string          `json:"focus,omitempty"`
+	Gateways []GatewayChoice `json:"gateways,omitempty"`
 }
 
 // Node is one object, or one section of an object (a listener, a rule).
@@ -65,6 +69,8 @@ func refID(r v1alpha1.ObjectReference) string {
 type graphBuilder struct {
 	nodes map[string]*Node
 	edges map[Edge]bool
+	// keep, when set, draws only the contexts it keeps (a focus).
+	keep func(via []v1alpha1.ObjectReference) bool
 }
 
 func newGraphBuilder() *graphBuilder {
@@ -113,8 +119,11 @@ func sectionWord(kind string) string {
 
 // target adds a target of an EffectivePolicy, its contexts' chains, and
 // the outcome of the policies that reach it.
-func (b *graphBuilder) target(namespace string, t v1alpha1.Target) {
+func (b *graphBuilder) target(namespace string, t v1alpha1.Target) bool {
 	self := v1alpha1.ObjectReference{Group: t.Group, Kind: t.Kind, Namespace: namespace, Name: t.Name}
+	if b.keep != nil && !b.keep([]v1alpha1.ObjectReference{self}) && !keepsAny(b.keep, t) {
+		return false
+	}
 	id := b.ref(self)
 	n := b.nodes[id]
 	n.Target = true
@@ -124,11 +133,14 @@ func (b *graphBuilder) target(namespace string, t v1alpha1.Target) {
 			outcomes = append(outcomes, s.Outcome)
 		}
 		for _, e := range tp.Effective {
-			b.chain(e.Via, self, e.SectionName)
+			if b.keep == nil || b.keep(e.Via) {
+				b.chain(e.Via, self, e.SectionName)
+			}
 		}
 	}
 	n.Outcome = outcomeClass(outcomes)
 	n.Label = self.Kind + "\n" + qualified(namespace, t.Name) + "\n" + policyLine(outcomes)
+	return true
 }
 
 // chain adds the edges of a context: each attachment point to the next,
@@ -200,13 +212,17 @@ func plural(n int, one, many string) string {
 
 // BuildGraph draws the EffectivePolicies and ClusterEffectivePolicies objs.
 func BuildGraph(objs []runtime.Object) Graph {
-	b := newGraphBuilder()
+	return newGraphBuilder().build(objs)
+}
+
+func (b *graphBuilder) build(objs []runtime.Object) Graph {
 	targets := 0
 	for _, obj := range objs {
 		ns, ts := render.TargetsOf(obj)
 		for _, t := range ts {
-			b.target(ns, t)
-			targets++
+			if b.target(ns, t) {
+				targets++
+			}
 		}
 	}
 	g := Graph{Nodes: make([]Node, 0, len(b.nodes)), Edges: make([]Edge, 0, len(b.edges))}

@@ -9,7 +9,10 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Options configure the server.
@@ -31,6 +34,10 @@ type Server struct {
 	token    string
 	listener net.Listener
 	handler  http.Handler
+	// fixed keeps the EffectivePolicies of a source that cannot change
+	// (--offline) once listed (focus.go).
+	fixedMu sync.Mutex
+	fixed   []runtime.Object
 }
 
 // New listens on 127.0.0.1 (only: the server acts with the user's
@@ -66,7 +73,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	if s.opts.Out != nil {
 		fmt.Fprintf(s.opts.Out, "Serving the effective policies at\n\n  %s\n\nOpen it in a browser (only this URL carries the token). Ctrl-C stops.\n", s.URL())
 	}
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	// The requests' contexts end with ctx, so that the Live streams end
+	// and Shutdown need not wait for them.
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -91,6 +100,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/api/reach", s.reach)
 	mux.HandleFunc("/api/trace", s.trace)
 	mux.HandleFunc(changePath, s.change)
+	mux.HandleFunc("/api/live", s.live)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) { writeError(w, http.StatusNotFound, "no such endpoint") })
 	mux.HandleFunc("/", serveAsset)
 	return mux

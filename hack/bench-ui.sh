@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The page of `kubectl effectivepolicy ui` at scale 1 in headless Chromium
+# (test/uibench; docs/benchmarks/ui.md): navigation to interactive and a
+# click to the stack drawn, on the Gateway with the most routes.
+#
+#   hack/bench-ui.sh                        # offline: ui -A --offline -f over the generated topology
+#   KUBECONFIG=... hack/bench-ui.sh online  # online, beside `kubectl get effectivepolicy -o yaml` of the
+#                                           # same route: a cluster with the topology loaded (hack/bench-e2e.sh)
+#
+# Environment: BENCH_SCALE (default 1), BENCH_RUNS (5), OUT (docs/benchmarks/ui.md).
+set -o errexit -o nounset -o pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+mode=${1:-offline}
+scale=${BENCH_SCALE:-1}
+out=${OUT:-docs/benchmarks/ui.md}
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-ui.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+chromium=$(hack/chromium.sh)
+hack/build-ui.sh
+go build -o "$work/kubectl-effectivepolicy" ./cmd/kubectl-effectivepolicy
+args=(-chromium "$chromium" -plugin "$work/kubectl-effectivepolicy" -runs "${BENCH_RUNS:-5}" -o "$out")
+case "$mode" in
+  offline)
+    go run ./test/scale/gen -scale="$scale" -gateway-crds -o "$work/topology.yaml"
+    args+=(-f "$work/topology.yaml") ;;
+  online)
+    args+=(-kubeconfig "${KUBECONFIG:?online needs KUBECONFIG: a cluster with the topology loaded}") ;;
+  *) echo "bench-ui: offline or online, not $mode" >&2; exit 2 ;;
+esac
+go run ./test/uibench "${args[@]}"
+echo "bench-ui: wrote $out"

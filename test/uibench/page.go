@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// readyScript runs before the page's own: it notes the time (from the
+// navigation's start) of the first frame painted after the page marks
+// itself ready, the graph drawn and laid out, when a click is answered.
+const readyScript = `new MutationObserver((_, obs) => {
+  if (document.body && document.body.dataset.ready) {
+    obs.disconnect();
+    requestAnimationFrame(() => requestAnimationFrame(() => { window.__interactive = performance.now(); }));
+  }
+}).observe(document, { attributes: true, childList: true, subtree: true });`
+
+// clickScript taps a node and answers the time until its stack is in the
+// panel and painted.
+const clickScript = `new Promise((resolve) => {
+  const panel = document.querySelector('#panel');
+  panel.replaceChildren();
+  const t0 = performance.now();
+  const obs = new MutationObserver(() => {
+    if (!panel.querySelector('ul.tree')) return;
+    obs.disconnect();
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t0)));
+  });
+  obs.observe(panel, { childList: true, subtree: true });
+  window.epGraph.tap(%q);
+})`
+
+// measurePage loads the page o.runs times, each time clicking route.
+func measurePage(ctx context.Context, o options, url, route string, r *report) error {
+	profile, err := os.MkdirTemp("", "uibench-chromium")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(profile)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(o.chromium), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(profile),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.WindowSize(1400, 800))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	bctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	if err := chromedp.Do(bctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: readyScript})
+		return err
+	})); err != nil {
+		return err
+	}
+	for range o.runs {
+		if err := loadOnce(bctx, url, route, r); err != nil {
+			return err
+		}
+	}
+	if o.screenshot == "" {
+		return nil
+	}
+	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(o.screenshot, png, 0o644)
+}
+
+func loadOnce(ctx context.Context, url, route string, r *report) error {
+	browser := 0
+	if p := chromedp.FromContext(ctx).Browser.Process(); p != nil {
+		browser = p.Pid
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cpu0 := treeCPU(browser)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(`body[data-ready]`)); err != nil {
+		return err
+	}
+	ready, err := chromedp.Run(ctx, chromedp.AttributeValue(`body`, "data-ready"))
+	if err != nil {
+		return err
+	}
+	if ready.Value != "true" {
+		return fmt.Errorf("the page is not ready: %s", ready.Value)
+	}
+	interactive, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`new Promise((resolve) => {
+		const wait = () => window.__interactive ? resolve(window.__interactive) : setTimeout(wait, 10);
+		wait();
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		return err
+	}
+	loadCPU := treeCPU(browser) - cpu0
+	fetched, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`(performance.getEntriesByType('resource').find((e) => e.name.includes('api/graph')) || {}).responseEnd || 0`))
+	if err != nil {
+		return err
+	}
+	cpu1 := treeCPU(browser)
+	click, err := chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(clickScript, route), chromedp.EvalAwaitPromise))
+	if err != nil {
+		return err
+	}
+	r.ClickCPU = append(r.ClickCPU, treeCPU(browser)-cpu1)
+	r.LoadCPU = append(r.LoadCPU, loadCPU)
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	r.Interactive = append(r.Interactive, ms(interactive))
+	r.GraphFetched = append(r.GraphFetched, ms(fetched))
+	r.Click = append(r.Click, ms(click))
+	return nil
+}
