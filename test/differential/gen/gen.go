@@ -23,6 +23,8 @@ import (
 type Features struct {
 	ListenerSets    bool
 	TargetSelectors bool
+	// Istio makes an Istio topology and Istio policies (istio.go) instead.
+	Istio bool
 }
 
 // All is every structure the generator knows.
@@ -92,6 +94,9 @@ func Generate(seed uint64, f Features) *Case {
 		ns:       []string{prefix + "-a", prefix + "-b"},
 		services: map[string]bool{},
 		c:        &Case{Seed: seed, Prefix: prefix},
+	}
+	if f.Istio {
+		return generateIstio(g)
 	}
 	g.add(obj("gateway.networking.k8s.io/v1", "GatewayClass", "", prefix,
 		map[string]any{"controllerName": ControllerName}))
