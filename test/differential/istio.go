@@ -141,7 +141,7 @@ type istioWorkload struct {
 // extension.go PopAppendHTTP...). Our all-apply list is in that order.
 var (
 	istioActions = []string{"CUSTOM", "AUDIT", "DENY", "ALLOW"}
-	istioPhases  = []string{"AUTHN", "AUTHZ", "STATS", "UNSPECIFIED_PHASE"}
+	istioPhases  = []string{"AUTHN", "AUTHZ", "STATS", "UNSPECIFIED"}
 )
 
 func (istio) Compare(_ []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {

@@ -94,7 +94,7 @@ func Binary(ctx context.Context) (string, error) {
 	}
 	_ = partial.Close()
 	defer func() { _ = os.Remove(partial.Name()) }()
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", partial.Name(), "./"+modelPackage)
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-vet=off", "-o", partial.Name(), "./"+modelPackage)
 	cmd.Dir = src
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {

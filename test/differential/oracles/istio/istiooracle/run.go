@@ -33,7 +33,7 @@ type Workload struct {
 	AuthorizationPolicies map[string][]string `json:"authorizationPolicies"`
 	// RequestAuthentications in Istio's order.
 	RequestAuthentications []string `json:"requestAuthentications"`
-	// TrafficExtensions by phase (AUTHN, AUTHZ, STATS, UNSPECIFIED_PHASE): "WasmPlugin ns/name" or
+	// TrafficExtensions by phase (AUTHN, AUTHZ, STATS, UNSPECIFIED): "WasmPlugin ns/name" or
 	// "TrafficExtension ns/name", in Istio's order.
 	TrafficExtensions map[string][]string `json:"trafficExtensions"`
 	Telemetry         Telemetry           `json:"telemetry"`

@@ -93,7 +93,7 @@ type oracleWorkload struct {
 	AuthorizationPolicies map[string][]string `json:"authorizationPolicies"`
 	// RequestAuthentications in Istio's order.
 	RequestAuthentications []string `json:"requestAuthentications"`
-	// TrafficExtensions by phase (AUTHN, AUTHZ, STATS, UNSPECIFIED_PHASE), each in Istio's
+	// TrafficExtensions by phase (AUTHN, AUTHZ, STATS, UNSPECIFIED), each in Istio's
 	// order; a WasmPlugin is named "WasmPlugin ns/name", a TrafficExtension "TrafficExtension ns/name".
 	TrafficExtensions map[string][]string `json:"trafficExtensions"`
 	Telemetry         oracleTelemetry     `json:"telemetry"`
