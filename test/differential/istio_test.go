@@ -15,7 +15,7 @@ import (
 // by Istio somewhere (an output read wrong would agree vacuously). Run by `make test-long`
 // (-tags istio); the first run builds the oracle (docs/differential.md, "Istio").
 func TestIstioAgree(t *testing.T) {
-	first, n := envUint(t, "ISTIO_FIRST", 1), envUint(t, "ISTIO_SEEDS", 100)
+	first, n := istioEnvUint(t, "ISTIO_FIRST", 1), istioEnvUint(t, "ISTIO_SEEDS", 100)
 	o := OracleNamed("istio")
 	var tally Tally
 	valued := map[string]int{}
@@ -46,7 +46,7 @@ func TestIstioAgree(t *testing.T) {
 		tally.ChecksAgreeing, tally.Checks, tally.ChecksSet)
 }
 
-func envUint(t *testing.T, name string, def uint64) uint64 {
+func istioEnvUint(t *testing.T, name string, def uint64) uint64 {
 	t.Helper()
 	v := os.Getenv(name)
 	if v == "" {
