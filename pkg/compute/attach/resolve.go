@@ -121,10 +121,10 @@ func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 }
 
 // labelsFor is what selector s matches of object n: its labels, or for an Istio workload
-// selector the labels Istio's deployment controller gives a Gateway's pods.
+// selector the labels Istio's deployment controller gives a Gateway's pods (its own among them).
 func (x resolver) labelsFor(s semantics.SelectorRef, n topology.NodeID) labels.Set {
 	if s.GatewayPods {
-		return labels.Set(semantics.GatewayPodLabels(n.Name, x.classOf(n)))
+		return labels.Set(semantics.GatewayPodLabels(n.Name, x.classOf(n), x.in.Labels[n]))
 	}
 	return labels.Set(x.in.Labels[n])
 }

@@ -88,20 +88,29 @@ const ScopeNamespace = "Namespace"
 const GatewayNameLabel = "gateway.networking.k8s.io/gateway-name"
 
 // GatewayPodLabels are the labels of the pods of Gateway name of GatewayClass class ("" when
-// unknown) that do not depend on the Gateway's spec, as Istio's deployment template sets them
-// (manifests/charts/istio-control/istio-discovery/files/kube-gateway.yaml; the deployment is
-// named <name>-<class> unless annotated otherwise). The labels of spec.infrastructure are not
-// known here.
-func GatewayPodLabels(name, class string) map[string]string {
+// unknown) whose own labels are own, as Istio's deployment controller sets them
+// (pilot/pkg/config/kube/gatewaycommon/deploymentcontroller.go, rendering
+// manifests/charts/istio-control/istio-discovery/files/kube-gateway.yaml, whose toJsonMap lets
+// later maps win): the template's labels (the deployment is named <name>-<class> unless
+// annotated otherwise), then the Gateway's own labels (its InfrastructureLabels:
+// extractInfrastructureMetadata copies them, PILOT_ENABLE_GATEWAY_API_COPY_LABELS_ANNOTATIONS
+// being on by default), then the gateway name, class and managed labels. spec.infrastructure.labels,
+// which Istio takes instead of the Gateway's own when set, are not known here.
+func GatewayPodLabels(name, class string, own map[string]string) map[string]string {
 	l := map[string]string{
-		GatewayNameLabel:                      name,
-		"gateway.istio.io/managed":            "istio.io-gateway-controller",
 		"sidecar.istio.io/inject":             "false",
 		"service.istio.io/canonical-revision": "latest",
 	}
 	if class != "" {
-		l["gateway.networking.k8s.io/gateway-class-name"] = class
 		l["service.istio.io/canonical-name"] = name + "-" + class
+	}
+	for k, v := range own {
+		l[k] = v
+	}
+	l[GatewayNameLabel] = name
+	l["gateway.istio.io/managed"] = "istio.io-gateway-controller"
+	if class != "" {
+		l["gateway.networking.k8s.io/gateway-class-name"] = class
 	}
 	return l
 }

@@ -26,6 +26,8 @@ type Features struct {
 	// Kuadrant writes Kuadrant policies (kuadrant.go) instead of Envoy
 	// Gateway's, aged in an order of their own.
 	Kuadrant bool
+	// Istio makes an Istio topology and Istio policies (istio.go) instead.
+	Istio bool
 }
 
 // All is every structure the generator knows.
@@ -95,6 +97,9 @@ func Generate(seed uint64, f Features) *Case {
 		ns:       []string{prefix + "-a", prefix + "-b"},
 		services: map[string]bool{},
 		c:        &Case{Seed: seed, Prefix: prefix},
+	}
+	if f.Istio {
+		return generateIstio(g)
 	}
 	g.add(obj("gateway.networking.k8s.io/v1", "GatewayClass", "", prefix,
 		map[string]any{"controllerName": ControllerName}))

@@ -1,0 +1,257 @@
+//go:build istio
+
+package differential
+
+// The Istio oracle is built only with -tags istio: its program is a test binary of Istio's
+// pilot/pkg/model (test/differential/oracles/istio), whose first build takes many minutes, so
+// that `make test` (TestAgree judges every registered oracle) never builds it.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
+)
+
+// istio judges with istio.io/istio's own policy selection (pilot/pkg/model, release-1.31), run
+// by test/differential/oracles/istio: which AuthorizationPolicies, RequestAuthentications,
+// WasmPlugins and Telemetries apply to each Gateway, and to the waypoint of each Service, in
+// Istio's order.
+type istio struct{}
+
+func init() { Register(istio{}) }
+
+func (istio) Name() string { return "istio" }
+
+// Features: the Istio generator (gen/istio.go).
+func (istio) Features() gen.Features { return gen.Features{Istio: true} }
+
+var (
+	istioOnce sync.Once
+	istioPath string
+	istioErr  error
+)
+
+// Command builds the oracle's command once into a temporary folder ($ISTIO_ORACLE names one
+// instead); the command builds (once, cached) and runs Istio's test binary.
+func (istio) Command() ([]string, error) {
+	istioOnce.Do(func() {
+		if p := os.Getenv("ISTIO_ORACLE"); p != "" {
+			istioPath = p
+			return
+		}
+		dir, err := os.MkdirTemp("", "istio-oracle-")
+		if err != nil {
+			istioErr = err
+			return
+		}
+		istioPath = filepath.Join(dir, "istio-oracle")
+		cmd := exec.Command("go", "build", "-o", istioPath, ".")
+		cmd.Dir = filepath.Join(RepoRoot(), "test", "differential", "oracles", "istio")
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			istioErr = fmt.Errorf("building the istio oracle: %w\n%s", err, out)
+		}
+	})
+	return []string{istioPath}, istioErr
+}
+
+// Input: the objects once each (cases judged in one batch each carry the root namespace).
+func (istio) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	return dedupe(objs), nil
+}
+
+// Ours adds Istio's policy CRDs (test/upstream/istio/crds.sh) and their defaults.
+func (istio) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	s, err := istioCRDs()
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]*unstructured.Unstructured(nil), s.crds...), s.defaulted(dedupe(objs))...), nil
+}
+
+func dedupe(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	seen := map[string]bool{}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		id := o.GetAPIVersion() + "/" + o.GetKind() + "/" + o.GetNamespace() + "/" + o.GetName()
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+var (
+	istioSchemasOnce sync.Once
+	istioSchemas     *schemas
+	istioSchemasErr  error
+)
+
+func istioCRDs() (*schemas, error) {
+	istioSchemasOnce.Do(func() {
+		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "istio", "crds.sh"))
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			istioSchemasErr = fmt.Errorf("istio crds.sh: %w", err)
+			return
+		}
+		objs, err := ParseYAML(out)
+		if err != nil {
+			istioSchemasErr = err
+			return
+		}
+		istioSchemas, istioSchemasErr = buildSchemas(objs)
+	})
+	return istioSchemas, istioSchemasErr
+}
+
+// istioOutput is the oracle's JSON (test/differential/oracles/istio/README.md).
+type istioOutput struct {
+	Gateways []istioWorkload `json:"gateways"`
+	Services []istioWorkload `json:"services"`
+	Invalid  []string        `json:"invalid"`
+}
+
+type istioWorkload struct {
+	Namespace              string              `json:"namespace"`
+	Name                   string              `json:"name"`
+	AuthorizationPolicies  map[string][]string `json:"authorizationPolicies"`
+	RequestAuthentications []string            `json:"requestAuthentications"`
+	TrafficExtensions      map[string][]string `json:"trafficExtensions"`
+	Telemetry              struct {
+		Root     string   `json:"root"`
+		Proxy    string   `json:"proxy"`
+		Workload []string `json:"workload"`
+	} `json:"telemetry"`
+}
+
+// The order Istio runs each kind's policies in, by action or phase: authz builder
+// (pilot/pkg/security/authz/builder) CUSTOM, then AUDIT, DENY, ALLOW; WasmPlugins in the HTTP
+// filter chain AUTHN, AUTHZ, STATS, then the unspecified phase (pilot/pkg/networking/core
+// extension.go PopAppendHTTP...). Our all-apply list is in that order.
+var (
+	istioActions = []string{"CUSTOM", "AUDIT", "DENY", "ALLOW"}
+	istioPhases  = []string{"AUTHN", "AUTHZ", "STATS", "UNSPECIFIED"}
+)
+
+func (istio) Compare(_ []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+	var o istioOutput
+	if err := json.Unmarshal(out, &o); err != nil {
+		return nil, fmt.Errorf("istio oracle output: %w", err)
+	}
+	var checks []Check
+	for _, inv := range o.Invalid {
+		checks = append(checks, Check{Kind: "Validation", Subject: inv, Field: "valid", Theirs: "invalid", Ours: "accepted"})
+	}
+	for _, w := range o.Gateways {
+		checks = append(checks, istioChecks(ours, Node{Kind: "Gateway", Namespace: w.Namespace, Name: w.Name}, w, false)...)
+	}
+	for _, w := range o.Services {
+		checks = append(checks, istioChecks(ours, Node{Kind: "Service", Namespace: w.Namespace, Name: w.Name}, w, true)...)
+	}
+	return checks, nil
+}
+
+// istioChecks compares, for one workload, each kind's list of applying policies. At a Service
+// (its waypoint) the namespace-wide Telemetries Istio also merges are left out: our Service
+// entry shows only what targets the Service (docs/implementations.md).
+func istioChecks(ours *Ours, t Node, w istioWorkload, waypoint bool) []Check {
+	var authz, wasm []string
+	for _, a := range istioActions {
+		authz = append(authz, w.AuthorizationPolicies[a]...)
+	}
+	for _, p := range istioPhases {
+		for _, n := range w.TrafficExtensions[p] {
+			if name, ok := strings.CutPrefix(n, "WasmPlugin "); ok {
+				wasm = append(wasm, name)
+			}
+		}
+	}
+	tel := w.Telemetry.Workload
+	if !waypoint {
+		tel = append(nonEmpty(w.Telemetry.Root, w.Telemetry.Proxy), tel...)
+	}
+	theirs := map[string][]string{
+		gen.IstioAuthz: authz, gen.IstioRequestAuthn: w.RequestAuthentications, gen.IstioWasm: wasm, gen.IstioTelemetry: tel,
+	}
+	subject := t.Kind + " " + t.Namespace + "/" + t.Name
+	var checks []Check
+	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTelemetry} {
+		group := strings.SplitN(gen.IstioGroups[kind], "/", 2)[0]
+		ourList := ours.applied(t, group, kind)
+		checks = append(checks, Check{
+			Kind: kind, Subject: subject, Field: "applied",
+			Theirs: strings.Join(ofCase(t.Namespace, theirs[kind]), ","),
+			Ours:   strings.Join(ofCase(t.Namespace, ourList), ","),
+			Target: t, Path: []Node{t},
+		})
+	}
+	return checks
+}
+
+func nonEmpty(s ...string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// ofCase keeps the policies of the case ns belongs to (df<seed>-x): cases judged in one batch
+// share the root namespace, where each names its policies df<seed>-p<k>.
+func ofCase(ns string, names []string) []string {
+	prefix := ns[:strings.LastIndex(ns, "-")+1]
+	var out []string
+	for _, n := range names {
+		pns, pname, _ := strings.Cut(n, "/")
+		if strings.HasPrefix(pns, prefix) || pns == gen.IstioRootNamespace && strings.HasPrefix(pname, prefix) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// applied is our list of the policies of kind that apply to t, in order: an all-apply kind's
+// effective list names its items' policies (fieldSources /0, /1, ...); Telemetry, which merges,
+// lists its sources that are in effect, in the order they apply.
+func (o *Ours) applied(t Node, group, kind string) []string {
+	tp := o.targetPolicy(t, group, kind)
+	if tp == nil {
+		return nil
+	}
+	if kind == gen.IstioTelemetry {
+		var out []string
+		for _, s := range tp.Sources {
+			if s.Outcome != "Conflicted" && s.Outcome != "Invalid" {
+				out = append(out, s.Namespace+"/"+s.Name)
+			}
+		}
+		return out
+	}
+	var out []string
+	for _, e := range tp.Effective {
+		if e.SectionName != "" {
+			continue
+		}
+		for i := 0; ; i++ {
+			src, ok := e.FieldSources[fmt.Sprintf("/%d", i)]
+			if !ok {
+				break
+			}
+			out = append(out, src)
+		}
+	}
+	return out
+}
