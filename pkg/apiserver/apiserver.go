@@ -71,7 +71,7 @@ func NewRecommendedConfig() *genericapiserver.RecommendedConfig {
 // chain builds the server's handler chain: the generic one, gzipping large
 // responses on every core, with the review gate (nil: none) in front of the
 // API handler, where the request is authorized and its body not yet read,
-// and every request's CPU labelled by its kind (RequestLabel).
+// and every request's CPU labeled by its kind (RequestLabel).
 func chain(gate *registry.ReviewGate) func(http.Handler, *genericapiserver.Config) http.Handler {
 	return func(h http.Handler, c *genericapiserver.Config) http.Handler {
 		return withRequestLabels(httpgzip.WithParallelGzip(genericapiserver.DefaultBuildHandlerChain(gate.Wrap(h), c)))

@@ -149,7 +149,7 @@ func TestReviewGate(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if code := post(t, s.URL+reviewsPath, nil).StatusCode; code != http.StatusOK {
+					if code := post(t, s.URL+reviewsPath, nil).code; code != http.StatusOK {
 						t.Errorf("a review in flight: %d", code)
 					}
 				}()
@@ -164,7 +164,7 @@ func TestReviewGate(t *testing.T) {
 					<-s.started // it reached the API handler while the others were held
 					return
 				}
-				if code := do(t, tc.method, s.URL+tc.path, body).StatusCode; code != http.StatusOK {
+				if code := do(t, tc.method, s.URL+tc.path, body).code; code != http.StatusOK {
 					t.Fatalf("%s %s: %d, want it served", tc.method, tc.path, code)
 				}
 				return
@@ -177,32 +177,40 @@ func TestReviewGate(t *testing.T) {
 	}
 }
 
-// checkRefusal: resp is a 429 Status naming the flag, with Retry-After retryAfter.
-func checkRefusal(t *testing.T, resp *http.Response, retryAfter string) {
+// reply is a response, read and closed.
+type reply struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+// checkRefusal: r is a 429 Status naming the flag, with Retry-After retryAfter.
+func checkRefusal(t *testing.T, r reply, retryAfter string) {
 	t.Helper()
 	var st metav1.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+	if err := json.Unmarshal(r.body, &st); err != nil {
 		t.Fatalf("the refusal is not a Status: %v", err)
 	}
-	if resp.StatusCode != http.StatusTooManyRequests || st.Reason != metav1.StatusReasonTooManyRequests {
-		t.Fatalf("got %d %s: %s", resp.StatusCode, st.Reason, st.Message)
+	if r.code != http.StatusTooManyRequests || st.Reason != metav1.StatusReasonTooManyRequests {
+		t.Fatalf("got %d %s: %s", r.code, st.Reason, st.Message)
 	}
-	if got := resp.Header.Get("Retry-After"); got != retryAfter || !strings.Contains(st.Message, "--max-concurrent-reviews") {
+	if got := r.header.Get("Retry-After"); got != retryAfter || !strings.Contains(st.Message, "--max-concurrent-reviews") {
 		t.Errorf("Retry-After %q, want %q, naming the flag: %s", got, retryAfter, st.Message)
 	}
 }
 
-func post(t *testing.T, url string, body io.Reader) *http.Response {
+func post(t *testing.T, url string, body io.Reader) reply {
 	t.Helper()
 	return do(t, http.MethodPost, url, body)
 }
 
-// do sends a request; on an error it fails t and returns an empty response of status 0.
-func do(t *testing.T, method, url string, body io.Reader) *http.Response {
+// do sends a request; on an error it fails t and returns a reply of status 0.
+func do(t *testing.T, method, url string, body io.Reader) reply {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return reply{}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if body != nil {
@@ -212,10 +220,14 @@ func do(t *testing.T, method, url string, body io.Reader) *http.Response {
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil { // t.Error, not t.Fatal: some requests are sent from goroutines of their own
 		t.Error(err)
-		return &http.Response{Body: io.NopCloser(strings.NewReader(""))}
+		return reply{}
 	}
-	t.Cleanup(func() { _ = resp.Body.Close() })
-	return resp
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Error(err)
+	}
+	return reply{code: resp.StatusCode, header: resp.Header, body: b}
 }
 
 // TestReviewGateReleasesSlots: a slot is freed when its review is answered.
@@ -224,7 +236,7 @@ func TestReviewGateReleasesSlots(t *testing.T) {
 	close(s.release)
 	for i := 0; i < 3; i++ {
 		go func() { <-s.started }()
-		if code := post(t, s.URL+reviewsPath, nil).StatusCode; code != http.StatusOK {
+		if code := post(t, s.URL+reviewsPath, nil).code; code != http.StatusOK {
 			t.Fatalf("review %d: %d", i, code)
 		}
 	}

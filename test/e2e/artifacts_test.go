@@ -161,14 +161,9 @@ func TestArtifactsServerDryRun(t *testing.T) {
 // "resource.group" into the resource and leaves the group empty, so it asks a different question.
 // resource is "resource.group" ("secrets", "configmaps/name" for one object, or
 // "resource.group/name").
-func canI(t *testing.T, user, verb, resource, namespace string) bool {
-	t.Helper()
-	return canIIn(t, user, nil, verb, resource, namespace)
-}
-
-// canIIn is canI for a user in groups (a SubjectAccessReview adds none by itself, not even
+// The user is in groups only (a SubjectAccessReview adds none by itself, not even
 // system:authenticated, which every real caller is in).
-func canIIn(t *testing.T, user string, groups []string, verb, resource, namespace string) bool {
+func canI(t *testing.T, user string, groups []string, verb, resource, namespace string) bool {
 	t.Helper()
 	attrs := &authorizationv1.ResourceAttributes{Verb: verb}
 	if i := strings.Index(resource, "/"); i >= 0 {
@@ -395,7 +390,7 @@ func serverAccessRows() []access {
 func checkCanI(t *testing.T, user string, rows []access) {
 	t.Helper()
 	for _, a := range rows {
-		if got := canIIn(t, user, a.groups, a.verb, a.resource, a.namespace); got != a.allowed {
+		if got := canI(t, user, a.groups, a.verb, a.resource, a.namespace); got != a.allowed {
 			t.Errorf("%s %v: can-i %s = %v, want %v", user, a.groups, a, got, a.allowed)
 		}
 	}

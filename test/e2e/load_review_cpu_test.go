@@ -22,7 +22,7 @@ import (
 )
 
 // serverCPU is the server's CPU, in seconds, by the value of the pprof label apiserver.RequestLabel
-// of the goroutines that spent it ("" for the unlabelled: the engine, informers, the GC's own
+// of the goroutines that spent it ("" for the unlabeled: the engine, informers, the GC's own
 // workers, the HTTP/2 connections' readers and writers).
 type serverCPU map[string]float64
 

@@ -36,7 +36,7 @@ const (
 	floodP99Ratio = 1.25
 	// How GETs are judged (issue #20: by the server's CPU per request, A/B in the same run): the
 	// server's CPU per EffectivePolicy GET under the flood at most this times the quiet windows'.
-	// Its goroutines are labelled by kind of request (pkg/apiserver/labels.go), so a CPU profile
+	// Its goroutines are labeled by kind of request (pkg/apiserver/labels.go), so a CPU profile
 	// of each window tells the GETs' CPU from the reviews'. A GET that waited for a review (a
 	// lock, a slot, a queue) or paid for one (decoding refused bodies, garbage collection of
 	// answers in its own allocations) spends more; the factor leaves room for the profile's
@@ -50,7 +50,7 @@ const (
 // EffectivePolicies and half of the same routes from kube-apiserver (the baseline of issue #20's
 // GET goal). Every GET is answered; the flood fills the server's review slots and the rest are
 // refused with 429 without their bodies being read (the server's body-size metric counts only
-// those it answers); the server's CPU per GET, from CPU profiles labelled by kind of request,
+// those it answers); the server's CPU per GET, from CPU profiles labeled by kind of request,
 // stays within floodCPUFactor of the quiet windows'. The GET p99 ratio to kube-apiserver's under
 // the flood and in the quiet windows between is logged for docs/review.md.
 func TestLongReviewFloodKeepsGets(t *testing.T) {
@@ -126,7 +126,7 @@ spec:
 }
 
 // checkGetCPU: the server's CPU per EffectivePolicy GET under the flood is at most floodCPUFactor
-// times the quiet windows'. Both are logged with the reviews' CPU and the unlabelled rest.
+// times the quiet windows'. Both are logged with the reviews' CPU and the unlabeled rest.
 func checkGetCPU(t *testing.T, quiet, flood serverCPU, quietGets, floodGets int) {
 	t.Helper()
 	if quiet["get"] == 0 || quietGets == 0 || floodGets == 0 {
