@@ -64,10 +64,18 @@ func NewRecommendedConfig() *genericapiserver.RecommendedConfig {
 	c.OpenAPIV3Config.Info.Version = v1alpha1.SchemeGroupVersion.Version
 	// Large responses (a LIST of every EffectivePolicy is hundreds of MB)
 	// are gzipped on every core rather than on the API server's one.
-	c.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
-		return httpgzip.WithParallelGzip(genericapiserver.DefaultBuildHandlerChain(h, c))
-	}
+	c.BuildHandlerChainFunc = chain(nil)
 	return c
+}
+
+// chain builds the server's handler chain: the generic one, gzipping large
+// responses on every core, with the review gate (nil: none) in front of the
+// API handler, where the request is authorized and its body not yet read,
+// and every request's CPU labeled by its kind (RequestLabel).
+func chain(gate *registry.ReviewGate) func(http.Handler, *genericapiserver.Config) http.Handler {
+	return func(h http.Handler, c *genericapiserver.Config) http.Handler {
+		return withRequestLabels(httpgzip.WithParallelGzip(genericapiserver.DefaultBuildHandlerChain(gate.Wrap(h), c)))
+	}
 }
 
 // Config is the configuration of the server: the generic config plus what the
@@ -141,6 +149,9 @@ func (c CompletedConfig) New() (*Server, error) {
 	if c.cfg.EffectivePolicies == nil || c.cfg.ClusterEffectivePolicies == nil {
 		return nil, fmt.Errorf("both registry backends must be set")
 	}
+	if c.cfg.Reviews != nil {
+		c.GenericConfig.BuildHandlerChainFunc = chain(registry.NewReviewGate(c.cfg.ReviewLimits, Codecs))
+	}
 	generic, err := c.GenericConfig.New("effectivepolicy-apiserver", genericapiserver.NewEmptyDelegate())
 	if err != nil {
 		return nil, err
@@ -177,7 +188,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		storage["requesttraces"] = registry.NewTraceREST(c.cfg.RequestTraces, c.cfg.EffectivePolicies, checker, redactor)
 	}
 	if c.cfg.Reviews != nil {
-		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, checker, redactor).WithLimits(c.cfg.ReviewLimits)
+		storage["effectivepolicyreviews"] = registry.NewReviewREST(c.cfg.Reviews, checker, redactor).WithLimits(c.cfg.ReviewLimits.Limits)
 	}
 	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = storage
 	if err := generic.InstallAPIGroup(&group); err != nil {

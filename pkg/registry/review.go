@@ -3,7 +3,6 @@ package registry
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,9 +24,7 @@ type ReviewREST struct {
 	source   review.Source
 	access   *access.Checker // nil: no authorization, everything visible
 	redactor *access.Redactor
-	limits   ReviewLimits
-	// slots holds a token per review in flight (nil: no bound).
-	slots chan struct{}
+	limits   review.Limits
 }
 
 // ReviewLimits protect the server from its reviewers (docs/review.md,
@@ -35,7 +32,8 @@ type ReviewREST struct {
 type ReviewLimits struct {
 	review.Limits
 	// MaxInFlight bounds the reviews being answered at once; one more is
-	// refused with 429 and RetryAfter (0: no bound). Reviews take turns
+	// refused with 429 and RetryAfter before its body is read (0: no
+	// bound; ReviewGate, in front of the REST handler). Reviews take turns
 	// on the engine, so those in flight beyond the first wait for it.
 	MaxInFlight int
 	// RetryAfter is the wait a refused reviewer is told (rounded up to
@@ -43,13 +41,11 @@ type ReviewLimits struct {
 	RetryAfter time.Duration
 }
 
-// WithLimits bounds the reviews r answers; call it before serving.
-func (r *ReviewREST) WithLimits(l ReviewLimits) *ReviewREST {
+// WithLimits bounds the size of the reviews r answers; call it before
+// serving. How many are answered at once is the ReviewGate's to bound, in
+// front of r, before a body is read.
+func (r *ReviewREST) WithLimits(l review.Limits) *ReviewREST {
 	r.limits = l
-	r.slots = nil
-	if l.MaxInFlight > 0 {
-		r.slots = make(chan struct{}, l.MaxInFlight)
-	}
 	return r
 }
 
@@ -76,17 +72,7 @@ func (r *ReviewREST) Create(ctx context.Context, obj runtime.Object, createValid
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not an EffectivePolicyReview: %T", obj))
 	}
-	// The size is checked before a slot is taken: a review over a bound
-	// is refused as such however busy the server is.
-	if err := r.limits.Check(in); err != nil {
-		return nil, err
-	}
-	release, err := r.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	opts := review.Options{Checker: r.access, Redactor: r.redactor}
+	opts := review.Options{Checker: r.access, Redactor: r.redactor, Limits: r.limits}
 	if createValidation != nil {
 		opts.Admit = func(ctx context.Context) error { return createValidation(ctx, obj.DeepCopyObject()) }
 	}
@@ -95,24 +81,4 @@ func (r *ReviewREST) Create(ctx context.Context, obj runtime.Object, createValid
 		return nil, err
 	}
 	return out, nil
-}
-
-// acquire takes a slot for a review, or refuses it with 429 Too Many
-// Requests and a Retry-After when every slot is taken; clients (client-go,
-// kubectl) wait that long and retry on their own.
-func (r *ReviewREST) acquire() (release func(), err error) {
-	if r.slots == nil {
-		return func() {}, nil
-	}
-	select {
-	case r.slots <- struct{}{}:
-		return func() { <-r.slots }, nil
-	default:
-	}
-	wait := int(math.Ceil(r.limits.RetryAfter.Seconds()))
-	if wait < 1 {
-		wait = 1
-	}
-	return nil, apierrors.NewTooManyRequests(fmt.Sprintf(
-		"%d EffectivePolicyReviews are being answered, as many as the server takes at once (--max-concurrent-reviews)", r.limits.MaxInFlight), wait)
 }

@@ -161,7 +161,9 @@ func TestArtifactsServerDryRun(t *testing.T) {
 // "resource.group" into the resource and leaves the group empty, so it asks a different question.
 // resource is "resource.group" ("secrets", "configmaps/name" for one object, or
 // "resource.group/name").
-func canI(t *testing.T, user, verb, resource, namespace string) bool {
+// The user is in groups only (a SubjectAccessReview adds none by itself, not even
+// system:authenticated, which every real caller is in).
+func canI(t *testing.T, user string, groups []string, verb, resource, namespace string) bool {
 	t.Helper()
 	attrs := &authorizationv1.ResourceAttributes{Verb: verb}
 	if i := strings.Index(resource, "/"); i >= 0 {
@@ -176,7 +178,7 @@ func canI(t *testing.T, user, verb, resource, namespace string) bool {
 		t.Fatal(err)
 	}
 	sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), &authorizationv1.SubjectAccessReview{
-		Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: attrs},
+		Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: groups, ResourceAttributes: attrs},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("SubjectAccessReview %s %s as %s: %v", verb, resource, user, err)
@@ -190,6 +192,8 @@ type access struct {
 	// readAll: the row does not hold for the real ServiceAccount, which hack/local-up.sh also
 	// binds to its own read-everything ClusterRole (effectivepolicy-apiserver:read-all).
 	readAll bool
+	// groups the user is in for this row (none: not even system:authenticated).
+	groups []string
 }
 
 func (a access) String() string {
@@ -386,8 +390,8 @@ func serverAccessRows() []access {
 func checkCanI(t *testing.T, user string, rows []access) {
 	t.Helper()
 	for _, a := range rows {
-		if got := canI(t, user, a.verb, a.resource, a.namespace); got != a.allowed {
-			t.Errorf("%s: can-i %s = %v, want %v", user, a, got, a.allowed)
+		if got := canI(t, user, a.groups, a.verb, a.resource, a.namespace); got != a.allowed {
+			t.Errorf("%s %v: can-i %s = %v, want %v", user, a.groups, a, got, a.allowed)
 		}
 	}
 }
@@ -410,6 +414,15 @@ func testArtifactsNamespaceViewer(t *testing.T) {
 	for _, verb := range []string{"create", "update", "patch", "delete"} {
 		rows = append(rows, access{verb: verb, resource: ep, namespace: viewNS})
 	}
+	// Previewing her own change (docs/review.md): reviews are cluster-scoped, which her namespaced
+	// view cannot grant; the artifacts grant them to every authenticated user.
+	const reviews = "effectivepolicyreviews.effectivepolicy.dev"
+	authenticated := []string{"system:authenticated"}
+	rows = append(rows,
+		access{verb: "create", resource: reviews, groups: authenticated, allowed: true},
+		access{verb: "create", resource: reviews},
+		access{verb: "list", resource: reviews, groups: authenticated},
+	)
 	checkCanI(t, viewer, rows)
 }
 

@@ -63,13 +63,12 @@ type Options struct {
 	MaxConcurrentReviews int
 }
 
-// DefaultMaxConcurrentReviews is the default of --max-concurrent-reviews.
-// Reviews take turns on the engine, so of those in flight one computes and
-// the others wait (each at most
-// --review-timeout per review before it); four keep a reviewer's wait
-// under four timeouts and the answers being encoded at once (up to
-// ~15 MB each at scale 1) few.
-const DefaultMaxConcurrentReviews = 4
+// DefaultMaxConcurrentReviews is the default of --max-concurrent-reviews:
+// half the CPUs the server may use, at least one (registry.ReviewGate).
+// Reviews take turns on the engine, so more in flight would compute no
+// more; they would decode bodies and encode answers (up to ~15 MB each at
+// scale 1) beside the one computing, on the CPUs readers need.
+func DefaultMaxConcurrentReviews() int { return registry.DefaultMaxInFlightReviews() }
 
 // NewOptions returns the default options.
 func NewOptions() *Options {
@@ -97,7 +96,7 @@ func NewOptions() *Options {
 
 		ReviewMaxObjects:     review.DefaultMaxObjects,
 		ReviewMaxBytes:       review.DefaultMaxBytes,
-		MaxConcurrentReviews: DefaultMaxConcurrentReviews,
+		MaxConcurrentReviews: DefaultMaxConcurrentReviews(),
 	}
 }
 
@@ -129,7 +128,7 @@ func (o *Options) Flags() cliflag.NamedFlagSets {
 			"The request body limit grows with it beyond 1 MiB.")
 	fs.IntVar(&o.MaxConcurrentReviews, "max-concurrent-reviews", o.MaxConcurrentReviews,
 		"Most EffectivePolicyReviews answered at once (they take turns on the engine); one more is refused with 429 "+
-			"and a Retry-After of --review-timeout.")
+			"and a Retry-After of --review-timeout before its body is read. Default: half the CPUs (GOMAXPROCS), at least 1.")
 	return fss
 }
 

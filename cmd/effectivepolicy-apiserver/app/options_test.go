@@ -70,7 +70,7 @@ func TestFlags(t *testing.T) {
 		// body limit follows --review-max-bytes above 1 MiB only.
 		{args: nil, check: func(o *Options) bool {
 			return o.ReviewMaxObjects == review.DefaultMaxObjects && o.ReviewMaxBytes == review.DefaultMaxBytes &&
-				o.MaxConcurrentReviews == DefaultMaxConcurrentReviews && o.RequestBodyLimit() == MaxRequestBodyBytes
+				o.MaxConcurrentReviews == DefaultMaxConcurrentReviews() && o.RequestBodyLimit() == MaxRequestBodyBytes
 		}},
 		{args: []string{"--review-max-objects=20", "--review-max-bytes=4194304", "--max-concurrent-reviews=1"}, check: func(o *Options) bool {
 			return o.ReviewMaxObjects == 20 && o.ReviewMaxBytes == 4<<20 && o.MaxConcurrentReviews == 1 &&
