@@ -23,6 +23,8 @@ import (
 type Features struct {
 	ListenerSets    bool
 	TargetSelectors bool
+	// Kgateway generates kgateway's topologies instead (kgateway.go).
+	Kgateway bool
 }
 
 // All is every structure the generator knows.
@@ -84,6 +86,9 @@ type route struct {
 
 // Generate returns the case of seed.
 func Generate(seed uint64, f Features) *Case {
+	if f.Kgateway {
+		return generateKgateway(seed, f)
+	}
 	prefix := fmt.Sprintf("df%d", seed)
 	g := &generator{
 		r:        rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
