@@ -40,7 +40,9 @@ var KgatewayUnits = []Field{
 		spec["headerModifiers"] = map[string]any{"request": map[string]any{
 			"set": []any{map[string]any{"name": "x-policy", "value": fmt.Sprintf("p%d", k)}}}}
 	}},
-	{"/buffer", func(spec map[string]any, k int) { spec["buffer"] = map[string]any{"maxRequestSize": fmt.Sprintf("%dKi", k)} }},
+	{"/buffer", func(spec map[string]any, k int) {
+		spec["buffer"] = map[string]any{"maxRequestSize": fmt.Sprintf("%dKi", k)}
+	}},
 	{"/rateLimit/local", func(spec map[string]any, k int) {
 		spec["rateLimit"] = map[string]any{"local": map[string]any{
 			"tokenBucket": map[string]any{"maxTokens": int64(k), "fillInterval": "1s"}}}
