@@ -69,7 +69,7 @@ func (kgateway) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byt
 					}
 					ctx := routeContext{gwNS: gw.Namespace, gw: gw.Name, listener: listener,
 						kind: "HTTPRoute", ns: ns, name: name, rule: rule}
-					if seen[ctx] {
+					if seen[ctx] || parentPreferred(objs, ns, name) {
 						continue
 					}
 					seen[ctx] = true
@@ -239,4 +239,37 @@ func delegatingRules(objs []*unstructured.Unstructured, ns, name string) []Node 
 		}
 	}
 	return nil
+}
+
+// parentPreferred says whether HTTPRoute ns/name delegates and prefers its
+// own policies to its children's (kgateway.dev/inherited-policy-priority
+// ShallowMergePreferParent or DeepMergePreferParent). Such a route's own
+// rules are not compared: runRoutePlugins marks the route's policies as a
+// delegating parent's (ir.AttachedPolicies.AppendWithPriority sets
+// HierarchicalPriority in place, on the slice the route's own rules share)
+// whenever a child's routes are translated first, so on the route's own
+// rules its route-level policies then beat its rule-level ones, on one
+// listener and not on the next (docs/differential.md, seed 104).
+func parentPreferred(objs []*unstructured.Unstructured, ns, name string) bool {
+	for _, o := range objs {
+		if o.GetKind() != "HTTPRoute" || o.GetNamespace() != ns || o.GetName() != name {
+			continue
+		}
+		switch o.GetAnnotations()[gen.PriorityAnnotation] {
+		case "ShallowMergePreferParent", "DeepMergePreferParent":
+		default:
+			return false
+		}
+		rules, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
+		for _, r := range rules {
+			rule, _ := r.(map[string]any)
+			refs, _ := rule["backendRefs"].([]any)
+			for _, ref := range refs {
+				if m, _ := ref.(map[string]any); m["kind"] == "HTTPRoute" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -173,6 +173,10 @@ func (g *generator) kgDelegate() {
 		if o.GetKind() == parent.kind && o.GetNamespace() == parent.ns && o.GetName() == parent.name {
 			rules, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
 			_ = unstructured.SetNestedSlice(o.Object, append(rules, rule), "spec", "rules")
+			// The annotation matters only on a delegating route: give it one more often.
+			if o.GetAnnotations() == nil && g.chance(0.4) {
+				o.SetAnnotations(map[string]string{PriorityAnnotation: []string{"ShallowMergePreferParent", "ShallowMergePreferChild"}[g.pick(2)]})
+			}
 		}
 	}
 	parent.rules = append(parent.rules, name)
