@@ -71,10 +71,11 @@ func generateKgateway(seed uint64, f Features) *Case {
 	for _, ns := range g.ns {
 		g.add(obj("v1", "Namespace", "", ns, nil))
 	}
-	g.kgGateways()
-	g.kgRoutes()
+	k := kgGenerator{g}
+	k.kgGateways()
+	k.kgRoutes()
 	if g.chance(0.35) {
-		g.kgDelegate()
+		k.kgDelegate()
 	}
 	for _, ns := range g.ns {
 		if g.services[ns+"/backend"] {
@@ -82,12 +83,15 @@ func generateKgateway(seed uint64, f Features) *Case {
 				"ports": []any{map[string]any{"name": "p", "port": int64(8080), "protocol": "TCP"}}}))
 		}
 	}
-	g.kgPolicies()
-	g.kgOrder()
+	k.kgPolicies()
+	k.kgOrder()
 	return g.c
 }
 
-func (g *generator) kgGateways() {
+// kgGenerator is the generator's kgateway part.
+type kgGenerator struct{ *generator }
+
+func (g kgGenerator) kgGateways() {
 	n := 1 + g.pick(2)
 	port := int64(8000)
 	for i := 0; i < n; i++ {
@@ -106,7 +110,7 @@ func (g *generator) kgGateways() {
 	}
 }
 
-func (g *generator) kgRoutes() {
+func (g kgGenerator) kgRoutes() {
 	ps := g.parents()
 	n := 1 + g.pick(5)
 	for i := 0; i < n; i++ {
@@ -152,7 +156,7 @@ func (g *generator) kgRoutes() {
 // kgDelegate gives a route a rule delegating to a child route of its own
 // (kgateway's route delegation: a backendRef of kind HTTPRoute), whose rules
 // match under the parent rule's prefix and which names no parent itself.
-func (g *generator) kgDelegate() {
+func (g kgGenerator) kgDelegate() {
 	parent := g.routes[g.pick(len(g.routes))]
 	child := &route{kind: "HTTPRoute", ns: parent.ns, name: fmt.Sprintf("r%d", len(g.routes)+1)}
 	if g.chance(0.2) {
@@ -205,7 +209,7 @@ func KgatewayDelegationPath(ns, name string) string { return fmt.Sprintf("/%s/%s
 // KgatewayRulePath is the path prefix rule i of route ns/name matches.
 func KgatewayRulePath(ns, name string, i int) string { return fmt.Sprintf("/%s/%s/%d", ns, name, i) }
 
-func (g *generator) kgPolicies() {
+func (g kgGenerator) kgPolicies() {
 	ts := g.targets(TP)
 	n := 1 + g.pick(7)
 	for i := 0; i < n; i++ {
@@ -247,7 +251,7 @@ func (g *generator) kgPolicies() {
 // kgOrder stamps the objects one second apart in the order they are listed,
 // the topology first: kgateway's translator harness stamps its input that way
 // (test/translator TestCase.Run), whatever the objects say.
-func (g *generator) kgOrder() {
+func (g kgGenerator) kgOrder() {
 	for i, o := range g.c.Objects() {
 		o.SetCreationTimestamp(metaTime(BaseTime.Add(time.Duration(i) * time.Second)))
 	}
