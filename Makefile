@@ -77,6 +77,10 @@ test-long: build
 	# Kuadrant's own effective-policy code (a test binary built once from kuadrant-operator v1.5.2
 	# and cached) against the engine on every Kuadrant case, and against Kuadrant's own tests.
 	cd test/differential/oracles/kuadrant && GOWORK=off $(GO) test -count=1 -timeout 30m ./...
+	# kgateway's own translator (a test binary built once from kgateway v2.2.0 and cached: 15 minutes
+	# cold on 2 busy cores) against its golden outputs, then against the engine on 200 random seeds.
+	cd test/differential/oracles/kgateway && GOWORK=off $(GO) test -count=1 -timeout 60m ./...
+	cd test/differential && GOWORK=off DIFF_FIRST=1 DIFF_SEEDS=200 DIFF_BUDGET=20m $(GO) test -tags long -count=1 -timeout 60m -run '^TestLongAgree$$/^kgateway$$' .
 
 # The end-to-end suite five times on a busy machine (docs/reliability.md): in a row against busy
 # workers, or FLAKE_AT_ONCE side by side in fresh clones, each the others' load;

@@ -26,6 +26,9 @@ func seedRange(from, n uint64) []uint64 {
 // vacuously).
 func TestAgree(t *testing.T) {
 	for _, o := range Oracles() {
+		if l, ok := o.(interface{ LongOnly() bool }); ok && l.LongOnly() {
+			continue
+		}
 		t.Run(o.Name(), func(t *testing.T) {
 			judgeSeeds(t, o, agreeSeeds)
 		})

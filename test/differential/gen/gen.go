@@ -28,6 +28,8 @@ type Features struct {
 	Kuadrant bool
 	// Istio makes an Istio topology and Istio policies (istio.go) instead.
 	Istio bool
+	// Kgateway generates kgateway's topologies instead (kgateway.go).
+	Kgateway bool
 }
 
 // All is every structure the generator knows.
@@ -89,6 +91,9 @@ type route struct {
 
 // Generate returns the case of seed.
 func Generate(seed uint64, f Features) *Case {
+	if f.Kgateway {
+		return generateKgateway(seed, f)
+	}
 	prefix := fmt.Sprintf("df%d", seed)
 	g := &generator{
 		r:        rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),

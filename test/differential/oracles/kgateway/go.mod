@@ -1,0 +1,3 @@
+module github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kgateway
+
+go 1.26.0
