@@ -1,6 +1,8 @@
 package differential
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
@@ -12,26 +14,29 @@ import (
 const (
 	ClassEGTCPAuthorization = "eg-bug-tcp-authorization-on-other-route"
 	ClassEGStatusPerSection = "status-per-ancestor-section"
-	ClassEGEEPOnTCPRoute    = "eep-conflict-on-tcproute"
+	ClassEGEEPOnL4Route     = "eep-conflict-on-l4-route"
 )
 
 func init() {
 	RegisterKnown(KnownClass{Name: ClassEGTCPAuthorization, Impl: "envoygateway", Match: egTCPAuthorizationLeak})
 	RegisterKnown(KnownClass{Name: ClassEGStatusPerSection, Impl: "envoygateway", Match: egStatusPerSection})
-	RegisterKnown(KnownClass{Name: ClassEGEEPOnTCPRoute, Impl: "envoygateway", Match: egEEPConflictOnTCPRoute})
+	RegisterKnown(KnownClass{Name: ClassEGEEPOnL4Route, Impl: "envoygateway", Match: egEEPConflictOnL4Route})
 }
 
-// egTCPAuthorizationLeak (seed 1193): securitypolicy.go
+// egTCPAuthorizationLeak (seeds 1193, 2080): securitypolicy.go
 // translateSecurityPolicyForRoute, TCPRoute branch, gives a SecurityPolicy
 // P's authorization to every IR route of the TCP listeners P's route Y's
 // parentRef reaches (whose rule name matches P's sectionName, when set),
 // without checking the route is Y (the HTTP branch checks
 // strings.HasPrefix(r.Name, prefix)). So Envoy Gateway's authorization on
 // TCPRoute X through TCP listener L of Gateway G is P's value, where P
-// names another TCPRoute Y, valid on TCP (authorization and nothing else:
-// validateSecurityPolicyForTCP refuses HTTP-only fields; no mergeType, whose
-// merge this does not model), not beaten on Y, and Y's parentRef admitted by
-// L names G and L or no section.
+// names another TCPRoute Y, is valid on TCP (validateSecurityPolicyForTCP
+// refuses HTTP-only fields: P sets authorization and nothing else), not
+// beaten on Y, and Y's parentRef admitted by L names G and L or no section.
+// With mergeType, processSecurityPolicyForRoute merges P onto the policy of
+// G's listener or of G first and validates the merge for TCP, then takes
+// the same branch (for that listener): the parent policies must set
+// authorization only too, and P's value wins the merge.
 func egTCPAuthorizationLeak(c Check, objs []*unstructured.Unstructured) bool {
 	if c.Kind != gen.SP || c.Field != "/authorization/defaultAction" || c.Policy != "" || c.Theirs == "" ||
 		c.Target.Kind != "TCPRoute" || len(c.Path) < 2 {
@@ -43,7 +48,10 @@ func egTCPAuthorizationLeak(c Check, objs []*unstructured.Unstructured) bool {
 	}
 	x := Node{"TCPRoute", c.Target.Namespace, c.Target.Name, ""}
 	for _, p := range objs {
-		if p.GetKind() != gen.SP || !onlyAuthorization(p) || len(lostTargets(objs, p)) > 0 {
+		if p.GetKind() != gen.SP || !onlyAuthorization(p, "mergeType") || len(lostTargets(objs, p)) > 0 {
+			continue
+		}
+		if _, merges := p.Object["spec"].(map[string]any)["mergeType"]; merges && !parentsOnlyAuthorization(objs, gw, listener) {
 			continue
 		}
 		v, _, _ := unstructured.NestedFieldNoCopy(p.Object, "spec", "authorization", "defaultAction")
@@ -62,16 +70,30 @@ func egTCPAuthorizationLeak(c Check, objs []*unstructured.Unstructured) bool {
 	return false
 }
 
-// onlyAuthorization: the SecurityPolicy sets authorization and nothing else.
-func onlyAuthorization(p *unstructured.Unstructured) bool {
+// onlyAuthorization: the SecurityPolicy sets authorization and nothing else
+// (besides its targets and the fields also allowed).
+func onlyAuthorization(p *unstructured.Unstructured, also ...string) bool {
 	spec, _, _ := unstructured.NestedMap(p.Object, "spec")
 	for k := range spec {
-		if k != "targetRefs" && k != "authorization" {
+		if k != "targetRefs" && k != "authorization" && !slices.Contains(also, k) {
 			return false
 		}
 	}
 	_, ok := spec["authorization"]
 	return ok
+}
+
+// parentsOnlyAuthorization: every SecurityPolicy naming Gateway gw or its
+// listener (the policies a route policy with mergeType merges onto) sets
+// authorization only, so that the merge is valid on TCP.
+func parentsOnlyAuthorization(objs []*unstructured.Unstructured, gw Node, listener string) bool {
+	whole, section := Node{"Gateway", gw.Namespace, gw.Name, ""}, Node{"Gateway", gw.Namespace, gw.Name, listener}
+	for _, q := range objs {
+		if q.GetKind() == gen.SP && (names(q, whole) || names(q, section)) && !onlyAuthorization(q) {
+			return false
+		}
+	}
+	return true
 }
 
 // listenerOf is listener name of Gateway gw, nil when there is none.
@@ -118,12 +140,14 @@ func reachesListener(objs []*unstructured.Unstructured, route, gw Node, listener
 	return false
 }
 
-// egStatusPerSection (seed 1085): a policy naming a Gateway and one of its
-// listeners, beaten on that listener by an older policy naming it, is
-// Conflicted in Envoy Gateway on that ancestor section only (its status is
-// per ancestor), while our outcome is one per policy and target over all
-// its contexts, and is not Conflicted there. Every ancestor Envoy Gateway
-// reports Conflicted must be such a section.
+// egStatusPerSection (seeds 1085, 6131): a policy naming a Gateway's
+// listener and also the Gateway itself or another of its listeners, beaten
+// on that listener by an older policy naming it, is Conflicted in Envoy
+// Gateway on that ancestor section only (its status is per ancestor),
+// while our outcome is one per policy and target (the Gateway) over all
+// its contexts: in effect in some, so not Conflicted. Every ancestor Envoy
+// Gateway reports Conflicted must be such a section, and the policy must
+// name the same Gateway somewhere it does not lose.
 func egStatusPerSection(c Check, objs []*unstructured.Unstructured) bool {
 	if c.Field != "Conflicted" || c.Theirs != "Conflicted" || c.Ours != "" || len(c.At) == 0 {
 		return false
@@ -132,25 +156,34 @@ func egStatusPerSection(c Check, objs []*unstructured.Unstructured) bool {
 	if p == nil {
 		return false
 	}
+	lost := lostTargets(objs, p)
 	for _, a := range c.At {
 		section := Node{"Gateway", a.Namespace, a.Name, a.Section}
-		whole := Node{"Gateway", a.Namespace, a.Name, ""}
-		if a.Kind != "Gateway" || a.Section == "" || !names(p, whole) || !names(p, section) ||
-			!nodeIn(lostTargets(objs, p), section) {
+		if a.Kind != "Gateway" || a.Section == "" || !names(p, section) || !nodeIn(lost, section) {
+			return false
+		}
+		kept := false
+		for _, t := range targetRefs(p) {
+			kept = kept || (t.Kind == "Gateway" && t.Namespace == a.Namespace && t.Name == a.Name && !nodeIn(lost, t))
+		}
+		if !kept {
 			return false
 		}
 	}
 	return true
 }
 
-// egEEPConflictOnTCPRoute (seeds 1508, 20617): two EnvoyExtensionPolicies
-// naming one TCPRoute: Envoy Gateway settles the conflict
-// (envoyextensionpolicy.go resolveEnvoyExtensionPolicyRouteTargetRef,
-// for every route kind) and reports the newer Conflicted, though an
-// EnvoyExtensionPolicy does nothing on a TCP route; we list no source
-// there. The policy must lose only TCPRoute targets, and Envoy Gateway
-// report the conflict only on Gateways those routes name as parents.
-func egEEPConflictOnTCPRoute(c Check, objs []*unstructured.Unstructured) bool {
+// egEEPConflictOnL4Route (TCPRoute: seeds 1508, 20617; TLSRoute: 2118,
+// 2128): two EnvoyExtensionPolicies naming one TCP, TLS or UDP route: Envoy
+// Gateway settles the conflict for every route kind
+// (envoyextensionpolicy.go resolveEnvoyExtensionPolicyRouteTargetRef) and
+// reports the newer Conflicted, though an EnvoyExtensionPolicy does
+// nothing on those routes (translateEnvoyExtensionPolicyForRoute reads
+// HTTP listeners only); our profile does not attach it there at all
+// (pkg/compute/semantics/envoygateway/reach.go), so lists no source. The
+// policy must lose only such targets, and Envoy Gateway report the
+// conflict only on Gateways those routes name as parents.
+func egEEPConflictOnL4Route(c Check, objs []*unstructured.Unstructured) bool {
 	if c.Kind != gen.EEP || c.Field != "Conflicted" || c.Theirs != "Conflicted" || c.Ours != "" || len(c.At) == 0 {
 		return false
 	}
@@ -163,7 +196,7 @@ func egEEPConflictOnTCPRoute(c Check, objs []*unstructured.Unstructured) bool {
 		return false
 	}
 	for _, t := range lost {
-		if t.Kind != "TCPRoute" {
+		if t.Kind != "TCPRoute" && t.Kind != "TLSRoute" && t.Kind != "UDPRoute" {
 			return false
 		}
 	}

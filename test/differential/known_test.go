@@ -11,9 +11,12 @@ import (
 // explains, each with its class.
 var knownSeeds = map[uint64]string{
 	1193:  ClassEGTCPAuthorization,
+	2080:  ClassEGTCPAuthorization, // the policy has a mergeType
 	1085:  ClassEGStatusPerSection,
-	1508:  ClassEGEEPOnTCPRoute,
-	20617: ClassEGEEPOnTCPRoute,
+	6131:  ClassEGStatusPerSection, // two listeners, beaten on one
+	1508:  ClassEGEEPOnL4Route,
+	20617: ClassEGEEPOnL4Route,
+	2118:  ClassEGEEPOnL4Route, // TLSRoutes
 }
 
 var (
@@ -27,7 +30,7 @@ var (
 func judgeKnown(t *testing.T) map[uint64]Outcome {
 	t.Helper()
 	knownOnce.Do(func() {
-		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 20617})
+		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 6131, 20617})
 		knownErr = err
 		knownOutcomes = map[uint64]Outcome{}
 		for _, r := range rs {
@@ -85,6 +88,16 @@ var nearMisses = []nearMiss{
 		setField(objs, "SecurityPolicy", "df1193-b", "p02-sp", map[string]any{"maxAge": "2s"}, "spec", "cors")
 	}},
 	{"1193: the check is on an HTTP route", 1193, func(_ []*unstructured.Unstructured, c *Check) { c.Target.Kind = "HTTPRoute" }},
+	// seed 2080: SecurityPolicy df2080-a/p04-sp, with mergeType, names TCPRoute r3; r3 and r2
+	// share gw1's TCP listener l2, where r2 gets its authorization.
+	{"2080: a Gateway SecurityPolicy with cors (the merge is invalid on TCP)", 2080, func(objs []*unstructured.Unstructured, _ *Check) {
+		setField(objs, "SecurityPolicy", "df2080-b", "p03-sp", []any{map[string]any{"group": "gateway.networking.k8s.io",
+			"kind": "Gateway", "name": "gw1"}}, "spec", "targetRefs")
+		setField(objs, "SecurityPolicy", "df2080-b", "p03-sp", "df2080-a", "metadata", "namespace")
+	}},
+	{"2080: the policy with mergeType also sets cors", 2080, func(objs []*unstructured.Unstructured, _ *Check) {
+		setField(objs, "SecurityPolicy", "df2080-a", "p04-sp", map[string]any{"maxAge": "4s"}, "spec", "cors")
+	}},
 	// seed 1085: ClientTrafficPolicy df1085-a/p05-ctp names gw1 and gw1/l1; the older
 	// p03-ctp names gw1/l1.
 	{"1085: no older policy on the listener", 1085, func(objs []*unstructured.Unstructured, _ *Check) {
@@ -99,11 +112,19 @@ var nearMisses = []nearMiss{
 		c.At = append(c.At, Node{"Gateway", "df1085-a", "gw1", ""})
 	}},
 	{"1085: no ancestor reported", 1085, func(_ []*unstructured.Unstructured, c *Check) { c.At = nil }},
+	// seed 6131: BackendTrafficPolicy df6131-a/p03-btp names gw1/l1 and gw1/l3; the older
+	// p02-btp names gw1/l1.
+	{"6131: beaten on both listeners", 6131, func(objs []*unstructured.Unstructured, _ *Check) {
+		setField(objs, "BackendTrafficPolicy", "df6131-a", "p02-btp", []any{
+			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw1", "sectionName": "l1"},
+			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw1", "sectionName": "l3"}},
+			"spec", "targetRefs")
+	}},
 	// seed 1508: EnvoyExtensionPolicies df1508-b/p01-eep (older) and p03-eep name TCPRoute r2.
-	{"1508: the route is a UDPRoute", 1508, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1508: the route is an HTTPRoute", 1508, func(objs []*unstructured.Unstructured, _ *Check) {
 		for _, p := range []string{"p01-eep", "p03-eep"} {
 			setField(objs, "EnvoyExtensionPolicy", "df1508-b", p, []any{map[string]any{"group": "gateway.networking.k8s.io",
-				"kind": "UDPRoute", "name": "r2"}}, "spec", "targetRefs")
+				"kind": "HTTPRoute", "name": "r2"}}, "spec", "targetRefs")
 		}
 	}},
 	{"1508: the other policy is newer", 1508, func(objs []*unstructured.Unstructured, _ *Check) {
