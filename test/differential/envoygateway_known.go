@@ -33,6 +33,9 @@ func init() {
 // names another TCPRoute Y, is valid on TCP (validateSecurityPolicyForTCP
 // refuses HTTP-only fields: P sets authorization and nothing else), not
 // beaten on Y, and Y's parentRef admitted by L names G and L or no section.
+// Ours may be X's own policy's value (seed 6185): the branch sets an
+// authorization only while the IR route has none, so X's own policy, newer
+// than P, is skipped.
 // With mergeType, processSecurityPolicyForRoute merges P onto the policy of
 // G's listener or of G first and validates the merge for TCP, then takes
 // the same branch (for that listener): the parent policies must set

@@ -12,6 +12,7 @@ import (
 var knownSeeds = map[uint64]string{
 	1193:  ClassEGTCPAuthorization,
 	2080:  ClassEGTCPAuthorization, // the policy has a mergeType
+	6185:  ClassEGTCPAuthorization, // ours: the route's own, newer, policy
 	1085:  ClassEGStatusPerSection,
 	6131:  ClassEGStatusPerSection, // two listeners, beaten on one
 	1508:  ClassEGEEPOnL4Route,
@@ -30,7 +31,7 @@ var (
 func judgeKnown(t *testing.T) map[uint64]Outcome {
 	t.Helper()
 	knownOnce.Do(func() {
-		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 6131, 20617})
+		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 6131, 6185, 20617})
 		knownErr = err
 		knownOutcomes = map[uint64]Outcome{}
 		for _, r := range rs {
