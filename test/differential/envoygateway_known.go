@@ -143,14 +143,14 @@ func reachesListener(objs []*unstructured.Unstructured, route, gw Node, listener
 	return false
 }
 
-// egStatusPerSection (seeds 1085, 6131): a policy naming a Gateway's
-// listener and also the Gateway itself or another of its listeners, beaten
-// on that listener by an older policy naming it, is Conflicted in Envoy
-// Gateway on that ancestor section only (its status is per ancestor),
-// while our outcome is one per policy and target (the Gateway) over all
-// its contexts: in effect in some, so not Conflicted. Every ancestor Envoy
-// Gateway reports Conflicted must be such a section, and the policy must
-// name the same Gateway somewhere it does not lose.
+// egStatusPerSection (seeds 1085, 6131, 2701): a policy naming a section
+// of an object (a Gateway's listener, a route's rule) and also the object
+// itself or another of its sections, beaten on that section by an older
+// policy naming it, is Conflicted in Envoy Gateway on the ancestors of
+// that section (the listener; the route's parent Gateways), while our
+// outcome is one per policy and target object over all its contexts: in
+// effect in some, so not Conflicted. Every ancestor Envoy Gateway reports
+// Conflicted must be one of such a lost section.
 func egStatusPerSection(c Check, objs []*unstructured.Unstructured) bool {
 	if c.Field != "Conflicted" || c.Theirs != "Conflicted" || c.Ours != "" || len(c.At) == 0 {
 		return false
@@ -161,19 +161,38 @@ func egStatusPerSection(c Check, objs []*unstructured.Unstructured) bool {
 	}
 	lost := lostTargets(objs, p)
 	for _, a := range c.At {
-		section := Node{"Gateway", a.Namespace, a.Name, a.Section}
-		if a.Kind != "Gateway" || a.Section == "" || !names(p, section) || !nodeIn(lost, section) {
-			return false
+		explained := false
+		for _, t := range lost {
+			explained = explained || (t.Section != "" && keepsObject(p, lost, t) && ancestorOf(objs, a, t))
 		}
-		kept := false
-		for _, t := range targetRefs(p) {
-			kept = kept || (t.Kind == "Gateway" && t.Namespace == a.Namespace && t.Name == a.Name && !nodeIn(lost, t))
-		}
-		if !kept {
+		if !explained {
 			return false
 		}
 	}
 	return true
+}
+
+// keepsObject: policy p names t's object elsewhere (whole, or another
+// section) without losing it.
+func keepsObject(p *unstructured.Unstructured, lost []Node, t Node) bool {
+	for _, u := range targetRefs(p) {
+		if u.Kind == t.Kind && u.Namespace == t.Namespace && u.Name == t.Name && !nodeIn(lost, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// ancestorOf: a is Envoy Gateway's ancestor of section t: the listener
+// itself, or a Gateway the route names as parent.
+func ancestorOf(objs []*unstructured.Unstructured, a, t Node) bool {
+	if a.Kind != "Gateway" {
+		return false
+	}
+	if t.Kind == "Gateway" {
+		return a == t
+	}
+	return reachesGateway(objs, Node{t.Kind, t.Namespace, t.Name, ""}, a)
 }
 
 // egEEPConflictOnL4Route (TCPRoute: seeds 1508, 20617; TLSRoute: 2118,

@@ -15,6 +15,7 @@ var knownSeeds = map[uint64]string{
 	6185:  ClassEGTCPAuthorization, // ours: the route's own, newer, policy
 	1085:  ClassEGStatusPerSection,
 	6131:  ClassEGStatusPerSection, // two listeners, beaten on one
+	2701:  ClassEGStatusPerSection, // a route and its rule, beaten on the rule
 	1508:  ClassEGEEPOnL4Route,
 	20617: ClassEGEEPOnL4Route,
 	2118:  ClassEGEEPOnL4Route, // TLSRoutes
@@ -31,7 +32,7 @@ var (
 func judgeKnown(t *testing.T) map[uint64]Outcome {
 	t.Helper()
 	knownOnce.Do(func() {
-		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 6131, 6185, 20617})
+		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 20617})
 		knownErr = err
 		knownOutcomes = map[uint64]Outcome{}
 		for _, r := range rs {
@@ -120,6 +121,15 @@ var nearMisses = []nearMiss{
 			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw1", "sectionName": "l1"},
 			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw1", "sectionName": "l3"}},
 			"spec", "targetRefs")
+	}},
+	// seed 2701: SecurityPolicy df2701-b/p02-sp names GRPCRoute r1 and r1/rule1; the older
+	// p01-sp names r1/rule1.
+	{"2701: the policy names the rule only", 2701, func(objs []*unstructured.Unstructured, _ *Check) {
+		setField(objs, "SecurityPolicy", "df2701-b", "p02-sp", []any{map[string]any{"group": "gateway.networking.k8s.io",
+			"kind": "GRPCRoute", "name": "r1", "sectionName": "rule1"}}, "spec", "targetRefs")
+	}},
+	{"2701: Conflicted on a Gateway the route does not name", 2701, func(_ []*unstructured.Unstructured, c *Check) {
+		c.At = append(c.At, Node{"Gateway", "df2701-a", "gw9", ""})
 	}},
 	// seed 1508: EnvoyExtensionPolicies df1508-b/p01-eep (older) and p03-eep name TCPRoute r2.
 	{"1508: the route is an HTTPRoute", 1508, func(objs []*unstructured.Unstructured, _ *Check) {
