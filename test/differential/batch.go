@@ -44,7 +44,7 @@ func RunBatch(o Oracle, seeds []uint64) ([]Outcome, error) {
 	}
 	out := make([]Outcome, len(seeds))
 	for i, c := range cases {
-		out[i] = Outcome{Seed: c.Seed, Case: c, Checks: bySeed[c.Seed]}
+		out[i] = Outcome{Impl: o.Name(), Seed: c.Seed, Case: c, Checks: bySeed[c.Seed]}
 	}
 	return out, nil
 }

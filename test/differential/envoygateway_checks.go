@@ -144,13 +144,15 @@ func egListenerChecks(ours *Ours, o *egOutput) ([]Check, error) {
 // conflict: Envoy Gateway's Accepted=False with reason Conflicted on any
 // ancestor, our Conflicted outcome on any target.
 func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) []Check {
-	theirs := map[string]bool{}
+	theirs := map[string][]Node{}
 	for _, list := range [][]egPolicy{o.BackendTrafficPolicies, o.SecurityPolicies, o.ClientTrafficPolicies, o.EnvoyExtensionPolicies} {
 		for _, p := range list {
 			for _, a := range p.Status.Ancestors {
 				for _, c := range a.Conditions {
 					if c.Type == "Accepted" && c.Status == "False" && c.Reason == "Conflicted" {
-						theirs[p.Metadata.Namespace+"/"+p.Metadata.Name] = true
+						id := p.Metadata.Namespace + "/" + p.Metadata.Name
+						r := a.AncestorRef
+						theirs[id] = append(theirs[id], Node{r.Kind, r.Namespace, r.Name, r.SectionName})
 					}
 				}
 			}
@@ -163,8 +165,8 @@ func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) 
 			continue
 		}
 		id := p.GetNamespace() + "/" + p.GetName()
-		c := Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted", Policy: id}
-		if theirs[id] {
+		c := Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted", Policy: id, At: theirs[id]}
+		if len(theirs[id]) > 0 {
 			c.Theirs = "Conflicted"
 		}
 		for _, out := range outcomes[id] {

@@ -17,6 +17,12 @@ import (
 // standing differs.
 const KuadrantRulesCovered = "overridden on every rule, in effect in the whole-route context"
 
+func init() {
+	RegisterKnown(KnownClass{Name: KuadrantRulesCovered, Impl: "kuadrant", Match: func(c Check, objs []*unstructured.Unstructured) bool {
+		return KuadrantClass(objs, c) == KuadrantRulesCovered
+	}})
+}
+
 // KuadrantClass returns the known class of a Kuadrant disagreement, or "".
 func KuadrantClass(objs []*unstructured.Unstructured, c Check) string {
 	if c.Field != "standing" || c.Theirs != string(agree.Overridden) || c.Ours != string(agree.InEffect) {

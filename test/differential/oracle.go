@@ -70,6 +70,9 @@ type Check struct {
 	Target Node
 	Path   []Node
 	Policy string
+	// At are, for a policy's outcome, the ancestors on which the
+	// implementation reports it (its status is per ancestor).
+	At []Node
 }
 
 // Agree says whether both sides gave the same answer.

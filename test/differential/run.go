@@ -43,6 +43,7 @@ func Judge(o Oracle, objs []*unstructured.Unstructured) ([]Check, error) {
 
 // Outcome is one seed's result.
 type Outcome struct {
+	Impl   string // the oracle's name
 	Seed   uint64
 	Case   *gen.Case
 	Checks []Check
@@ -66,7 +67,7 @@ func RunSeed(o Oracle, seed uint64) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("seed %d: %w", seed, err)
 	}
-	return Outcome{Seed: seed, Case: c, Checks: checks}, nil
+	return Outcome{Impl: o.Name(), Seed: seed, Case: c, Checks: checks}, nil
 }
 
 // Tally counts cases and checks, in all and per policy kind: a case agrees
@@ -76,6 +77,9 @@ type Tally struct {
 	Checks, ChecksAgreeing int
 	ChecksSet              int // checks where either side has a value
 	PerKind                map[string]*KindTally
+	// Classes counts cases by CaseClass: "agree", "known: <class>",
+	// "unexplained".
+	Classes map[string]int
 }
 
 // KindTally is Tally for one policy kind.
@@ -88,8 +92,10 @@ type KindTally struct {
 func (t *Tally) Add(r Outcome) {
 	if t.PerKind == nil {
 		t.PerKind = map[string]*KindTally{}
+		t.Classes = map[string]int{}
 	}
 	t.Cases++
+	t.Classes[CaseClass(r)]++
 	agreeKind := map[string]bool{}
 	all := true
 	for _, c := range r.Checks {

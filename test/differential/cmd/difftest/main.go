@@ -1,6 +1,8 @@
 // Command difftest judges this project's answers with the implementations'
 // own code on N random topologies from a given seed, and prints the
-// agreement rate per implementation and per policy kind:
+// agreement rate per implementation and per policy kind, and the cases by
+// class: agree, known: <class> (every disagreement of a kind
+// docs/differential.md explains, differential.Classify), unexplained:
 //
 //	go run ./cmd/difftest -seed 1 -n 1000
 //	go run ./cmd/difftest -seed 42 -dump              # the objects of one seed
@@ -79,7 +81,8 @@ func run(seed uint64, n int, impl string, dump, write bool, limit time.Duration,
 				}
 			}
 			if verbose {
-				fmt.Printf("%s: %d seeds judged, %d agree (%s)\n", o.Name(), t.Cases, t.CasesAgreeing, time.Since(start).Round(time.Second))
+				fmt.Printf("%s: %d seeds judged: %s (%s)\n", o.Name(), t.Cases, differential.FormatClasses(t),
+					time.Since(start).Round(time.Second))
 			}
 		}
 		printTally(o.Name(), t)
@@ -87,20 +90,27 @@ func run(seed uint64, n int, impl string, dump, write bool, limit time.Duration,
 	return nil
 }
 
+// report prints each disagreement with its class, and writes the case of
+// the first unexplained one (a known class has its explanation already).
 func report(o differential.Oracle, r differential.Outcome, write, verbose bool) error {
-	d := r.Disagreements()
-	if len(d) == 0 {
-		return nil
-	}
-	if verbose {
-		for _, c := range d {
-			fmt.Printf("seed %d: %s\n", r.Seed, c)
+	objs := r.Case.Objects()
+	var unexplained []differential.Check
+	for _, c := range r.Disagreements() {
+		class, ok := differential.Classify(o.Name(), c, objs)
+		if !ok {
+			unexplained = append(unexplained, c)
+			class = "unexplained"
+		} else {
+			class = "known " + class
+		}
+		if verbose {
+			fmt.Printf("seed %d: %s: %s\n", r.Seed, class, c)
 		}
 	}
-	if !write {
+	if !write || len(unexplained) == 0 {
 		return nil
 	}
-	dir, err := differential.WriteCase(o, r, d[0])
+	dir, err := differential.WriteCase(o, r, unexplained[0])
 	if err != nil {
 		return err
 	}
@@ -111,6 +121,7 @@ func report(o differential.Oracle, r differential.Outcome, write, verbose bool) 
 func printTally(name string, t differential.Tally) {
 	fmt.Printf("%s: %d/%d cases agree (%.2f%%), %d/%d checks (%d with a value)\n", name, t.CasesAgreeing, t.Cases,
 		pct(t.CasesAgreeing, t.Cases), t.ChecksAgreeing, t.Checks, t.ChecksSet)
+	fmt.Printf("%s: cases: %s\n", name, differential.FormatClasses(t))
 	for _, kind := range differential.SortedKinds(t) {
 		k := t.PerKind[kind]
 		fmt.Printf("  %-22s %d/%d cases (%.2f%%), %d/%d checks\n", kind, k.CasesAgreeing, k.Cases,
