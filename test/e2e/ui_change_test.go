@@ -86,17 +86,7 @@ func TestUIChangeOffline(t *testing.T) {
 // without naming it.
 func TestUIChangeRBAC(t *testing.T) {
 	dir := uiPlugin(t)
-	t.Cleanup(func() {
-		for i := len(demoFiles) - 1; i >= 0; i-- {
-			kubectl(t, "delete", "--ignore-not-found", "--wait=false", "-f", filepath.Join(repoRoot, "hack", "demo", demoFiles[i]))
-		}
-	})
-	for _, f := range demoFiles {
-		kubectl(t, "apply", "-f", filepath.Join(repoRoot, "hack", "demo", f))
-		if f == "00-crds.yaml" {
-			waitCondition(t, "Established", "-f", filepath.Join(repoRoot, "hack", "demo", f))
-		}
-	}
+	applyDemo(t)
 	ctx := newBrowser(t)
 	ana := startUI(t, dir, "-n", "baker", "--as", "ana")
 	shorter := strings.Replace(demoManifest(t, "30-gateway.yaml"), "connect: 2s", "connect: 1s", 1)

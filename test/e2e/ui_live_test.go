@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,17 +45,7 @@ func readLive(ctx context.Context, t *testing.T) liveState {
 // the /api/live stream. Offline, the page has nothing to follow.
 func TestUILive(t *testing.T) {
 	dir := uiPlugin(t)
-	t.Cleanup(func() {
-		for i := len(demoFiles) - 1; i >= 0; i-- {
-			kubectl(t, "delete", "--ignore-not-found", "--wait=false", "-f", filepath.Join(repoRoot, "hack", "demo", demoFiles[i]))
-		}
-	})
-	for _, f := range demoFiles {
-		kubectl(t, "apply", "-f", filepath.Join(repoRoot, "hack", "demo", f))
-		if f == "00-crds.yaml" {
-			waitCondition(t, "Established", "-f", filepath.Join(repoRoot, "hack", "demo", f))
-		}
-	}
+	applyDemo(t)
 	ctx := newBrowser(t)
 
 	u := startUI(t, dir, "-A")

@@ -144,18 +144,7 @@ func testHTMLExport(ctx context.Context, t *testing.T, dir string) {
 // targets only, and asking for every namespace shows her the API's refusal.
 func TestUIRBAC(t *testing.T) {
 	dir := uiPlugin(t)
-	// The demo's objects go when the test ends, so that later tests see the cluster they expect.
-	t.Cleanup(func() {
-		for i := len(demoFiles) - 1; i >= 0; i-- {
-			kubectl(t, "delete", "--ignore-not-found", "--wait=false", "-f", filepath.Join(repoRoot, "hack", "demo", demoFiles[i]))
-		}
-	})
-	for _, f := range demoFiles {
-		kubectl(t, "apply", "-f", filepath.Join(repoRoot, "hack", "demo", f))
-		if f == "00-crds.yaml" {
-			waitCondition(t, "Established", "-f", filepath.Join(repoRoot, "hack", "demo", f))
-		}
-	}
+	applyDemo(t)
 	ctx := newBrowser(t)
 
 	admin := startUI(t, dir, "-A")
@@ -208,5 +197,32 @@ func TestUIRBAC(t *testing.T) {
 	}
 	if err := wantText(panelText(ctx, t, ".error"), "forbidden"); err != nil {
 		t.Error(err)
+	}
+}
+
+// applyDemo applies the demo (hack/demo) for one test and deletes it when the test ends, so
+// that later tests see the cluster they expect. The deletion does not wait, so the next test
+// to apply the demo first waits for the previous one's to finish: objects cannot be created in
+// a namespace being terminated, nor a CRD re-created while its deletion runs.
+func applyDemo(t *testing.T) {
+	t.Helper()
+	// The CRDs and the topology (its namespaces hold the rest) are kinds kubectl always knows.
+	crds, topology := filepath.Join(repoRoot, "hack", "demo", demoFiles[0]), filepath.Join(repoRoot, "hack", "demo", demoFiles[1])
+	eventually(t, 3*time.Minute, "an earlier test's demo deleted", func() error {
+		if left := strings.TrimSpace(kubectl(t, "get", "--ignore-not-found", "-o", "name", "-f", crds, "-f", topology)); left != "" {
+			return fmt.Errorf("still there: %s", strings.ReplaceAll(left, "\n", ", "))
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		for i := len(demoFiles) - 1; i >= 0; i-- {
+			kubectl(t, "delete", "--ignore-not-found", "--wait=false", "-f", filepath.Join(repoRoot, "hack", "demo", demoFiles[i]))
+		}
+	})
+	for _, f := range demoFiles {
+		kubectl(t, "apply", "-f", filepath.Join(repoRoot, "hack", "demo", f))
+		if f == "00-crds.yaml" {
+			waitCondition(t, "Established", "-f", filepath.Join(repoRoot, "hack", "demo", f))
+		}
 	}
 }
