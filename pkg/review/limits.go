@@ -20,7 +20,7 @@ const (
 	DefaultMaxBytes   = 512 << 10
 )
 
-// Limits bound what one review may ask of the server, before anything is
+// Limits bound what one review may ask of the server, before any proposed object is
 // decoded or the engine is asked. Zero: no bound (the plugin's offline
 // reviews, which cost only their own process).
 type Limits struct {
