@@ -28,6 +28,7 @@ func TestIstioRootSelector(t *testing.T) {
 		{"AuthorizationPolicy", "  selector: {matchLabels: " + byClass + "}\n  rules: [{}]"},
 		{"RequestAuthentication", "  selector: {matchLabels: " + byClass + "}\n  jwtRules: [{issuer: https://example.org}]"},
 		{"WasmPlugin", "  selector: {matchLabels: " + byClass + "}\n  url: oci://example.com/a:v1"},
+		{"TrafficExtension", "  selector: {matchLabels: " + byClass + "}\n  lua: {inlineCode: x}"},
 		{"EnvoyFilter", "  workloadSelector: {labels: " + byClass + "}\n  configPatches: [{applyTo: HTTP_FILTER}]"},
 	}
 	for _, c := range cases {
@@ -49,7 +50,7 @@ func TestIstioRootSelector(t *testing.T) {
 // bar's Gateway: the root namespace's first for AuthorizationPolicy and EnvoyFilter, last for the
 // kinds looked up in the workload's namespace first.
 func rootThenBar(kind string) string {
-	if kind == "RequestAuthentication" || kind == "WasmPlugin" {
+	if kind == "RequestAuthentication" || kind == "WasmPlugin" || kind == "TrafficExtension" {
 		return "bar/bar-sel istio-system/root-sel"
 	}
 	return "istio-system/root-sel bar/bar-sel"

@@ -58,7 +58,7 @@ func istioPolicy(ns, name, spec string) string {
 // istioGroups are the API groups of the Istio kinds the tests use.
 var istioGroups = map[string]string{
 	"AuthorizationPolicy": "security.istio.io", "RequestAuthentication": "security.istio.io",
-	"WasmPlugin": "extensions.istio.io", "EnvoyFilter": "networking.istio.io",
+	"WasmPlugin": "extensions.istio.io", "TrafficExtension": "extensions.istio.io", "EnvoyFilter": "networking.istio.io",
 }
 
 // istioCRDs are CRDs (open schemas) for the Istio kinds.
