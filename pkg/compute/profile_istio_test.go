@@ -58,7 +58,7 @@ func istioPolicy(ns, name, spec string) string {
 // istioGroups are the API groups of the Istio kinds the tests use.
 var istioGroups = map[string]string{
 	"AuthorizationPolicy": "security.istio.io", "RequestAuthentication": "security.istio.io",
-	"WasmPlugin": "extensions.istio.io", "EnvoyFilter": "networking.istio.io",
+	"WasmPlugin": "extensions.istio.io", "TrafficExtension": "extensions.istio.io", "EnvoyFilter": "networking.istio.io",
 }
 
 // istioCRDs are CRDs (open schemas) for the Istio kinds.
@@ -204,7 +204,8 @@ func TestIstioEnvoyFilterAcrossNamespaces(t *testing.T) {
 }
 
 // TestIncrementalIstio: a policy in the root namespace reaches every target of the mesh, and a
-// selector on the gateway-name pod label follows the Gateways; every key whose output changes is
+// selector on the gateway-name pod label (in the root namespace: of every namespace's pods)
+// follows the Gateways; every key whose output changes is
 // returned and the engine stays equal to a full recomputation.
 func TestIncrementalIstio(t *testing.T) {
 	objs := append(istioCRDs(t), parseDocs(t, istioTopology)...)
@@ -224,11 +225,13 @@ func TestIncrementalIstio(t *testing.T) {
 		{name: "on the Service", upsert: []*unstructured.Unstructured{pol("foo", "svc", "  targetRefs: [{group: \"\", kind: Service, name: foo-svc}]\n  rules: [{}]", 3)}},
 		{name: "selector on gw2's pods", upsert: []*unstructured.Unstructured{pol("bar", "sel", "  selector: {matchLabels: {gateway.networking.k8s.io/gateway-name: gw2}}\n  rules: [{}]", 4)}},
 		{name: "selector on the class's pods", upsert: []*unstructured.Unstructured{pol("bar", "by-class", "  selector: {matchLabels: {gateway.networking.k8s.io/gateway-class-name: istio}}\n  rules: [{}]", 5)}},
+		{name: "root selector on the class's pods", upsert: []*unstructured.Unstructured{pol("istio-system", "root-sel", "  selector: {matchLabels: {gateway.networking.k8s.io/gateway-class-name: istio}}\n  rules: [{}]", 6)}},
 		{name: "gw2 appears", upsert: []*unstructured.Unstructured{newGW}},
 		{name: "gw2 changes class", upsert: []*unstructured.Unstructured{otherClass}},
 		{name: "mesh-wide becomes DENY", upsert: []*unstructured.Unstructured{pol("istio-system", "mesh", "  action: DENY\n  rules: [{}]", 2)}},
 		{name: "mesh-wide goes", del: []objKey{{ap, "istio-system", "mesh"}}},
 		{name: "gw2 goes", del: []objKey{{gw, "bar", "gw2"}}},
+		{name: "root selector goes", del: []objKey{{ap, "istio-system", "root-sel"}}},
 		{name: "namespace-wide goes", del: []objKey{{ap, "bar", "ns"}}},
 	}
 	checkMutations(t, e, cur, before, muts)

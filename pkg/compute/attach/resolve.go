@@ -99,7 +99,8 @@ func (x resolver) resolveRef(p *semantics.Policy, ref semantics.NamedRef) (a sem
 // selected lists, in node order, the objects p's label selectors pick: in the policy's
 // namespace, and for a wide selector in the namespaces it names where a ReferenceGrant lets p
 // reach the object (Envoy Gateway ignores a selected target without one, silently:
-// internal/gatewayapi/helpers.go resolvePolicyTargetsFromSelectors).
+// internal/gatewayapi/helpers.go resolvePolicyTargetsFromSelectors) or where it needs none (an
+// Istio root namespace selector: Istio has no ReferenceGrant check there).
 func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 	var matched []topology.NodeID
 	g := x.in.Graph
@@ -109,7 +110,7 @@ func (x resolver) selected(p *semantics.Policy) []topology.NodeID {
 				if g.Objects[n] == 0 || s.GK != n.GK() || !s.Selector.Matches(x.labelsFor(s, n)) {
 					continue
 				}
-				if ns != p.ID.Namespace && !x.granted(p, n) {
+				if ns != p.ID.Namespace && !s.Ungranted && !x.granted(p, n) {
 					continue
 				}
 				matched = append(matched, n)

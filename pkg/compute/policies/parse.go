@@ -198,8 +198,18 @@ func (pp *policyParser) readWorkloadSelectors() {
 			continue
 		}
 		gk := schema.GroupKind{Group: topology.GatewayGroup, Kind: "Gateway"}
-		p.Selectors = append(p.Selectors, semantics.SelectorRef{GK: gk, Selector: sel, GatewayPods: true})
+		meshWide := pp.rootSelectorMeshWide()
+		p.Selectors = append(p.Selectors, semantics.SelectorRef{GK: gk, Selector: sel, GatewayPods: true, Wide: meshWide, Ungranted: meshWide})
 	}
+}
+
+// rootSelectorMeshWide reports whether the policy's workload selectors select in every
+// namespace: its kind's descriptor says so and the policy is in its profile's root namespace.
+func (pp *policyParser) rootSelectorMeshWide() bool {
+	if !pp.d.RootSelectorsMeshWide || pp.ns == "" {
+		return false
+	}
+	return pp.ns == semantics.RootNamespaceOf(pp.pk.Profile, pp.pk.GK.Kind)
 }
 
 // workloadSelected reports whether the policy sets one of its kind's workload selectors.

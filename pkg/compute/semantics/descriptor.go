@@ -35,6 +35,12 @@ type Descriptor struct {
 	// and the other labels Istio's deployment template sets); other pod labels are not known
 	// here, so a selector that asks for one selects no Gateway.
 	WorkloadSelectors []string `json:"workloadSelectors,omitempty"`
+	// RootSelectorsMeshWide makes a workload selector of a policy in its profile's root
+	// namespace (MeshRoot) select the matching Gateways of every namespace, with no
+	// ReferenceGrant: Istio looks up a workload's policies in the root namespace and the
+	// workload's, and matches the selector alone. Off, such a selector selects in the
+	// policy's namespace only (Istio's Telemetry).
+	RootSelectorsMeshWide bool `json:"rootSelectorsMeshWide,omitempty"`
 	// UntargetedScope, when Namespace, makes a policy that names no target (no targetRef(s),
 	// no selector) apply to its whole namespace: it is attached to its Namespace node.
 	// Empty keeps such a policy Invalid ("the policy names no target").

@@ -59,6 +59,9 @@ type SelectorRef struct {
 	// GatewayPods is set for an Istio workload selector (Descriptor.WorkloadSelectors): it
 	// selects the Gateways (GK) whose pods carry the labels, not by the Gateways' own labels.
 	GatewayPods bool
+	// Ungranted is set with Wide when an object outside the policy's namespace needs no
+	// ReferenceGrant to be selected (Descriptor.RootSelectorsMeshWide).
+	Ungranted bool
 }
 
 // Policy is a policy as parsed: its targets, its stanzas (docs/spec.md §5.1) or why it is Invalid.
