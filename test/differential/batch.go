@@ -80,3 +80,12 @@ func seedOf(subject string) (uint64, bool) {
 	s, err := strconv.ParseUint(m[1], 10, 64)
 	return s, err == nil
 }
+
+// SeedRange lists n seeds from first.
+func SeedRange(first, n uint64) []uint64 {
+	var out []uint64
+	for s := first; s < first+n; s++ {
+		out = append(out, s)
+	}
+	return out
+}

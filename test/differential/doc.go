@@ -4,7 +4,10 @@
 // engine's answers into checks, and disagreements are shrunk and written as test/upstream
 // cases. It is a module of its own so that nothing it needs enters the product's go.mod.
 //
-// Files: oracle.go (the Oracle interface and checks), envoygateway*.go (Envoy Gateway's
-// egctl), ours.go (our side), values.go (comparable values), run.go and batch.go (judging
-// seeds, tallies), shrink.go and writecase.go (cases), objects.go (YAML, CRD defaults).
+// This package is the core: oracle.go (the Oracle interface, its registry and checks),
+// known.go (the known classes' registry, Classify), ours.go (our side), values.go (comparable
+// values), run.go and batch.go (judging seeds, tallies), shrink.go and writecase.go (cases),
+// objects.go (YAML, CRDs and their defaults). Each implementation's oracle is a package under
+// impl/ (envoygateway, kuadrant, istio, kgateway) that registers itself in init; package all
+// imports every one, for cmd/difftest and the tests that judge with every oracle.
 package differential

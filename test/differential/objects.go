@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync"
 
 	apiextinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -46,41 +45,52 @@ func YAML(objs []*unstructured.Unstructured) ([]byte, error) {
 // ParseYAML reads a multi-document YAML stream.
 func ParseYAML(data []byte) ([]*unstructured.Unstructured, error) { return yamldocs.Parse(data) }
 
-// schemas are the structural schemas of Envoy Gateway's policy CRDs by kind,
-// read once from the Go module through test/upstream/envoygateway/crds.sh.
-type schemas struct {
-	crds []*unstructured.Unstructured
+// RuleName is the name of rule i of the route of kind at ns/name ("" when
+// it has none, or there is no such rule).
+func RuleName(objs []*unstructured.Unstructured, kind, ns, name string, i int) string {
+	for _, o := range objs {
+		if o.GetKind() != kind || o.GetNamespace() != ns || o.GetName() != name {
+			continue
+		}
+		rules, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
+		if i < len(rules) {
+			if m, ok := rules[i].(map[string]any); ok {
+				n, _ := m["name"].(string)
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// Schemas are an implementation's policy CRDs and their structural schemas
+// by group, version and kind: what kube-apiserver prunes and defaults the
+// policies with, so that our engine reads them as a cluster stores them.
+type Schemas struct {
+	CRDs []*unstructured.Unstructured
 	byGK map[string]*structuralschema.Structural
 }
 
-var (
-	egSchemasOnce sync.Once
-	egSchemas     *schemas
-	egSchemasErr  error
-)
-
-// EnvoyGatewayCRDs returns Envoy Gateway v1.9.0's policy CRDs and their schemas.
-func envoyGatewayCRDs() (*schemas, error) {
-	egSchemasOnce.Do(func() {
-		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "envoygateway", "crds.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			egSchemasErr = fmt.Errorf("crds.sh: %w", err)
-			return
-		}
-		objs, err := ParseYAML(out)
-		if err != nil {
-			egSchemasErr = err
-			return
-		}
-		egSchemas, egSchemasErr = buildSchemas(objs)
-	})
-	return egSchemas, egSchemasErr
+// LoadCRDs runs script (a crds.sh under test/upstream, relative to the
+// repository's root, which prints an implementation's CRDs from the Go
+// module proxy) and builds their schemas.
+func LoadCRDs(script string) (*Schemas, error) {
+	cmd := exec.Command("bash", filepath.Join(RepoRoot(), script))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", script, err)
+	}
+	objs, err := ParseYAML(out)
+	if err != nil {
+		return nil, err
+	}
+	return BuildSchemas(objs)
 }
 
-func buildSchemas(objs []*unstructured.Unstructured) (*schemas, error) {
-	s := &schemas{crds: objs, byGK: map[string]*structuralschema.Structural{}}
+// BuildSchemas reads the storage version's schema of every CRD of objs.
+func BuildSchemas(objs []*unstructured.Unstructured) (*Schemas, error) {
+	s := &Schemas{CRDs: objs, byGK: map[string]*structuralschema.Structural{}}
 	for _, u := range objs {
 		crd := &apiextv1.CustomResourceDefinition{}
 		if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, crd); err != nil {
@@ -104,9 +114,9 @@ func buildSchemas(objs []*unstructured.Unstructured) (*schemas, error) {
 	return s, nil
 }
 
-// defaulted returns a copy of objs in which every object of a known CRD is
+// Defaulted returns a copy of objs in which every object of a known CRD is
 // pruned and defaulted as kube-apiserver stores it.
-func (s *schemas) defaulted(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+func (s *Schemas) Defaulted(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	out := make([]*unstructured.Unstructured, len(objs))
 	for i, o := range objs {
 		out[i] = o
@@ -118,4 +128,15 @@ func (s *schemas) defaulted(objs []*unstructured.Unstructured) []*unstructured.U
 		}
 	}
 	return out
+}
+
+// Schema is the structural schema of the CRD of apiVersion and kind, or nil.
+func (s *Schemas) Schema(apiVersion, kind string) *structuralschema.Structural {
+	return s.byGK[apiVersion+"/"+kind]
+}
+
+// Stored is what our engine reads for objs: the CRDs, then objs as
+// kube-apiserver stores them (Defaulted).
+func (s *Schemas) Stored(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	return append(append([]*unstructured.Unstructured(nil), s.CRDs...), s.Defaulted(objs)...)
 }

@@ -19,7 +19,8 @@ import (
 // Gateway's egctl, or a harness module of its own such as
 // test/differential/oracles/kuadrant); the oracle reads that JSON and our
 // answers for the same objects into Checks. Adding an implementation is a
-// file here that registers one.
+// package under test/differential/impl that registers one in init, imported
+// by package all.
 type Oracle interface {
 	// Name is the implementation's folder name under test/upstream.
 	Name() string
@@ -37,7 +38,7 @@ type Oracle interface {
 
 var oracles = map[string]Oracle{}
 
-// Register adds an oracle; each oracle's file calls it from init.
+// Register adds an oracle; each oracle's package calls it from init.
 func Register(o Oracle) { oracles[o.Name()] = o }
 
 // Oracles lists the registered oracles by name.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
@@ -33,8 +34,8 @@ type Node struct {
 	Kind, Namespace, Name, Section string
 }
 
-// targetPolicy returns our entry for policy kind on target (kind, namespace, name), or nil.
-func (o *Ours) targetPolicy(t Node, policyGroup, policyKind string) *v1alpha1.TargetPolicy {
+// TargetPolicy returns our entry for policy kind on target (kind, namespace, name), or nil.
+func (o *Ours) TargetPolicy(t Node, policyGroup, policyKind string) *v1alpha1.TargetPolicy {
 	obj, ok := o.c.EffectivePolicy(t.Namespace, t.Name)
 	if !ok {
 		return nil
@@ -64,7 +65,7 @@ func (o *Ours) targetPolicy(t Node, policyGroup, policyKind string) *v1alpha1.Ta
 // the longest such (via lists only the nodes policies attach to, so the
 // context's own entry is the longest one on its path). nil: no policy.
 func (o *Ours) Effective(t Node, policyGroup, policyKind string, path []Node) (map[string]any, map[string]string, error) {
-	tp := o.targetPolicy(t, policyGroup, policyKind)
+	tp := o.TargetPolicy(t, policyGroup, policyKind)
 	if tp == nil {
 		return nil, nil, nil
 	}
@@ -135,6 +136,18 @@ func (o *Ours) Outcomes(group string) map[string]map[string]string {
 					out[id][tg.Kind+" "+ep.Namespace+"/"+tg.Name] = string(s.Outcome)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// ByKey are our EffectivePolicies by key, as compute.ComputeAll returns
+// them.
+func (o *Ours) ByKey() map[compute.Key]runtime.Object {
+	out := map[compute.Key]runtime.Object{}
+	for _, obj := range o.c.EffectivePolicies("", false) {
+		if ep, ok := obj.(*v1alpha1.EffectivePolicy); ok {
+			out[compute.Key{Namespace: ep.Namespace, Name: ep.Name}] = ep
 		}
 	}
 	return out

@@ -2,28 +2,28 @@ package differential
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// effective is our effective spec of one kind in one context, with the
-// policy each leaf came from.
-type effective struct {
-	spec    map[string]any
-	sources map[string]string
+// EffectiveSpec is our effective spec of one kind in one context (Spec)
+// with the policy each leaf came from (Sources, by JSON pointer), as
+// Ours.Effective returns them.
+type EffectiveSpec struct {
+	Spec    map[string]any
+	Sources map[string]string
 }
 
-// value is the leaf at pointer as a comparable string: a scalar as text (a
+// Value is the leaf at pointer as a comparable string: a scalar as text (a
 // duration normalized), a list as the policies its items came from, in
 // order ("src:ns/name,..."), "" when unset.
-func (e effective) value(pointer string) string {
-	if e.spec == nil {
+func (e EffectiveSpec) Value(pointer string) string {
+	if e.Spec == nil {
 		return ""
 	}
-	var cur any = e.spec
+	var cur any = e.Spec
 	for _, p := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
 		m, ok := cur.(map[string]any)
 		if !ok {
@@ -35,9 +35,9 @@ func (e effective) value(pointer string) string {
 	case nil:
 		return ""
 	case []any:
-		return listSources(e.sources, pointer, len(v))
+		return listSources(e.Sources, pointer, len(v))
 	default:
-		return str(v)
+		return Scalar(v)
 	}
 }
 
@@ -62,21 +62,8 @@ func listSources(sources map[string]string, pointer string, n int) string {
 	return "src:" + strings.Join(items, ",")
 }
 
-// dig walks nested objects of a decoded JSON document.
-func dig(m map[string]any, keys ...string) any {
-	var cur any = m
-	for _, k := range keys {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[k]
-	}
-	return cur
-}
-
-// str is a scalar as text: a duration normalized, a number without exponent.
-func str(v any) string {
+// Scalar is a scalar as text: a duration normalized, a number without exponent.
+func Scalar(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -93,42 +80,26 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// lbType reads the IR's load balancer, one of whose fields is set, as the
-// policy's type.
-func lbType(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
+// Duration normalizes a duration an implementation's output writes as text
+// ("100s" and "1m40s" compare equal); "" when unset, "invalid:<text>" when
+// it is no duration.
+func Duration(v any) string {
+	s, ok := v.(string)
+	if !ok || s == "" {
 		return ""
 	}
-	names := map[string]string{"random": "Random", "roundRobin": "RoundRobin", "leastRequest": "LeastRequest",
-		"consistentHash": "ConsistentHash", "maglev": "Maglev"}
-	var found []string
-	for k := range m {
-		if n, ok := names[k]; ok {
-			found = append(found, n)
-		}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return "invalid:" + s
 	}
-	sort.Strings(found)
-	return strings.Join(found, ",")
+	return d.String()
 }
 
-var extProcName = regexp.MustCompile(`^envoyextensionpolicy/([^/]+)/([^/]+)/extproc/\d+$`)
-
-// extProcSources names the policy of each of the IR's external processors,
-// from their names (envoyextensionpolicy/<ns>/<name>/extproc/<i>).
-func extProcSources(v any) string {
-	list, ok := v.([]any)
-	if !ok || len(list) == 0 {
-		return ""
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	var items []string
-	for _, it := range list {
-		name, _ := dig(map[string]any{"x": it}, "x", "name").(string)
-		if m := extProcName.FindStringSubmatch(name); m != nil {
-			items = append(items, m[1]+"/"+m[2])
-		} else {
-			items = append(items, "?"+name)
-		}
-	}
-	return "src:" + strings.Join(items, ",")
+	sort.Strings(keys)
+	return keys
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
+	// Every implementation's oracle (Istio's with -tags istio).
+	_ "github.com/effectivepolicy-dev/effectivepolicy/test/differential/all"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 

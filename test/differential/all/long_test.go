@@ -1,12 +1,14 @@
 //go:build long
 
-package differential
+package all_test
 
 import (
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 )
 
 // TestLongAgree (build tag long) is `make test-long`'s share: DIFF_SEEDS seeds (default
@@ -23,12 +25,12 @@ func TestLongAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	end := time.Now().Add(budget)
-	oracles := Oracles()
+	oracles := differential.Oracles()
 	for i, o := range oracles {
 		// Each implementation gets an equal share of what is left.
 		deadline := time.Now().Add(time.Until(end) / time.Duration(len(oracles)-i))
 		t.Run(o.Name(), func(t *testing.T) {
-			judged := judgeSeeds(t, o, seedRange(first, n), deadline)
+			judged := judgeSeeds(t, o, differential.SeedRange(first, n), deadline)
 			t.Logf("%s: judged %d seeds from %d", o.Name(), judged, first)
 		})
 	}

@@ -1,12 +1,13 @@
 //go:build istio
 
-package differential
+package istio
 
 import (
 	"os"
 	"strconv"
 	"testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -16,12 +17,12 @@ import (
 // (-tags istio); the first run builds the oracle (docs/differential.md, "Istio").
 func TestIstioAgree(t *testing.T) {
 	first, n := istioEnvUint(t, "ISTIO_FIRST", 1), istioEnvUint(t, "ISTIO_SEEDS", 100)
-	o := OracleNamed("istio")
-	var tally Tally
+	o := differential.OracleNamed("istio")
+	var tally differential.Tally
 	valued := map[string]int{}
-	seeds := seedRange(first, n)
+	seeds := differential.SeedRange(first, n)
 	for i := 0; i < len(seeds); i += 20 {
-		rs, err := RunBatch(o, seeds[i:min(i+20, len(seeds))])
+		rs, err := differential.RunBatch(o, seeds[i:min(i+20, len(seeds))])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,14 +1,15 @@
-package differential
+package envoygateway
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -24,13 +25,15 @@ type egField struct {
 // egRouteFields are the route settings compared. Each is set by the
 // generator (gen.Fields) to a value naming its policy.
 var egRouteFields = []egField{
-	{gen.BTP, "/timeout/tcp/connectTimeout", func(r egRoute) string { return duration(dig(r.Traffic, "timeout", "tcp", "connectTimeout")) }},
+	{gen.BTP, "/timeout/tcp/connectTimeout", func(r egRoute) string {
+		return differential.Duration(dig(r.Traffic, "timeout", "tcp", "connectTimeout"))
+	}},
 	{gen.BTP, "/timeout/http/connectionIdleTimeout", func(r egRoute) string {
-		return duration(dig(r.Traffic, "timeout", "http", "connectionIdleTimeout"))
+		return differential.Duration(dig(r.Traffic, "timeout", "http", "connectionIdleTimeout"))
 	}},
 	{gen.BTP, "/loadBalancer/type", func(r egRoute) string { return lbType(dig(r.Traffic, "loadBalancer")) }},
-	{gen.SP, "/cors/maxAge", func(r egRoute) string { return duration(dig(r.Security, "cors", "maxAge")) }},
-	{gen.SP, "/authorization/defaultAction", func(r egRoute) string { return str(dig(r.Security, "authorization", "defaultAction")) }},
+	{gen.SP, "/cors/maxAge", func(r egRoute) string { return differential.Duration(dig(r.Security, "cors", "maxAge")) }},
+	{gen.SP, "/authorization/defaultAction", func(r egRoute) string { return differential.Scalar(dig(r.Security, "authorization", "defaultAction")) }},
 	{gen.EEP, "/extProc", func(r egRoute) string { return extProcSources(dig(r.EnvoyExtensions, "extProcs")) }},
 }
 
@@ -47,10 +50,10 @@ func (c routeContext) String() string {
 
 // egRouteChecks compares every route rule the IR has, through each
 // listener, field by field.
-func egRouteChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) ([]Check, error) {
+func egRouteChecks(objs []*unstructured.Unstructured, ours *differential.Ours, o *egOutput) ([]differential.Check, error) {
 	seen := map[routeContext]bool{}
-	var checks []Check
-	for _, key := range sortedKeys(o.XdsIR) {
+	var checks []differential.Check
+	for _, key := range slices.Sorted(maps.Keys(o.XdsIR)) {
 		for _, l := range o.XdsIR[key].HTTP {
 			if l.Metadata.Kind != "Gateway" {
 				continue
@@ -86,21 +89,21 @@ func parseRouteName(r egRoute, l egMeta) (routeContext, bool) {
 		kind: r.Metadata.Kind, ns: parts[1], name: parts[2], rule: i}, true
 }
 
-func routeChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, r egRoute) ([]Check, error) {
+func routeChecks(objs []*unstructured.Unstructured, ours *differential.Ours, rc routeContext, r egRoute) ([]differential.Check, error) {
 	return fieldChecks(objs, ours, rc, r, egRouteFields)
 }
 
 // fieldChecks compares fields of one route rule in one context.
-func fieldChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, r egRoute, fields []egField) ([]Check, error) {
-	ruleName := ruleNameOf(objs, rc.kind, rc.ns, rc.name, rc.rule)
-	path := []Node{{"Gateway", rc.gwNS, rc.gw, ""}, {"Gateway", rc.gwNS, rc.gw, rc.listener},
-		{rc.kind, rc.ns, rc.name, ""}}
+func fieldChecks(objs []*unstructured.Unstructured, ours *differential.Ours, rc routeContext, r egRoute, fields []egField) ([]differential.Check, error) {
+	ruleName := differential.RuleName(objs, rc.kind, rc.ns, rc.name, rc.rule)
+	path := []differential.Node{{Kind: "Gateway", Namespace: rc.gwNS, Name: rc.gw}, {Kind: "Gateway", Namespace: rc.gwNS, Name: rc.gw, Section: rc.listener},
+		{Kind: rc.kind, Namespace: rc.ns, Name: rc.name}}
 	if ruleName != "" {
-		path = append(path, Node{rc.kind, rc.ns, rc.name, ruleName})
+		path = append(path, differential.Node{Kind: rc.kind, Namespace: rc.ns, Name: rc.name, Section: ruleName})
 	}
-	target := Node{rc.kind, rc.ns, rc.name, ruleName}
-	specs := map[string]effective{}
-	var checks []Check
+	target := differential.Node{Kind: rc.kind, Namespace: rc.ns, Name: rc.name, Section: ruleName}
+	specs := map[string]differential.EffectiveSpec{}
+	var checks []differential.Check
 	for _, f := range fields {
 		e, ok := specs[f.kind]
 		if !ok {
@@ -108,33 +111,33 @@ func fieldChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext,
 			if err != nil {
 				return nil, err
 			}
-			e = effective{spec, sources}
+			e = differential.EffectiveSpec{Spec: spec, Sources: sources}
 			specs[f.kind] = e
 		}
-		checks = append(checks, Check{Kind: f.kind, Subject: rc.String(), Field: f.pointer,
-			Theirs: f.ir(r), Ours: e.value(f.pointer), Target: target, Path: path})
+		checks = append(checks, differential.Check{Kind: f.kind, Subject: rc.String(), Field: f.pointer,
+			Theirs: f.ir(r), Ours: e.Value(f.pointer), Target: target, Path: path})
 	}
 	return checks, nil
 }
 
 // egListenerChecks compares the ClientTrafficPolicy settings of every HTTP listener.
-func egListenerChecks(ours *Ours, o *egOutput) ([]Check, error) {
-	var checks []Check
-	for _, key := range sortedKeys(o.XdsIR) {
+func egListenerChecks(ours *differential.Ours, o *egOutput) ([]differential.Check, error) {
+	var checks []differential.Check
+	for _, key := range slices.Sorted(maps.Keys(o.XdsIR)) {
 		for _, l := range o.XdsIR[key].HTTP {
 			m := l.Metadata
 			if m.Kind != "Gateway" {
 				continue
 			}
-			path := []Node{{"Gateway", m.Namespace, m.Name, ""}, {"Gateway", m.Namespace, m.Name, m.SectionName}}
+			path := []differential.Node{{Kind: "Gateway", Namespace: m.Namespace, Name: m.Name}, {Kind: "Gateway", Namespace: m.Namespace, Name: m.Name, Section: m.SectionName}}
 			spec, sources, err := ours.Effective(path[1], gen.EGGroup, gen.CTP, path)
 			if err != nil {
 				return nil, err
 			}
-			checks = append(checks, Check{Kind: gen.CTP, Field: "/timeout/http/idleTimeout",
+			checks = append(checks, differential.Check{Kind: gen.CTP, Field: "/timeout/http/idleTimeout",
 				Subject: fmt.Sprintf("Gateway %s/%s listener %s", m.Namespace, m.Name, m.SectionName),
-				Theirs:  duration(dig(l.Timeout, "http", "idleTimeout")),
-				Ours:    effective{spec, sources}.value("/timeout/http/idleTimeout"), Target: path[1], Path: path})
+				Theirs:  differential.Duration(dig(l.Timeout, "http", "idleTimeout")),
+				Ours:    differential.EffectiveSpec{Spec: spec, Sources: sources}.Value("/timeout/http/idleTimeout"), Target: path[1], Path: path})
 		}
 	}
 	return checks, nil
@@ -143,8 +146,8 @@ func egListenerChecks(ours *Ours, o *egOutput) ([]Check, error) {
 // egStatusChecks compares, for every policy, whether it lost a same-target
 // conflict: Envoy Gateway's Accepted=False with reason Conflicted on any
 // ancestor, our Conflicted outcome on any target.
-func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) []Check {
-	theirs := map[string][]Node{}
+func egStatusChecks(objs []*unstructured.Unstructured, ours *differential.Ours, o *egOutput) []differential.Check {
+	theirs := map[string][]differential.Node{}
 	for _, list := range [][]egPolicy{o.BackendTrafficPolicies, o.SecurityPolicies, o.ClientTrafficPolicies, o.EnvoyExtensionPolicies} {
 		for _, p := range list {
 			for _, a := range p.Status.Ancestors {
@@ -152,20 +155,20 @@ func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) 
 					if c.Type == "Accepted" && c.Status == "False" && c.Reason == "Conflicted" {
 						id := p.Metadata.Namespace + "/" + p.Metadata.Name
 						r := a.AncestorRef
-						theirs[id] = append(theirs[id], Node{r.Kind, r.Namespace, r.Name, r.SectionName})
+						theirs[id] = append(theirs[id], differential.Node{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName})
 					}
 				}
 			}
 		}
 	}
 	outcomes := ours.Outcomes(gen.EGGroup)
-	var checks []Check
+	var checks []differential.Check
 	for _, p := range objs {
 		if p.GroupVersionKind().Group != gen.EGGroup {
 			continue
 		}
 		id := p.GetNamespace() + "/" + p.GetName()
-		c := Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted", Policy: id, At: theirs[id]}
+		c := differential.Check{Kind: p.GetKind(), Subject: "policy " + id, Field: "Conflicted", Policy: id, At: theirs[id]}
 		if len(theirs[id]) > 0 {
 			c.Theirs = "Conflicted"
 		}
@@ -177,41 +180,4 @@ func egStatusChecks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) 
 		checks = append(checks, c)
 	}
 	return checks
-}
-
-func ruleNameOf(objs []*unstructured.Unstructured, kind, ns, name string, i int) string {
-	for _, o := range objs {
-		if o.GetKind() != kind || o.GetNamespace() != ns || o.GetName() != name {
-			continue
-		}
-		rules, _, _ := unstructured.NestedSlice(o.Object, "spec", "rules")
-		if i < len(rules) {
-			if m, ok := rules[i].(map[string]any); ok {
-				n, _ := m["name"].(string)
-				return n
-			}
-		}
-	}
-	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func duration(v any) string {
-	s, ok := v.(string)
-	if !ok || s == "" {
-		return ""
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return "invalid:" + s
-	}
-	return d.String()
 }

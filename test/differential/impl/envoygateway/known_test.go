@@ -1,10 +1,12 @@
-package differential
+package envoygateway
 
 import (
 	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 )
 
 // knownSeeds are the seeds whose disagreements docs/differential.md
@@ -23,18 +25,18 @@ var knownSeeds = map[uint64]string{
 
 var (
 	knownOnce     sync.Once
-	knownOutcomes map[uint64]Outcome
+	knownOutcomes map[uint64]differential.Outcome
 	knownErr      error
 )
 
 // judgeKnown judges the known seeds with Envoy Gateway (one egctl run for
 // both tests) and returns their outcomes by seed.
-func judgeKnown(t *testing.T) map[uint64]Outcome {
+func judgeKnown(t *testing.T) map[uint64]differential.Outcome {
 	t.Helper()
 	knownOnce.Do(func() {
-		rs, err := RunBatch(OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 20617})
+		rs, err := differential.RunBatch(differential.OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 20617})
 		knownErr = err
-		knownOutcomes = map[uint64]Outcome{}
+		knownOutcomes = map[uint64]differential.Outcome{}
 		for _, r := range rs {
 			knownOutcomes[r.Seed] = r
 		}
@@ -54,11 +56,11 @@ func TestKnownClassesOnTheirSeeds(t *testing.T) {
 			t.Errorf("seed %d: no disagreement (Envoy Gateway or we changed: update docs/differential.md)", seed)
 		}
 		for _, c := range d {
-			if got, _ := Classify(r.Impl, c, r.Case.Objects()); got != knownSeeds[seed] {
+			if got, _ := differential.Classify(r.Impl, c, r.Case.Objects()); got != knownSeeds[seed] {
 				t.Errorf("seed %d: %s: class %q, want %q", seed, c, got, knownSeeds[seed])
 			}
 		}
-		if got, want := CaseClass(r), "known: "+knownSeeds[seed]; got != want {
+		if got, want := differential.CaseClass(r), "known: "+knownSeeds[seed]; got != want {
 			t.Errorf("seed %d: case class %q, want %q", seed, got, want)
 		}
 	}
@@ -69,54 +71,54 @@ func TestKnownClassesOnTheirSeeds(t *testing.T) {
 type nearMiss struct {
 	name   string
 	seed   uint64
-	change func(objs []*unstructured.Unstructured, c *Check)
+	change func(objs []*unstructured.Unstructured, c *differential.Check)
 }
 
 var nearMisses = []nearMiss{
 	// seed 1193: SecurityPolicy df1193-b/p02-sp names TCPRoute r2 (rule1); r2's parentRef
 	// to gw2 reaches gw2's TCP listener l1, where TCPRoute df1193-a/r1 gets its authorization.
-	{"1193: value no policy sets", 1193, func(_ []*unstructured.Unstructured, c *Check) { c.Theirs = "Deny" }},
-	{"1193: r2 has no parentRef to gw2", 1193, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1193: value no policy sets", 1193, func(_ []*unstructured.Unstructured, c *differential.Check) { c.Theirs = "Deny" }},
+	{"1193: r2 has no parentRef to gw2", 1193, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "TCPRoute", "df1193-b", "r2", []any{map[string]any{"name": "gw1", "namespace": "df1193-a", "sectionName": "l1"}}, "spec", "parentRefs")
 	}},
-	{"1193: r2's parentRef names another listener", 1193, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1193: r2's parentRef names another listener", 1193, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "TCPRoute", "df1193-b", "r2", []any{map[string]any{"name": "gw2", "sectionName": "l2"}}, "spec", "parentRefs")
 	}},
-	{"1193: the policy names a rule r1 lacks", 1193, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1193: the policy names a rule r1 lacks", 1193, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "SecurityPolicy", "df1193-b", "p02-sp", []any{map[string]any{"group": "gateway.networking.k8s.io",
 			"kind": "TCPRoute", "name": "r2", "sectionName": "rule2"}}, "spec", "targetRefs")
 	}},
-	{"1193: the policy also sets cors (invalid on TCP)", 1193, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1193: the policy also sets cors (invalid on TCP)", 1193, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "SecurityPolicy", "df1193-b", "p02-sp", map[string]any{"maxAge": "2s"}, "spec", "cors")
 	}},
-	{"1193: the check is on an HTTP route", 1193, func(_ []*unstructured.Unstructured, c *Check) { c.Target.Kind = "HTTPRoute" }},
+	{"1193: the check is on an HTTP route", 1193, func(_ []*unstructured.Unstructured, c *differential.Check) { c.Target.Kind = "HTTPRoute" }},
 	// seed 2080: SecurityPolicy df2080-a/p04-sp, with mergeType, names TCPRoute r3; r3 and r2
 	// share gw1's TCP listener l2, where r2 gets its authorization.
-	{"2080: a Gateway SecurityPolicy with cors (the merge is invalid on TCP)", 2080, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"2080: a Gateway SecurityPolicy with cors (the merge is invalid on TCP)", 2080, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "SecurityPolicy", "df2080-b", "p03-sp", []any{map[string]any{"group": "gateway.networking.k8s.io",
 			"kind": "Gateway", "name": "gw1"}}, "spec", "targetRefs")
 		setField(objs, "SecurityPolicy", "df2080-b", "p03-sp", "df2080-a", "metadata", "namespace")
 	}},
-	{"2080: the policy with mergeType also sets cors", 2080, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"2080: the policy with mergeType also sets cors", 2080, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "SecurityPolicy", "df2080-a", "p04-sp", map[string]any{"maxAge": "4s"}, "spec", "cors")
 	}},
 	// seed 1085: ClientTrafficPolicy df1085-a/p05-ctp names gw1 and gw1/l1; the older
 	// p03-ctp names gw1/l1.
-	{"1085: no older policy on the listener", 1085, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1085: no older policy on the listener", 1085, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "ClientTrafficPolicy", "df1085-a", "p03-ctp", "p99-ctp", "metadata", "name")
 		setField(objs, "ClientTrafficPolicy", "df1085-a", "p99-ctp", "2027-01-01T00:00:00Z", "metadata", "creationTimestamp")
 	}},
-	{"1085: the policy names the listener only", 1085, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1085: the policy names the listener only", 1085, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "ClientTrafficPolicy", "df1085-a", "p05-ctp", []any{map[string]any{"group": "gateway.networking.k8s.io",
 			"kind": "Gateway", "name": "gw1", "sectionName": "l1"}}, "spec", "targetRefs")
 	}},
-	{"1085: Conflicted on the whole Gateway too", 1085, func(_ []*unstructured.Unstructured, c *Check) {
-		c.At = append(c.At, Node{"Gateway", "df1085-a", "gw1", ""})
+	{"1085: Conflicted on the whole Gateway too", 1085, func(_ []*unstructured.Unstructured, c *differential.Check) {
+		c.At = append(c.At, differential.Node{Kind: "Gateway", Namespace: "df1085-a", Name: "gw1"})
 	}},
-	{"1085: no ancestor reported", 1085, func(_ []*unstructured.Unstructured, c *Check) { c.At = nil }},
+	{"1085: no ancestor reported", 1085, func(_ []*unstructured.Unstructured, c *differential.Check) { c.At = nil }},
 	// seed 6131: BackendTrafficPolicy df6131-a/p03-btp names gw1/l1 and gw1/l3; the older
 	// p02-btp names gw1/l1.
-	{"6131: beaten on both listeners", 6131, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"6131: beaten on both listeners", 6131, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "BackendTrafficPolicy", "df6131-a", "p02-btp", []any{
 			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw1", "sectionName": "l1"},
 			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw1", "sectionName": "l3"}},
@@ -124,27 +126,27 @@ var nearMisses = []nearMiss{
 	}},
 	// seed 2701: SecurityPolicy df2701-b/p02-sp names GRPCRoute r1 and r1/rule1; the older
 	// p01-sp names r1/rule1.
-	{"2701: the policy names the rule only", 2701, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"2701: the policy names the rule only", 2701, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "SecurityPolicy", "df2701-b", "p02-sp", []any{map[string]any{"group": "gateway.networking.k8s.io",
 			"kind": "GRPCRoute", "name": "r1", "sectionName": "rule1"}}, "spec", "targetRefs")
 	}},
-	{"2701: Conflicted on a Gateway the route does not name", 2701, func(_ []*unstructured.Unstructured, c *Check) {
-		c.At = append(c.At, Node{"Gateway", "df2701-a", "gw9", ""})
+	{"2701: Conflicted on a Gateway the route does not name", 2701, func(_ []*unstructured.Unstructured, c *differential.Check) {
+		c.At = append(c.At, differential.Node{Kind: "Gateway", Namespace: "df2701-a", Name: "gw9"})
 	}},
 	// seed 1508: EnvoyExtensionPolicies df1508-b/p01-eep (older) and p03-eep name TCPRoute r2.
-	{"1508: the route is an HTTPRoute", 1508, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1508: the route is an HTTPRoute", 1508, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		for _, p := range []string{"p01-eep", "p03-eep"} {
 			setField(objs, "EnvoyExtensionPolicy", "df1508-b", p, []any{map[string]any{"group": "gateway.networking.k8s.io",
 				"kind": "HTTPRoute", "name": "r2"}}, "spec", "targetRefs")
 		}
 	}},
-	{"1508: the other policy is newer", 1508, func(objs []*unstructured.Unstructured, _ *Check) {
+	{"1508: the other policy is newer", 1508, func(objs []*unstructured.Unstructured, _ *differential.Check) {
 		setField(objs, "EnvoyExtensionPolicy", "df1508-b", "p01-eep", "2027-01-01T00:00:00Z", "metadata", "creationTimestamp")
 	}},
-	{"1508: Conflicted on a Gateway r2 does not name", 1508, func(_ []*unstructured.Unstructured, c *Check) {
-		c.At = append(c.At, Node{"Gateway", "df1508-b", "gw9", ""})
+	{"1508: Conflicted on a Gateway r2 does not name", 1508, func(_ []*unstructured.Unstructured, c *differential.Check) {
+		c.At = append(c.At, differential.Node{Kind: "Gateway", Namespace: "df1508-b", Name: "gw9"})
 	}},
-	{"1508: we report it Conflicted too", 1508, func(_ []*unstructured.Unstructured, c *Check) { c.Ours = "Conflicted"; c.Theirs = "" }},
+	{"1508: we report it Conflicted too", 1508, func(_ []*unstructured.Unstructured, c *differential.Check) { c.Ours = "Conflicted"; c.Theirs = "" }},
 }
 
 // TestKnownClassesRefuseNearMisses: each class refuses a disagreement
@@ -163,9 +165,9 @@ func TestKnownClassesRefuseNearMisses(t *testing.T) {
 				objs = append(objs, o.DeepCopy())
 			}
 			c := d[0]
-			c.At = append([]Node(nil), c.At...)
+			c.At = append([]differential.Node(nil), c.At...)
 			tc.change(objs, &c)
-			if got, ok := Classify(r.Impl, c, objs); ok {
+			if got, ok := differential.Classify(r.Impl, c, objs); ok {
 				t.Errorf("%s: classified %q", c, got)
 			}
 		})

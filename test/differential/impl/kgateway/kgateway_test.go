@@ -1,10 +1,11 @@
-package differential
+package kgateway
 
 import (
 	"bytes"
 	"path"
 	"testing"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -12,7 +13,7 @@ import (
 // kgateway generator writes every structure it promises, and the same seed
 // the same objects.
 func TestGenerateKgatewayCoversStructures(t *testing.T) {
-	f := OracleNamed("kgateway").Features()
+	f := differential.OracleNamed("kgateway").Features()
 	want := map[string][]byte{
 		"listener sections":  []byte("sectionName: l"),
 		"rule sections":      []byte("sectionName: rule"),
@@ -29,11 +30,11 @@ func TestGenerateKgatewayCoversStructures(t *testing.T) {
 	}
 	got := map[string]int{}
 	for s := uint64(0); s < 300; s++ {
-		y, err := YAML(gen.Generate(s, f).Objects())
+		y, err := differential.YAML(gen.Generate(s, f).Objects())
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, _ := YAML(gen.Generate(s, f).Objects())
+		again, _ := differential.YAML(gen.Generate(s, f).Objects())
 		if !bytes.Equal(y, again) {
 			t.Fatalf("seed %d: two runs differ", s)
 		}

@@ -1,4 +1,4 @@
-package differential
+package kuadrant
 
 import (
 	"encoding/json"
@@ -11,10 +11,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
-	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/kuadrantoracle"
@@ -27,7 +25,7 @@ import (
 // the policy each named entry came from, and every policy's standing.
 type kuadrant struct{}
 
-func init() { Register(kuadrant{}) }
+func init() { differential.Register(kuadrant{}) }
 
 func (kuadrant) Name() string { return "kuadrant" }
 
@@ -80,7 +78,7 @@ func buildKuadrantCommand() (string, error) {
 	bin := filepath.Join(dir, "kuadrant-oracle-command")
 	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
 	cmd := exec.Command("go", "build", "-o", tmp, ".")
-	cmd.Dir = filepath.Join(RepoRoot(), "test", "differential", "oracles", "kuadrant")
+	cmd.Dir = filepath.Join(differential.RepoRoot(), "test", "differential", "oracles", "kuadrant")
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the Kuadrant oracle: %w\n%s", err, out)
@@ -100,32 +98,20 @@ func (kuadrant) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstruc
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]*unstructured.Unstructured(nil), s.crds...), s.defaulted(objs)...), nil
+	return s.Stored(objs), nil
 }
 
 var (
 	kuadrantSchemasOnce sync.Once
-	kuadrantSchemas     *schemas
+	kuadrantSchemas     *differential.Schemas
 	kuadrantSchemasErr  error
 )
 
 // kuadrantCRDs returns kuadrant-operator v1.5.2's policy CRDs and their
 // schemas, from test/upstream/kuadrant/crds.sh (the Go module proxy).
-func kuadrantCRDs() (*schemas, error) {
+func kuadrantCRDs() (*differential.Schemas, error) {
 	kuadrantSchemasOnce.Do(func() {
-		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "kuadrant", "crds.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			kuadrantSchemasErr = fmt.Errorf("crds.sh: %w", err)
-			return
-		}
-		objs, err := ParseYAML(out)
-		if err != nil {
-			kuadrantSchemasErr = err
-			return
-		}
-		kuadrantSchemas, kuadrantSchemasErr = buildSchemas(objs)
+		kuadrantSchemas, kuadrantSchemasErr = differential.LoadCRDs("test/upstream/kuadrant/crds.sh")
 	})
 	return kuadrantSchemas, kuadrantSchemasErr
 }
@@ -135,18 +121,18 @@ func kuadrantCRDs() (*schemas, error) {
 // entry agree.Match pairs it with), one per engine entry no path accounts
 // for, and one per policy (its standing, agree.OracleVerdicts against
 // agree.OurVerdicts).
-func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *differential.Ours, out []byte) ([]differential.Check, error) {
 	var res kuadrantoracle.Result
 	if err := json.Unmarshal(out, &res); err != nil {
 		return nil, fmt.Errorf("kuadrant oracle output: %w", err)
 	}
-	outs := ours.outputs()
+	outs := ours.ByKey()
 	entries, err := agree.RouteEntries(outs)
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(entries, func(i, j int) bool { return agree.Describe(entries[i]) < agree.Describe(entries[j]) })
-	var checks []Check
+	var checks []differential.Check
 	var paths []kuadrantoracle.Path
 	for _, p := range res.Paths {
 		if kuadrantAttached(objs, p.Path) {
@@ -159,7 +145,7 @@ func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byt
 		for id, r := range p.Rules {
 			theirs[id] = kuadrantoracle.SourceName(r.Source)
 		}
-		c := Check{Kind: p.Kind, Subject: p.ID, Field: "entries", Theirs: entriesString(theirs), Path: kuadrantPath(p.Path)}
+		c := differential.Check{Kind: p.Kind, Subject: p.ID, Field: "entries", Theirs: entriesString(theirs), Path: kuadrantPath(p.Path)}
 		if len(c.Path) > 0 {
 			c.Target = c.Path[len(c.Path)-1]
 		}
@@ -171,8 +157,8 @@ func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byt
 	}
 	for i, e := range entries {
 		if !used[i] && !onSomePath(e, paths) && routeAttached(objs, e.Kind, e.Namespace, e.Route) {
-			checks = append(checks, Check{Kind: e.Kind, Subject: agree.Describe(e), Field: "entries",
-				Ours: entriesString(e.Entries), Target: Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
+			checks = append(checks, differential.Check{Kind: e.Kind, Subject: agree.Describe(e), Field: "entries",
+				Ours: entriesString(e.Entries), Target: differential.Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
 		}
 	}
 	return append(checks, kuadrantStanding(objs, &res, paths, outs)...), nil
@@ -200,8 +186,8 @@ func entriesString(e agree.Entries) string {
 	return strings.Join(parts, ";")
 }
 
-func kuadrantPath(path []kuadrantoracle.Node) []Node {
-	out := make([]Node, 0, len(path))
+func kuadrantPath(path []kuadrantoracle.Node) []differential.Node {
+	out := make([]differential.Node, 0, len(path))
 	for _, n := range path {
 		kind := n.Kind
 		switch kind {
@@ -212,18 +198,7 @@ func kuadrantPath(path []kuadrantoracle.Node) []Node {
 		case "GRPCRouteRule":
 			kind = "GRPCRoute"
 		}
-		out = append(out, Node{Kind: kind, Namespace: n.Namespace, Name: n.Name, Section: n.SectionName})
-	}
-	return out
-}
-
-// outputs are our EffectivePolicies by key, as compute.ComputeAll returns them.
-func (o *Ours) outputs() map[compute.Key]runtime.Object {
-	out := map[compute.Key]runtime.Object{}
-	for _, obj := range o.c.EffectivePolicies("", false) {
-		if ep, ok := obj.(*v1alpha1.EffectivePolicy); ok {
-			out[compute.Key{Namespace: ep.Namespace, Name: ep.Name}] = ep
-		}
+		out = append(out, differential.Node{Kind: kind, Namespace: n.Namespace, Name: n.Name, Section: n.SectionName})
 	}
 	return out
 }

@@ -1,10 +1,11 @@
-package differential
+package envoygateway
 
 import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -54,12 +55,12 @@ type caseExpected struct {
 // at the compared fields (our spec elsewhere: the CRD defaults both sides
 // add); for a policy Envoy Gateway reports Conflicted, that outcome on its
 // single target.
-func (e envoyGateway) Expected(objs []*unstructured.Unstructured, diff []Check) (any, error) {
+func (e envoyGateway) Expected(objs []*unstructured.Unstructured, diff []differential.Check) (any, error) {
 	in, err := e.Ours(objs)
 	if err != nil {
 		return nil, err
 	}
-	ours, err := ComputeOurs(in)
+	ours, err := differential.ComputeOurs(in)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (e envoyGateway) Expected(objs []*unstructured.Unstructured, diff []Check) 
 
 // setTheirs puts Envoy Gateway's value of d's field into spec, as the
 // policy it came from wrote it.
-func setTheirs(spec map[string]any, objs []*unstructured.Unstructured, d Check) {
+func setTheirs(spec map[string]any, objs []*unstructured.Unstructured, d differential.Check) {
 	parts := strings.Split(strings.TrimPrefix(d.Field, "/"), "/")
 	parent := spec
 	for _, p := range parts[:len(parts)-1] {
@@ -131,7 +132,7 @@ func setTheirs(spec map[string]any, objs []*unstructured.Unstructured, d Check) 
 	}
 	parent[leaf] = d.Theirs
 	for _, p := range objs {
-		if v := policyValue(objs, d.Kind, p.GetNamespace()+"/"+p.GetName(), parts); v != nil && str(v) == d.Theirs {
+		if v := policyValue(objs, d.Kind, p.GetNamespace()+"/"+p.GetName(), parts); v != nil && differential.Scalar(v) == d.Theirs {
 			parent[leaf] = v
 			return
 		}
@@ -151,8 +152,8 @@ func policyValue(objs []*unstructured.Unstructured, kind, id string, parts []str
 // policyBearing is the part of path some policy of kind names (its
 // namespace's, by targetRefs): the context's via. section is the target's
 // section when a policy names it.
-func policyBearing(objs []*unstructured.Unstructured, kind string, path []Node, target Node) ([]caseRef, string) {
-	named := map[Node]bool{}
+func policyBearing(objs []*unstructured.Unstructured, kind string, path []differential.Node, target differential.Node) ([]caseRef, string) {
+	named := map[differential.Node]bool{}
 	for _, p := range objs {
 		if p.GetKind() != kind {
 			continue
@@ -163,7 +164,7 @@ func policyBearing(objs []*unstructured.Unstructured, kind string, path []Node, 
 			k, _ := m["kind"].(string)
 			n, _ := m["name"].(string)
 			s, _ := m["sectionName"].(string)
-			named[Node{k, p.GetNamespace(), n, s}] = true
+			named[differential.Node{Kind: k, Namespace: p.GetNamespace(), Name: n, Section: s}] = true
 		}
 	}
 	via := []caseRef{}
@@ -181,7 +182,7 @@ func policyBearing(objs []*unstructured.Unstructured, kind string, path []Node, 
 
 // conflictSource is the Conflicted outcome Envoy Gateway gives a policy
 // with one target (with several, its status does not say on which).
-func conflictSource(objs []*unstructured.Unstructured, c Check) (caseSource, bool) {
+func conflictSource(objs []*unstructured.Unstructured, c differential.Check) (caseSource, bool) {
 	if c.Theirs != "Conflicted" {
 		return caseSource{}, false
 	}

@@ -1,12 +1,13 @@
-package differential
+package kuadrant
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
 )
 
-// KuadrantRulesCovered names the known class of Kuadrant disagreements
+// RulesCovered names the known class of Kuadrant disagreements
 // docs/differential.md describes: a policy (on a route, or on a Gateway or
 // listener a route's parentRef names) overridden on every path, because
 // every rule of such a route is named by a policy of the same kind with a
@@ -15,16 +16,16 @@ import (
 // context (the route without section), which no rule falls into, and
 // reports the policy in effect there. Every path's entries agree; only the
 // standing differs.
-const KuadrantRulesCovered = "overridden on every rule, in effect in the whole-route context"
+const RulesCovered = "overridden on every rule, in effect in the whole-route context"
 
 func init() {
-	RegisterKnown(KnownClass{Name: KuadrantRulesCovered, Impl: "kuadrant", Match: func(c Check, objs []*unstructured.Unstructured) bool {
-		return KuadrantClass(objs, c) == KuadrantRulesCovered
+	differential.RegisterKnown(differential.KnownClass{Name: RulesCovered, Impl: "kuadrant", Match: func(c differential.Check, objs []*unstructured.Unstructured) bool {
+		return Class(objs, c) == RulesCovered
 	}})
 }
 
-// KuadrantClass returns the known class of a Kuadrant disagreement, or "".
-func KuadrantClass(objs []*unstructured.Unstructured, c Check) string {
+// Class returns the known class of a Kuadrant disagreement, or "".
+func Class(objs []*unstructured.Unstructured, c differential.Check) string {
 	if c.Field != "standing" || c.Theirs != string(agree.Overridden) || c.Ours != string(agree.InEffect) {
 		return ""
 	}
@@ -40,7 +41,7 @@ func KuadrantClass(objs []*unstructured.Unstructured, c Check) string {
 	ref, _, _ := unstructured.NestedStringMap(p.Object, "spec", "targetRef")
 	for _, r := range objs {
 		if isRouteKind(r.GetKind()) && routeUnder(r, p.GetNamespace(), ref) && rulesCovered(objs, c.Kind, r) {
-			return KuadrantRulesCovered
+			return RulesCovered
 		}
 	}
 	return ""

@@ -1,4 +1,4 @@
-package differential
+package kuadrant
 
 import (
 	"sort"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/kuadrantoracle"
@@ -25,7 +26,7 @@ import (
 // listener is not checked: the engine keeps such a route's own context,
 // where Kuadrant has no path (docs/differential.md).
 func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Result, paths []kuadrantoracle.Path,
-	outs map[compute.Key]runtime.Object) []Check {
+	outs map[compute.Key]runtime.Object) []differential.Check {
 	var keys []string
 	policies := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
@@ -38,7 +39,7 @@ func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Res
 	accepted := agree.OracleVerdicts(res)
 	mine := agree.OurVerdicts(outs, keys)
 	sort.Strings(keys)
-	var checks []Check
+	var checks []differential.Check
 	for _, k := range keys {
 		p := policies[k]
 		ref, _, _ := unstructured.NestedStringMap(p.Object, "spec", "targetRef")
@@ -52,7 +53,7 @@ func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Res
 			theirs = v
 		}
 		kind, policy, _ := strings.Cut(k, " ")
-		checks = append(checks, Check{Kind: kind, Subject: k, Field: "standing",
+		checks = append(checks, differential.Check{Kind: kind, Subject: k, Field: "standing",
 			Theirs: string(theirs), Ours: string(mine[k]), Policy: policy})
 	}
 	return checks

@@ -1,9 +1,13 @@
-package differential
+package envoygateway
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 )
 
 // The settings of TCP, TLS and UDP routes sit on the IR's route itself
@@ -15,9 +19,9 @@ import (
 
 // egL4Checks compares every TCP and TLS route (the IR's tcp listeners) and
 // UDP route (udp listeners) through each listener.
-func egL4Checks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) ([]Check, error) {
-	var checks []Check
-	for _, key := range sortedKeys(o.XdsIR) {
+func egL4Checks(objs []*unstructured.Unstructured, ours *differential.Ours, o *egOutput) ([]differential.Check, error) {
+	var checks []differential.Check
+	for _, key := range slices.Sorted(maps.Keys(o.XdsIR)) {
 		x := o.XdsIR[key]
 		for _, l := range x.TCP {
 			for _, r := range l.Routes {
@@ -44,7 +48,7 @@ func egL4Checks(objs []*unstructured.Unstructured, ours *Ours, o *egOutput) ([]C
 
 // l4RouteChecks reads one IR route: its settings are fields of the route
 // itself (loadBalancer, timeout, authorization).
-func l4RouteChecks(objs []*unstructured.Unstructured, ours *Ours, l egMeta, r map[string]any) ([]Check, error) {
+func l4RouteChecks(objs []*unstructured.Unstructured, ours *differential.Ours, l egMeta, r map[string]any) ([]differential.Check, error) {
 	meta, _ := r["metadata"].(map[string]any)
 	kind, _ := meta["kind"].(string)
 	name, _ := meta["name"].(string)

@@ -1,4 +1,4 @@
-package differential
+package kuadrant
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package differential
+package kgateway
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -44,17 +45,28 @@ type kgRoute struct {
 	Retries *uint32   `json:"retries"`
 }
 
+// ruleContext is a route rule through a Gateway's listener.
+type ruleContext struct {
+	gwNS, gw, listener string
+	kind, ns, name     string
+	rule               int
+}
+
+func (c ruleContext) String() string {
+	return fmt.Sprintf("%s %s/%s rule %d via Gateway %s/%s listener %s", c.kind, c.ns, c.name, c.rule, c.gwNS, c.gw, c.listener)
+}
+
 // kgTPOrigins is the TrafficPolicy key of the merge-origin metadata.
 const kgTPOrigins = gen.TP + "." + gen.KgatewayGroup
 
 // Compare: every route rule kgateway programs, through each listener.
-func (kgateway) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+func (kgateway) Compare(objs []*unstructured.Unstructured, ours *differential.Ours, out []byte) ([]differential.Check, error) {
 	var o kgOutput
 	if err := json.Unmarshal(out, &o); err != nil {
 		return nil, fmt.Errorf("kgateway oracle output: %w", err)
 	}
-	seen := map[routeContext]bool{}
-	var checks []Check
+	seen := map[ruleContext]bool{}
+	var checks []differential.Check
 	for _, gw := range o.Gateways {
 		for _, rc := range gw.RouteConfigs {
 			listener, ok := listenerOfPort(objs, gw.Namespace, gw.Name, rc.Name)
@@ -67,7 +79,7 @@ func (kgateway) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byt
 					if !ok {
 						continue
 					}
-					ctx := routeContext{gwNS: gw.Namespace, gw: gw.Name, listener: listener,
+					ctx := ruleContext{gwNS: gw.Namespace, gw: gw.Name, listener: listener,
 						kind: "HTTPRoute", ns: ns, name: name, rule: rule}
 					if seen[ctx] || parentPreferred(objs, ns, name) {
 						continue
@@ -130,23 +142,23 @@ func parseRulePath(prefix string) (ns, name string, rule int, ok bool) {
 // virtual host's (the listener's and Gateway's: Envoy's per-route config
 // replaces the virtual host's filter by filter, and a route retry policy
 // the virtual host's), else from the route configuration's.
-func kgRuleChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext, rcOrigins kgOrigins, vh kgVhost, r kgRoute) ([]Check, error) {
-	ruleName := ruleNameOf(objs, rc.kind, rc.ns, rc.name, rc.rule)
-	path := []Node{{"Gateway", rc.gwNS, rc.gw, ""}, {"Gateway", rc.gwNS, rc.gw, rc.listener}}
+func kgRuleChecks(objs []*unstructured.Unstructured, ours *differential.Ours, rc ruleContext, rcOrigins kgOrigins, vh kgVhost, r kgRoute) ([]differential.Check, error) {
+	ruleName := differential.RuleName(objs, rc.kind, rc.ns, rc.name, rc.rule)
+	path := []differential.Node{{Kind: "Gateway", Namespace: rc.gwNS, Name: rc.gw}, {Kind: "Gateway", Namespace: rc.gwNS, Name: rc.gw, Section: rc.listener}}
 	path = append(path, delegatingRules(objs, rc.ns, rc.name)...)
-	path = append(path, Node{rc.kind, rc.ns, rc.name, ""})
+	path = append(path, differential.Node{Kind: rc.kind, Namespace: rc.ns, Name: rc.name})
 	if ruleName != "" {
-		path = append(path, Node{rc.kind, rc.ns, rc.name, ruleName})
+		path = append(path, differential.Node{Kind: rc.kind, Namespace: rc.ns, Name: rc.name, Section: ruleName})
 	}
-	target := Node{rc.kind, rc.ns, rc.name, ruleName}
+	target := differential.Node{Kind: rc.kind, Namespace: rc.ns, Name: rc.name, Section: ruleName}
 	spec, sources, err := ours.Effective(target, gen.KgatewayGroup, gen.TP, path)
 	if err != nil {
 		return nil, err
 	}
-	mk := func(field, theirs, oursV string) Check {
-		return Check{Kind: gen.TP, Subject: rc.String(), Field: field, Theirs: theirs, Ours: oursV, Target: target, Path: path}
+	mk := func(field, theirs, oursV string) differential.Check {
+		return differential.Check{Kind: gen.TP, Subject: rc.String(), Field: field, Theirs: theirs, Ours: oursV, Target: target, Path: path}
 	}
-	var checks []Check
+	var checks []differential.Check
 	for _, u := range gen.KgatewayUnits {
 		key := unitKey(u.Pointer)
 		theirs := r.Origins[kgTPOrigins][key]
@@ -158,7 +170,7 @@ func kgRuleChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext
 		}
 		checks = append(checks, mk(u.Pointer, originNames(theirs), unitSources(sources, u.Pointer)))
 	}
-	e := effective{spec, sources}
+	e := differential.EffectiveSpec{Spec: spec, Sources: sources}
 	retries := r.Retries
 	if retries == nil {
 		retries = vh.Retries
@@ -168,8 +180,8 @@ func kgRuleChecks(objs []*unstructured.Unstructured, ours *Ours, rc routeContext
 		theirRetries = strconv.FormatUint(uint64(*retries), 10)
 	}
 	checks = append(checks,
-		mk("/timeouts/request", duration(r.Timeout), duration(e.value("/timeouts/request"))),
-		mk("/retry/attempts", theirRetries, e.value("/retry/attempts")))
+		mk("/timeouts/request", differential.Duration(r.Timeout), differential.Duration(e.Value("/timeouts/request"))),
+		mk("/retry/attempts", theirRetries, e.Value("/retry/attempts")))
 	return checks, nil
 }
 
@@ -212,7 +224,7 @@ func joinSorted(xs []string) string {
 // delegatingRules are the route and rule (when named) that delegate to
 // HTTPRoute ns/name, the generator's one level of delegation: a rule whose
 // backendRef is that route.
-func delegatingRules(objs []*unstructured.Unstructured, ns, name string) []Node {
+func delegatingRules(objs []*unstructured.Unstructured, ns, name string) []differential.Node {
 	for _, o := range objs {
 		if o.GetKind() != "HTTPRoute" {
 			continue
@@ -230,9 +242,9 @@ func delegatingRules(objs []*unstructured.Unstructured, ns, name string) []Node 
 				if m["kind"] != "HTTPRoute" || m["name"] != name || refNS != ns {
 					continue
 				}
-				out := []Node{{"HTTPRoute", o.GetNamespace(), o.GetName(), ""}}
+				out := []differential.Node{{Kind: "HTTPRoute", Namespace: o.GetNamespace(), Name: o.GetName()}}
 				if n, _ := rule["name"].(string); n != "" {
-					out = append(out, Node{"HTTPRoute", o.GetNamespace(), o.GetName(), n})
+					out = append(out, differential.Node{Kind: "HTTPRoute", Namespace: o.GetNamespace(), Name: o.GetName(), Section: n})
 				}
 				return out
 			}

@@ -1,4 +1,4 @@
-package differential
+package kuadrant
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/kuadrantoracle"
 )
@@ -80,7 +81,7 @@ func TestKuadrantGenerator(t *testing.T) {
 			kinds[p.GetKind()]++
 			checkKuadrantPolicy(t, seed, s, c, p)
 		}
-		eg, _ := YAML(gen.Generate(seed, gen.Features{}).Objects())
+		eg, _ := differential.YAML(gen.Generate(seed, gen.Features{}).Objects())
 		if strings.Contains(string(eg), gen.KuadrantGroup) {
 			t.Fatalf("seed %d: Kuadrant policies without Features.Kuadrant", seed)
 		}
@@ -92,11 +93,11 @@ func TestKuadrantGenerator(t *testing.T) {
 	}
 }
 
-func checkKuadrantPolicy(t *testing.T, seed uint64, s *schemas, c *gen.Case, p *unstructured.Unstructured) {
+func checkKuadrantPolicy(t *testing.T, seed uint64, s *differential.Schemas, c *gen.Case, p *unstructured.Unstructured) {
 	t.Helper()
 	before, _ := json.Marshal(p.Object)
 	q := p.DeepCopy()
-	st := s.byGK[p.GetAPIVersion()+"/"+p.GetKind()]
+	st := s.Schema(p.GetAPIVersion(), p.GetKind())
 	if st == nil {
 		t.Fatalf("seed %d: no CRD for %s %s", seed, p.GetAPIVersion(), p.GetKind())
 	}
@@ -127,7 +128,7 @@ func checkKuadrantPolicy(t *testing.T, seed uint64, s *schemas, c *gen.Case, p *
 
 func mustYAML(t *testing.T, o *unstructured.Unstructured) string {
 	t.Helper()
-	b, err := YAML([]*unstructured.Unstructured{o})
+	b, err := differential.YAML([]*unstructured.Unstructured{o})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestKuadrantKnownClasses(t *testing.T) {
 	}
 	classes := map[string]int{}
 	for _, s := range seeds {
-		r, err := RunSeed(kuadrant{}, s)
+		r, err := differential.RunSeed(kuadrant{}, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +163,7 @@ func TestKuadrantKnownClasses(t *testing.T) {
 			t.Errorf("seed %d: no disagreement any more", s)
 		}
 		for _, c := range d {
-			class := KuadrantClass(r.Case.Objects(), c)
+			class := Class(r.Case.Objects(), c)
 			if class == "" {
 				t.Errorf("seed %d: %s is of no known class", s, c)
 			}
@@ -197,17 +198,17 @@ func TestKuadrantClassCriterion(t *testing.T) {
 		return obj("HTTPRoute", "r", map[string]any{"parentRefs": []any{map[string]any{"name": "gw"}}, "rules": rules})
 	}
 	named := func(n string) any { return map[string]any{"name": n} }
-	overridden := Check{Kind: gen.RLP, Field: "standing", Theirs: "Overridden", Ours: "InEffect", Policy: "a/p"}
+	overridden := differential.Check{Kind: gen.RLP, Field: "standing", Theirs: "Overridden", Ours: "InEffect", Policy: "a/p"}
 	tests := []struct {
 		name string
 		objs []*unstructured.Unstructured
-		c    Check
+		c    differential.Check
 		want string
 	}{
 		{"gateway policy, every rule covered", []*unstructured.Unstructured{route(named("x")),
-			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))}, overridden, KuadrantRulesCovered},
+			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))}, overridden, RulesCovered},
 		{"route policy, every rule covered", []*unstructured.Unstructured{route(named("x"), named("y")),
-			obj(gen.RLP, "p", ref("HTTPRoute", "r", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x")), obj(gen.RLP, "s", ref("HTTPRoute", "r", "y"))}, overridden, KuadrantRulesCovered},
+			obj(gen.RLP, "p", ref("HTTPRoute", "r", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x")), obj(gen.RLP, "s", ref("HTTPRoute", "r", "y"))}, overridden, RulesCovered},
 		{"a rule left", []*unstructured.Unstructured{route(named("x"), named("y")),
 			obj(gen.RLP, "p", ref("HTTPRoute", "r", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))}, overridden, ""},
 		{"an unnamed rule", []*unstructured.Unstructured{route(named("x"), map[string]any{}),
@@ -216,11 +217,11 @@ func TestKuadrantClassCriterion(t *testing.T) {
 			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.AP, "q", ref("HTTPRoute", "r", "x"))}, overridden, ""},
 		{"another disagreement", []*unstructured.Unstructured{route(named("x")),
 			obj(gen.RLP, "p", ref("Gateway", "gw", "")), obj(gen.RLP, "q", ref("HTTPRoute", "r", "x"))},
-			Check{Kind: gen.RLP, Field: "standing", Theirs: "InEffect", Ours: "Overridden", Policy: "a/p"}, ""},
+			differential.Check{Kind: gen.RLP, Field: "standing", Theirs: "InEffect", Ours: "Overridden", Policy: "a/p"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := KuadrantClass(tt.objs, tt.c); got != tt.want {
+			if got := Class(tt.objs, tt.c); got != tt.want {
 				t.Errorf("class %q, want %q", got, tt.want)
 			}
 		})

@@ -1,10 +1,11 @@
-package differential
+package envoygateway
 
 import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -18,9 +19,9 @@ const (
 )
 
 func init() {
-	RegisterKnown(KnownClass{Name: ClassEGTCPAuthorization, Impl: "envoygateway", Match: egTCPAuthorizationLeak})
-	RegisterKnown(KnownClass{Name: ClassEGStatusPerSection, Impl: "envoygateway", Match: egStatusPerSection})
-	RegisterKnown(KnownClass{Name: ClassEGEEPOnL4Route, Impl: "envoygateway", Match: egEEPConflictOnL4Route})
+	differential.RegisterKnown(differential.KnownClass{Name: ClassEGTCPAuthorization, Impl: "envoygateway", Match: egTCPAuthorizationLeak})
+	differential.RegisterKnown(differential.KnownClass{Name: ClassEGStatusPerSection, Impl: "envoygateway", Match: egStatusPerSection})
+	differential.RegisterKnown(differential.KnownClass{Name: ClassEGEEPOnL4Route, Impl: "envoygateway", Match: egEEPConflictOnL4Route})
 }
 
 // egTCPAuthorizationLeak (seeds 1193, 2080): securitypolicy.go
@@ -40,7 +41,7 @@ func init() {
 // G's listener or of G first and validates the merge for TCP, then takes
 // the same branch (for that listener): the parent policies must set
 // authorization only too, and P's value wins the merge.
-func egTCPAuthorizationLeak(c Check, objs []*unstructured.Unstructured) bool {
+func egTCPAuthorizationLeak(c differential.Check, objs []*unstructured.Unstructured) bool {
 	if c.Kind != gen.SP || c.Field != "/authorization/defaultAction" || c.Policy != "" || c.Theirs == "" ||
 		c.Target.Kind != "TCPRoute" || len(c.Path) < 2 {
 		return false
@@ -49,7 +50,7 @@ func egTCPAuthorizationLeak(c Check, objs []*unstructured.Unstructured) bool {
 	if listenerOf(objs, gw, listener)["protocol"] != "TCP" {
 		return false
 	}
-	x := Node{"TCPRoute", c.Target.Namespace, c.Target.Name, ""}
+	x := differential.Node{Kind: "TCPRoute", Namespace: c.Target.Namespace, Name: c.Target.Name}
 	for _, p := range objs {
 		if p.GetKind() != gen.SP || !onlyAuthorization(p, "mergeType") || len(lostTargets(objs, p)) > 0 {
 			continue
@@ -58,14 +59,14 @@ func egTCPAuthorizationLeak(c Check, objs []*unstructured.Unstructured) bool {
 			continue
 		}
 		v, _, _ := unstructured.NestedFieldNoCopy(p.Object, "spec", "authorization", "defaultAction")
-		if str(v) != c.Theirs {
+		if differential.Scalar(v) != c.Theirs {
 			continue
 		}
 		for _, y := range targetRefs(p) {
 			if y.Kind != "TCPRoute" || (y.Section != "" && y.Section != c.Target.Section) {
 				continue
 			}
-			if whole := (Node{y.Kind, y.Namespace, y.Name, ""}); whole != x && reachesListener(objs, whole, gw, listener) {
+			if whole := (differential.Node{Kind: y.Kind, Namespace: y.Namespace, Name: y.Name}); whole != x && reachesListener(objs, whole, gw, listener) {
 				return true
 			}
 		}
@@ -89,8 +90,8 @@ func onlyAuthorization(p *unstructured.Unstructured, also ...string) bool {
 // parentsOnlyAuthorization: every SecurityPolicy naming Gateway gw or its
 // listener (the policies a route policy with mergeType merges onto) sets
 // authorization only, so that the merge is valid on TCP.
-func parentsOnlyAuthorization(objs []*unstructured.Unstructured, gw Node, listener string) bool {
-	whole, section := Node{"Gateway", gw.Namespace, gw.Name, ""}, Node{"Gateway", gw.Namespace, gw.Name, listener}
+func parentsOnlyAuthorization(objs []*unstructured.Unstructured, gw differential.Node, listener string) bool {
+	whole, section := differential.Node{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}, differential.Node{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Section: listener}
 	for _, q := range objs {
 		if q.GetKind() == gen.SP && (names(q, whole) || names(q, section)) && !onlyAuthorization(q) {
 			return false
@@ -100,7 +101,7 @@ func parentsOnlyAuthorization(objs []*unstructured.Unstructured, gw Node, listen
 }
 
 // listenerOf is listener name of Gateway gw, nil when there is none.
-func listenerOf(objs []*unstructured.Unstructured, gw Node, name string) map[string]any {
+func listenerOf(objs []*unstructured.Unstructured, gw differential.Node, name string) map[string]any {
 	g := objectNamed(objs, "Gateway", gw.Namespace, gw.Name)
 	if g == nil {
 		return nil
@@ -117,7 +118,7 @@ func listenerOf(objs []*unstructured.Unstructured, gw Node, name string) map[str
 // reachesListener says whether route has a parentRef naming Gateway gw
 // with section listener or none, that listener admitting route's namespace
 // (the listeners of Envoy Gateway's parentRefCtx).
-func reachesListener(objs []*unstructured.Unstructured, route, gw Node, listener string) bool {
+func reachesListener(objs []*unstructured.Unstructured, route, gw differential.Node, listener string) bool {
 	r := objectNamed(objs, route.Kind, route.Namespace, route.Name)
 	if r == nil {
 		return false
@@ -151,7 +152,7 @@ func reachesListener(objs []*unstructured.Unstructured, route, gw Node, listener
 // outcome is one per policy and target object over all its contexts: in
 // effect in some, so not Conflicted. Every ancestor Envoy Gateway reports
 // Conflicted must be one of such a lost section.
-func egStatusPerSection(c Check, objs []*unstructured.Unstructured) bool {
+func egStatusPerSection(c differential.Check, objs []*unstructured.Unstructured) bool {
 	if c.Field != "Conflicted" || c.Theirs != "Conflicted" || c.Ours != "" || len(c.At) == 0 {
 		return false
 	}
@@ -174,7 +175,7 @@ func egStatusPerSection(c Check, objs []*unstructured.Unstructured) bool {
 
 // keepsObject: policy p names t's object elsewhere (whole, or another
 // section) without losing it.
-func keepsObject(p *unstructured.Unstructured, lost []Node, t Node) bool {
+func keepsObject(p *unstructured.Unstructured, lost []differential.Node, t differential.Node) bool {
 	for _, u := range targetRefs(p) {
 		if u.Kind == t.Kind && u.Namespace == t.Namespace && u.Name == t.Name && !nodeIn(lost, u) {
 			return true
@@ -185,14 +186,14 @@ func keepsObject(p *unstructured.Unstructured, lost []Node, t Node) bool {
 
 // ancestorOf: a is Envoy Gateway's ancestor of section t: the listener
 // itself, or a Gateway the route names as parent.
-func ancestorOf(objs []*unstructured.Unstructured, a, t Node) bool {
+func ancestorOf(objs []*unstructured.Unstructured, a, t differential.Node) bool {
 	if a.Kind != "Gateway" {
 		return false
 	}
 	if t.Kind == "Gateway" {
 		return a == t
 	}
-	return reachesGateway(objs, Node{t.Kind, t.Namespace, t.Name, ""}, a)
+	return reachesGateway(objs, differential.Node{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}, a)
 }
 
 // egEEPConflictOnL4Route (TCPRoute: seeds 1508, 20617; TLSRoute: 2118,
@@ -205,7 +206,7 @@ func ancestorOf(objs []*unstructured.Unstructured, a, t Node) bool {
 // (pkg/compute/semantics/envoygateway/reach.go), so lists no source. The
 // policy must lose only such targets, and Envoy Gateway report the
 // conflict only on Gateways those routes name as parents.
-func egEEPConflictOnL4Route(c Check, objs []*unstructured.Unstructured) bool {
+func egEEPConflictOnL4Route(c differential.Check, objs []*unstructured.Unstructured) bool {
 	if c.Kind != gen.EEP || c.Field != "Conflicted" || c.Theirs != "Conflicted" || c.Ours != "" || len(c.At) == 0 {
 		return false
 	}
@@ -235,7 +236,7 @@ func egEEPConflictOnL4Route(c Check, objs []*unstructured.Unstructured) bool {
 }
 
 // reachesGateway says whether route has a parentRef naming Gateway gw.
-func reachesGateway(objs []*unstructured.Unstructured, route, gw Node) bool {
+func reachesGateway(objs []*unstructured.Unstructured, route, gw differential.Node) bool {
 	r := objectNamed(objs, route.Kind, route.Namespace, route.Name)
 	if r == nil {
 		return false
@@ -255,7 +256,7 @@ func reachesGateway(objs []*unstructured.Unstructured, route, gw Node) bool {
 	return false
 }
 
-func nodeIn(list []Node, n Node) bool {
+func nodeIn(list []differential.Node, n differential.Node) bool {
 	for _, m := range list {
 		if m == n {
 			return true

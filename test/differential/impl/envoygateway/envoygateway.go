@@ -1,4 +1,4 @@
-package differential
+package envoygateway
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -20,7 +21,7 @@ import (
 // listener client settings, and every policy's status per ancestor.
 type envoyGateway struct{}
 
-func init() { Register(envoyGateway{}) }
+func init() { differential.Register(envoyGateway{}) }
 
 func (envoyGateway) Name() string { return "envoygateway" }
 
@@ -43,7 +44,7 @@ func (envoyGateway) Command() ([]string, error) {
 			egctlPath = p
 			return
 		}
-		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "hack", "egctl.sh"))
+		cmd := exec.Command("bash", filepath.Join(differential.RepoRoot(), "hack", "egctl.sh"))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		if err != nil {
@@ -69,7 +70,22 @@ func (envoyGateway) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Uns
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]*unstructured.Unstructured(nil), s.crds...), s.defaulted(objs)...), nil
+	return s.Stored(objs), nil
+}
+
+var (
+	egSchemasOnce sync.Once
+	egSchemas     *differential.Schemas
+	egSchemasErr  error
+)
+
+// envoyGatewayCRDs returns Envoy Gateway v1.9.0's policy CRDs and their
+// schemas, from test/upstream/envoygateway/crds.sh (the Go module proxy).
+func envoyGatewayCRDs() (*differential.Schemas, error) {
+	egSchemasOnce.Do(func() {
+		egSchemas, egSchemasErr = differential.LoadCRDs("test/upstream/envoygateway/crds.sh")
+	})
+	return egSchemas, egSchemasErr
 }
 
 // egOutput is the part of egctl's output the checks read.
@@ -137,7 +153,7 @@ type egRoute struct {
 	EnvoyExtensions map[string]any `json:"envoyExtensions"`
 }
 
-func (envoyGateway) Compare(objs []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+func (envoyGateway) Compare(objs []*unstructured.Unstructured, ours *differential.Ours, out []byte) ([]differential.Check, error) {
 	var o egOutput
 	if err := json.Unmarshal(out, &o); err != nil {
 		return nil, fmt.Errorf("egctl output: %w", err)

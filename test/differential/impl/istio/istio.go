@@ -1,6 +1,6 @@
 //go:build istio
 
-package differential
+package istio
 
 // The Istio oracle is built only with -tags istio: its program is a test binary of Istio's
 // pilot/pkg/model (test/differential/oracles/istio), whose first build takes many minutes, so
@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -26,7 +27,7 @@ import (
 // Istio's order.
 type istio struct{}
 
-func init() { Register(istio{}) }
+func init() { differential.Register(istio{}) }
 
 func (istio) Name() string { return "istio" }
 
@@ -54,7 +55,7 @@ func (istio) Command() ([]string, error) {
 		}
 		istioPath = filepath.Join(dir, "istio-oracle")
 		cmd := exec.Command("go", "build", "-o", istioPath, ".")
-		cmd.Dir = filepath.Join(RepoRoot(), "test", "differential", "oracles", "istio")
+		cmd.Dir = filepath.Join(differential.RepoRoot(), "test", "differential", "oracles", "istio")
 		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			istioErr = fmt.Errorf("building the istio oracle: %w\n%s", err, out)
@@ -74,7 +75,7 @@ func (istio) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstructur
 	if err != nil {
 		return nil, err
 	}
-	return append(append([]*unstructured.Unstructured(nil), s.crds...), s.defaulted(dedupe(objs))...), nil
+	return s.Stored(dedupe(objs)), nil
 }
 
 func dedupe(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
@@ -92,25 +93,13 @@ func dedupe(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 
 var (
 	istioSchemasOnce sync.Once
-	istioSchemas     *schemas
+	istioSchemas     *differential.Schemas
 	istioSchemasErr  error
 )
 
-func istioCRDs() (*schemas, error) {
+func istioCRDs() (*differential.Schemas, error) {
 	istioSchemasOnce.Do(func() {
-		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "istio", "crds.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			istioSchemasErr = fmt.Errorf("istio crds.sh: %w", err)
-			return
-		}
-		objs, err := ParseYAML(out)
-		if err != nil {
-			istioSchemasErr = err
-			return
-		}
-		istioSchemas, istioSchemasErr = buildSchemas(objs)
+		istioSchemas, istioSchemasErr = differential.LoadCRDs("test/upstream/istio/crds.sh")
 	})
 	return istioSchemas, istioSchemasErr
 }
@@ -144,20 +133,20 @@ var (
 	istioPhases  = []string{"AUTHN", "AUTHZ", "STATS", "UNSPECIFIED"}
 )
 
-func (istio) Compare(_ []*unstructured.Unstructured, ours *Ours, out []byte) ([]Check, error) {
+func (istio) Compare(_ []*unstructured.Unstructured, ours *differential.Ours, out []byte) ([]differential.Check, error) {
 	var o istioOutput
 	if err := json.Unmarshal(out, &o); err != nil {
 		return nil, fmt.Errorf("istio oracle output: %w", err)
 	}
-	var checks []Check
+	var checks []differential.Check
 	for _, inv := range o.Invalid {
-		checks = append(checks, Check{Kind: "Validation", Subject: inv, Field: "valid", Theirs: "invalid", Ours: "accepted"})
+		checks = append(checks, differential.Check{Kind: "Validation", Subject: inv, Field: "valid", Theirs: "invalid", Ours: "accepted"})
 	}
 	for _, w := range o.Gateways {
-		checks = append(checks, istioChecks(ours, Node{Kind: "Gateway", Namespace: w.Namespace, Name: w.Name}, w, false)...)
+		checks = append(checks, istioChecks(ours, differential.Node{Kind: "Gateway", Namespace: w.Namespace, Name: w.Name}, w, false)...)
 	}
 	for _, w := range o.Services {
-		checks = append(checks, istioChecks(ours, Node{Kind: "Service", Namespace: w.Namespace, Name: w.Name}, w, true)...)
+		checks = append(checks, istioChecks(ours, differential.Node{Kind: "Service", Namespace: w.Namespace, Name: w.Name}, w, true)...)
 	}
 	return checks, nil
 }
@@ -165,7 +154,7 @@ func (istio) Compare(_ []*unstructured.Unstructured, ours *Ours, out []byte) ([]
 // istioChecks compares, for one workload, each kind's list of applying policies. At a Service
 // (its waypoint) the namespace-wide Telemetries Istio also merges are left out: our Service
 // entry shows only what targets the Service (docs/implementations.md).
-func istioChecks(ours *Ours, t Node, w istioWorkload, waypoint bool) []Check {
+func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, waypoint bool) []differential.Check {
 	var authz, wasm []string
 	for _, a := range istioActions {
 		authz = append(authz, w.AuthorizationPolicies[a]...)
@@ -185,15 +174,15 @@ func istioChecks(ours *Ours, t Node, w istioWorkload, waypoint bool) []Check {
 		gen.IstioAuthz: authz, gen.IstioRequestAuthn: w.RequestAuthentications, gen.IstioWasm: wasm, gen.IstioTelemetry: tel,
 	}
 	subject := t.Kind + " " + t.Namespace + "/" + t.Name
-	var checks []Check
+	var checks []differential.Check
 	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTelemetry} {
 		group := strings.SplitN(gen.IstioGroups[kind], "/", 2)[0]
-		ourList := ours.applied(t, group, kind)
-		checks = append(checks, Check{
+		ourList := applied(ours, t, group, kind)
+		checks = append(checks, differential.Check{
 			Kind: kind, Subject: subject, Field: "applied",
 			Theirs: strings.Join(ofCase(t.Namespace, theirs[kind]), ","),
 			Ours:   strings.Join(ofCase(t.Namespace, ourList), ","),
-			Target: t, Path: []Node{t},
+			Target: t, Path: []differential.Node{t},
 		})
 	}
 	return checks
@@ -226,8 +215,8 @@ func ofCase(ns string, names []string) []string {
 // applied is our list of the policies of kind that apply to t, in order: an all-apply kind's
 // effective list names its items' policies (fieldSources /0, /1, ...); Telemetry, which merges,
 // lists its sources that are in effect, in the order they apply.
-func (o *Ours) applied(t Node, group, kind string) []string {
-	tp := o.targetPolicy(t, group, kind)
+func applied(o *differential.Ours, t differential.Node, group, kind string) []string {
+	tp := o.TargetPolicy(t, group, kind)
 	if tp == nil {
 		return nil
 	}

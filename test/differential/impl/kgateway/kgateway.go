@@ -1,4 +1,4 @@
-package differential
+package kgateway
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
 )
 
@@ -21,7 +22,7 @@ import (
 // hosts), and the route timeout and retry count Envoy is given.
 type kgateway struct{}
 
-func init() { Register(kgateway{}) }
+func init() { differential.Register(kgateway{}) }
 
 func (kgateway) Name() string { return "kgateway" }
 
@@ -43,7 +44,7 @@ func (kgateway) Command() ([]string, error) {
 			kgPath = p
 			return
 		}
-		dir := filepath.Join(RepoRoot(), "test", "differential", "oracles", "kgateway")
+		dir := filepath.Join(differential.RepoRoot(), "test", "differential", "oracles", "kgateway")
 		cache, err := os.UserCacheDir()
 		if err != nil {
 			cache = os.TempDir()
@@ -67,31 +68,19 @@ func (kgateway) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstru
 
 var (
 	kgSchemasOnce sync.Once
-	kgSchemas     *schemas
+	kgSchemas     *differential.Schemas
 	kgSchemasErr  error
 )
 
 // Ours adds kgateway's policy CRDs (test/upstream/kgateway/crds.sh) and their defaults.
 func (kgateway) Ours(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	kgSchemasOnce.Do(func() {
-		cmd := exec.Command("bash", filepath.Join(RepoRoot(), "test", "upstream", "kgateway", "crds.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			kgSchemasErr = fmt.Errorf("kgateway crds.sh: %w", err)
-			return
-		}
-		crds, err := ParseYAML(out)
-		if err != nil {
-			kgSchemasErr = err
-			return
-		}
-		kgSchemas, kgSchemasErr = buildSchemas(crds)
+		kgSchemas, kgSchemasErr = differential.LoadCRDs("test/upstream/kgateway/crds.sh")
 	})
 	if kgSchemasErr != nil {
 		return nil, kgSchemasErr
 	}
-	return append(append([]*unstructured.Unstructured(nil), kgSchemas.crds...), kgSchemas.defaulted(objs)...), nil
+	return kgSchemas.Stored(objs), nil
 }
 
 // unitKey is the merge-origin name of a unit's pointer ("/rateLimit/local" is "rateLimit.local").
