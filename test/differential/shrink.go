@@ -8,8 +8,8 @@ import (
 var ShrinkBudget = 400
 
 // Shrink drops objects, then list items and object fields, one at a time,
-// keeping each drop after which both sides still disagree on a check of
-// the same policy kind and field as want; it returns the smallest objects
+// keeping each drop after which both sides still disagree on a check like
+// want (disagreesLike); it returns the smallest objects
 // found and their checks. A drop that makes either side fail (an invalid
 // object) is undone.
 func Shrink(o Oracle, objs []*unstructured.Unstructured, want Check) ([]*unstructured.Unstructured, []Check) {
@@ -22,7 +22,7 @@ func Shrink(o Oracle, objs []*unstructured.Unstructured, want Check) ([]*unstruc
 		}
 		budget--
 		checks, err := Judge(o, cand)
-		if err != nil || !disagreesLike(checks, want) {
+		if err != nil || !disagreesLike(o.Name(), checks, cand, want) {
 			return false
 		}
 		cur, curChecks = cand, checks
@@ -47,9 +47,17 @@ func Shrink(o Oracle, objs []*unstructured.Unstructured, want Check) ([]*unstruc
 	return cur, curChecks
 }
 
-func disagreesLike(checks []Check, want Check) bool {
+// disagreesLike: some check of checks disagrees as want does: the same
+// policy kind and field, each side set or unset as in want (a shrink must
+// not turn "they say Conflicted, we do not" into its opposite), and in no
+// known class (a shrink must not land on a disagreement already explained).
+func disagreesLike(impl string, checks []Check, objs []*unstructured.Unstructured, want Check) bool {
 	for _, c := range checks {
-		if !c.Agree() && c.Kind == want.Kind && c.Field == want.Field {
+		if c.Agree() || c.Kind != want.Kind || c.Field != want.Field ||
+			(c.Theirs == "") != (want.Theirs == "") || (c.Ours == "") != (want.Ours == "") {
+			continue
+		}
+		if _, known := Classify(impl, c, objs); !known {
 			return true
 		}
 	}

@@ -87,3 +87,32 @@ func TestShrink(t *testing.T) {
 		t.Fatalf("only %d seeds had a BackendTrafficPolicy", ran)
 	}
 }
+
+// TestDisagreesLike: a shrink keeps only candidates that disagree as the
+// original does, and leaves those a known class explains.
+func TestDisagreesLike(t *testing.T) {
+	RegisterKnown(KnownClass{Name: "test-class", Impl: "shrink-test", Match: func(c Check, _ []*unstructured.Unstructured) bool {
+		return c.Field == "explained"
+	}})
+	want := Check{Kind: gen.BTP, Field: "Conflicted", Theirs: "Conflicted"}
+	for _, tc := range []struct {
+		name string
+		c    Check
+		like bool
+	}{
+		{"same shape", Check{Kind: gen.BTP, Field: "Conflicted", Theirs: "Conflicted"}, true},
+		{"agrees", Check{Kind: gen.BTP, Field: "Conflicted", Theirs: "Conflicted", Ours: "Conflicted"}, false},
+		{"the opposite side set", Check{Kind: gen.BTP, Field: "Conflicted", Ours: "Conflicted"}, false},
+		{"another kind", Check{Kind: gen.SP, Field: "Conflicted", Theirs: "Conflicted"}, false},
+		{"another field", Check{Kind: gen.BTP, Field: "/timeout", Theirs: "Conflicted"}, false},
+		{"explained", Check{Kind: gen.BTP, Field: "explained", Theirs: "x"}, false},
+	} {
+		w := want
+		if tc.name == "explained" {
+			w = Check{Kind: gen.BTP, Field: "explained", Theirs: "y"}
+		}
+		if got := disagreesLike("shrink-test", []Check{tc.c}, nil, w); got != tc.like {
+			t.Errorf("%s: disagreesLike = %v, want %v", tc.name, got, tc.like)
+		}
+	}
+}

@@ -144,13 +144,15 @@ func reachesListener(objs []*unstructured.Unstructured, route, gw differential.N
 	return false
 }
 
-// egStatusPerSection (seeds 1085, 6131, 2701): a policy naming a section
-// of an object (a Gateway's listener, a route's rule) and also the object
-// itself or another of its sections, beaten on that section by an older
-// policy naming it, is Conflicted in Envoy Gateway on the ancestors of
-// that section (the listener; the route's parent Gateways), while our
-// outcome is one per policy and target object over all its contexts: in
-// effect in some, so not Conflicted. Every ancestor Envoy Gateway reports
+// egStatusPerSection (seeds 1085, 6131, 2701, 6732): a policy naming a
+// section of an object (a Gateway's listener, a route's rule) and also the
+// object itself or another of its sections, or for a route's rule a parent
+// Gateway of the route, beaten on that section by an older policy naming
+// it, is Conflicted in Envoy Gateway on the ancestors of that section (the
+// listener; the route's parent Gateways), while our outcome is one per
+// policy and target object over all its contexts: in effect in some
+// (PartiallyEnforced), or beaten in the inherited one by another policy
+// (Overridden), so not Conflicted. Every ancestor Envoy Gateway reports
 // Conflicted must be one of such a lost section.
 func egStatusPerSection(c differential.Check, objs []*unstructured.Unstructured) bool {
 	if c.Field != "Conflicted" || c.Theirs != "Conflicted" || c.Ours != "" || len(c.At) == 0 {
@@ -164,7 +166,7 @@ func egStatusPerSection(c differential.Check, objs []*unstructured.Unstructured)
 	for _, a := range c.At {
 		explained := false
 		for _, t := range lost {
-			explained = explained || (t.Section != "" && keepsObject(p, lost, t) && ancestorOf(objs, a, t))
+			explained = explained || (t.Section != "" && keepsObject(objs, p, lost, t) && ancestorOf(objs, a, t))
 		}
 		if !explained {
 			return false
@@ -173,11 +175,25 @@ func egStatusPerSection(c differential.Check, objs []*unstructured.Unstructured)
 	return true
 }
 
-// keepsObject: policy p names t's object elsewhere (whole, or another
-// section) without losing it.
-func keepsObject(p *unstructured.Unstructured, lost []differential.Node, t differential.Node) bool {
+// keepsObject: policy p reaches t's object in another context without
+// losing it there: it names the object elsewhere (whole, or another
+// section), or, for a route's rule, a Gateway the route is attached to
+// (whole, or a listener the route's parentRef reaches), whose policy the
+// route inherits (seed 6732).
+func keepsObject(objs []*unstructured.Unstructured, p *unstructured.Unstructured, lost []differential.Node, t differential.Node) bool {
+	route := differential.Node{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
 	for _, u := range targetRefs(p) {
-		if u.Kind == t.Kind && u.Namespace == t.Namespace && u.Name == t.Name && !nodeIn(lost, u) {
+		if nodeIn(lost, u) {
+			continue
+		}
+		if u.Kind == t.Kind && u.Namespace == t.Namespace && u.Name == t.Name {
+			return true
+		}
+		if t.Kind == "Gateway" || u.Kind != "Gateway" {
+			continue
+		}
+		gw := differential.Node{Kind: "Gateway", Namespace: u.Namespace, Name: u.Name}
+		if u.Section == "" && reachesGateway(objs, route, gw) || u.Section != "" && reachesListener(objs, route, gw, u.Section) {
 			return true
 		}
 	}

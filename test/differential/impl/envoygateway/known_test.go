@@ -18,6 +18,7 @@ var knownSeeds = map[uint64]string{
 	1085:  ClassEGStatusPerSection,
 	6131:  ClassEGStatusPerSection, // two listeners, beaten on one
 	2701:  ClassEGStatusPerSection, // a route and its rule, beaten on the rule
+	6732:  ClassEGStatusPerSection, // a UDPRoute rule and the route's Gateway, beaten on the rule
 	1508:  ClassEGEEPOnL4Route,
 	20617: ClassEGEEPOnL4Route,
 	2118:  ClassEGEEPOnL4Route, // TLSRoutes
@@ -34,7 +35,7 @@ var (
 func judgeKnown(t *testing.T) map[uint64]differential.Outcome {
 	t.Helper()
 	knownOnce.Do(func() {
-		rs, err := differential.RunBatch(differential.OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 20617})
+		rs, err := differential.RunBatch(differential.OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 6732, 20617})
 		knownErr = err
 		knownOutcomes = map[uint64]differential.Outcome{}
 		for _, r := range rs {
@@ -132,6 +133,17 @@ var nearMisses = []nearMiss{
 	}},
 	{"2701: Conflicted on a Gateway the route does not name", 2701, func(_ []*unstructured.Unstructured, c *differential.Check) {
 		c.At = append(c.At, differential.Node{Kind: "Gateway", Namespace: "df2701-a", Name: "gw9"})
+	}},
+	// seed 6732: BackendTrafficPolicy df6732-a/p07-btp names UDPRoute r2/rule1 and gw1, r2's
+	// parent; the older p04-btp names r2/rule1.
+	{"6732: the policy names the rule only", 6732, func(objs []*unstructured.Unstructured, _ *differential.Check) {
+		setField(objs, "BackendTrafficPolicy", "df6732-a", "p07-btp", []any{map[string]any{"group": "gateway.networking.k8s.io",
+			"kind": "UDPRoute", "name": "r2", "sectionName": "rule1"}}, "spec", "targetRefs")
+	}},
+	{"6732: the policy's Gateway is not the route's parent", 6732, func(objs []*unstructured.Unstructured, _ *differential.Check) {
+		setField(objs, "BackendTrafficPolicy", "df6732-a", "p07-btp", []any{
+			map[string]any{"group": "gateway.networking.k8s.io", "kind": "UDPRoute", "name": "r2", "sectionName": "rule1"},
+			map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw9"}}, "spec", "targetRefs")
 	}},
 	// seed 1508: EnvoyExtensionPolicies df1508-b/p01-eep (older) and p03-eep name TCPRoute r2.
 	{"1508: the route is an HTTPRoute", 1508, func(objs []*unstructured.Unstructured, _ *differential.Check) {
