@@ -65,9 +65,42 @@ func (o *Ours) TargetPolicy(t Node, policyGroup, policyKind string) *v1alpha1.Ta
 // the longest such (via lists only the nodes policies attach to, so the
 // context's own entry is the longest one on its path). nil: no policy.
 func (o *Ours) Effective(t Node, policyGroup, policyKind string, path []Node) (map[string]any, map[string]string, error) {
+	best := o.entry(t, policyGroup, policyKind, path)
+	if best == nil {
+		return nil, nil, nil
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(best.Spec.Raw, &spec); err != nil {
+		return nil, nil, fmt.Errorf("%s %s/%s %s: %w", t.Kind, t.Namespace, t.Name, policyKind, err)
+	}
+	return spec, best.FieldSources, nil
+}
+
+// Ordered is, for a kind whose policies all apply (its effective spec a
+// list), the policies of the list's items in order ("namespace/name"),
+// nil when no policy of the kind applies on the path.
+func (o *Ours) Ordered(t Node, policyGroup, policyKind string, path []Node) []string {
+	best := o.entry(t, policyGroup, policyKind, path)
+	if best == nil {
+		return nil
+	}
+	var out []string
+	for i := 0; ; i++ {
+		src, ok := best.FieldSources[fmt.Sprintf("/%d", i)]
+		if !ok {
+			return out
+		}
+		out = append(out, src)
+	}
+}
+
+// entry is our effective entry of policy kind on t for the context on
+// path: of section t.Section if it has one, else of the whole object; the
+// one whose via holds most of path.
+func (o *Ours) entry(t Node, policyGroup, policyKind string, path []Node) *v1alpha1.EffectiveSpec {
 	tp := o.TargetPolicy(t, policyGroup, policyKind)
 	if tp == nil {
-		return nil, nil, nil
+		return nil
 	}
 	for _, section := range []string{t.Section, ""} {
 		var best *v1alpha1.EffectiveSpec
@@ -80,18 +113,11 @@ func (o *Ours) Effective(t Node, policyGroup, policyKind string, path []Node) (m
 				best = e
 			}
 		}
-		if best != nil {
-			var spec map[string]any
-			if err := json.Unmarshal(best.Spec.Raw, &spec); err != nil {
-				return nil, nil, fmt.Errorf("%s %s/%s %s: %w", t.Kind, t.Namespace, t.Name, policyKind, err)
-			}
-			return spec, best.FieldSources, nil
-		}
-		if section == "" {
-			break
+		if best != nil || section == "" {
+			return best
 		}
 	}
-	return nil, nil, nil
+	return nil
 }
 
 func onPath(via []v1alpha1.ObjectReference, path []Node, ns string) bool {

@@ -125,6 +125,8 @@ func Generate(seed uint64, f Features) *Case {
 	g.order()
 	if f.Kuadrant {
 		g.kuadrantAges()
+	} else {
+		g.genPatchPolicies()
 	}
 	return g.c
 }

@@ -143,6 +143,7 @@ type egXds struct {
 		Metadata egMeta         `json:"metadata"`
 		Route    map[string]any `json:"route"`
 	} `json:"udp"`
+	EnvoyPatchPolicies []egPatchPolicy `json:"envoyPatchPolicies"`
 }
 
 type egRoute struct {
@@ -172,5 +173,6 @@ func (envoyGateway) Compare(objs []*unstructured.Unstructured, ours *differentia
 		return nil, err
 	}
 	checks = append(checks, l4...)
+	checks = append(checks, egPatchChecks(objs, ours, &o)...)
 	return append(checks, egStatusChecks(objs, ours, &o)...), nil
 }
