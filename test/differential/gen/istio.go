@@ -61,6 +61,7 @@ func generateIstio(g *generator) *Case {
 		ig.genPolicy(istioKinds[g.pick(len(istioKinds))])
 	}
 	ig.stamp()
+	ig.genTrafficExtensions()
 	return g.c
 }
 

@@ -155,14 +155,19 @@ func (istio) Compare(_ []*unstructured.Unstructured, ours *differential.Ours, ou
 // (its waypoint) the namespace-wide Telemetries Istio also merges are left out: our Service
 // entry shows only what targets the Service (docs/implementations.md).
 func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, waypoint bool) []differential.Check {
-	var authz, wasm []string
+	var authz, wasm, ext []string
 	for _, a := range istioActions {
 		authz = append(authz, w.AuthorizationPolicies[a]...)
 	}
+	// Istio runs WasmPlugins and TrafficExtensions in one list; our answer keeps a list per
+	// kind, so each kind's policies are compared in the order Istio gives them.
 	for _, p := range istioPhases {
 		for _, n := range w.TrafficExtensions[p] {
 			if name, ok := strings.CutPrefix(n, "WasmPlugin "); ok {
 				wasm = append(wasm, name)
+			}
+			if name, ok := strings.CutPrefix(n, "TrafficExtension "); ok {
+				ext = append(ext, name)
 			}
 		}
 	}
@@ -172,10 +177,11 @@ func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, 
 	}
 	theirs := map[string][]string{
 		gen.IstioAuthz: authz, gen.IstioRequestAuthn: w.RequestAuthentications, gen.IstioWasm: wasm, gen.IstioTelemetry: tel,
+		gen.IstioTrafficExtension: ext,
 	}
 	subject := t.Kind + " " + t.Namespace + "/" + t.Name
 	var checks []differential.Check
-	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTelemetry} {
+	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTrafficExtension, gen.IstioTelemetry} {
 		group := strings.SplitN(gen.IstioGroups[kind], "/", 2)[0]
 		ourList := applied(ours, t, group, kind)
 		checks = append(checks, differential.Check{
