@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs golangci-lint with the checked-in .golangci.yml over the product module (`make lint`, and
-# `make verify` through hack/verify.sh). Extra arguments go to `golangci-lint run`, e.g.
+# Runs golangci-lint with the checked-in .golangci.yml over the product module and the nested
+# ones (`make lint`, and `make verify` through hack/verify.sh). Extra arguments go to `golangci-lint run`, e.g.
 #   hack/lint.sh --fix            hack/lint.sh ./pkg/apiserver/...
 #
 # golangci-lint is built from the Go module proxy at the pinned GOLANGCI_LINT_VERSION and cached
@@ -24,9 +24,14 @@ LINT=$(gotool::path golangci-lint github.com/golangci/golangci-lint/v2/cmd/golan
 LINT_RUN=("${LINT}" run --allow-serial-runners --config "${ROOT}/.golangci.yml")
 echo "lint: $("${LINT}" version --short 2>/dev/null || echo "${GOLANGCI_LINT_VERSION}") over ./..."
 "${LINT_RUN[@]}" "$@"
-# The image assembler is a module of its own (hack/image/go.mod): ./... above does not reach it.
+# The image assembler and the differential harness with its oracles are modules of their own:
+# ./... above does not reach them. The harness is linted with the tags of its long test and of
+# the Istio oracle, so that every file of it is looked at.
 if [[ $# -eq 0 ]]; then
-  echo "lint: hack/image"
-  (cd hack/image && GOWORK=off GOFLAGS= "${LINT_RUN[@]}" ./...)
+  for m in hack/image test/differential test/differential/oracles/istio test/differential/oracles/kgateway \
+    test/differential/oracles/kuadrant; do
+    echo "lint: ${m}"
+    (cd "${m}" && GOWORK=off GOFLAGS= "${LINT_RUN[@]}" --build-tags long,istio ./...)
+  done
 fi
 echo "lint: ok"
