@@ -9,9 +9,6 @@ package istio
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -34,35 +31,12 @@ func (istio) Name() string { return "istio" }
 // Features: the Istio generator (gen/istio.go).
 func (istio) Features() gen.Features { return gen.Features{Istio: true} }
 
-var (
-	istioOnce sync.Once
-	istioPath string
-	istioErr  error
-)
+// istioCommand is oracles/istio's main (it builds, once, and runs Istio's test binary);
+// $ISTIO_ORACLE names a built command instead.
+var istioCommand = differential.OracleCommand("ISTIO_ORACLE", "istio")
 
-// Command builds the oracle's command once into a temporary folder ($ISTIO_ORACLE names one
-// instead); the command builds (once, cached) and runs Istio's test binary.
-func (istio) Command() ([]string, error) {
-	istioOnce.Do(func() {
-		if p := os.Getenv("ISTIO_ORACLE"); p != "" {
-			istioPath = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "istio-oracle-")
-		if err != nil {
-			istioErr = err
-			return
-		}
-		istioPath = filepath.Join(dir, "istio-oracle")
-		cmd := exec.Command("go", "build", "-o", istioPath, ".")
-		cmd.Dir = filepath.Join(differential.RepoRoot(), "test", "differential", "oracles", "istio")
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			istioErr = fmt.Errorf("building the istio oracle: %w\n%s", err, out)
-		}
-	})
-	return []string{istioPath}, istioErr
-}
+// Command implements differential.Oracle.
+func (istio) Command() ([]string, error) { return istioCommand() }
 
 // Input: the objects once each (cases judged in one batch each carry the root namespace).
 func (istio) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {

@@ -1,10 +1,6 @@
 package kgateway
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -29,36 +25,12 @@ func (kgateway) Name() string { return "kgateway" }
 // Features: kgateway's own topologies (gen/kgateway.go).
 func (kgateway) Features() gen.Features { return gen.Features{Kgateway: true} }
 
-var (
-	kgOnce sync.Once
-	kgPath string
-	kgErr  error
-)
+// kgatewayCommand is oracles/kgateway's main (it builds and caches kgateway's test binary on its
+// first run); $KGATEWAY_ORACLE names a built command instead.
+var kgatewayCommand = differential.OracleCommand("KGATEWAY_ORACLE", "kgateway")
 
-// Command builds the oracle module's command once into the oracle cache
-// (the command builds and caches kgateway's test binary on its first run);
-// $KGATEWAY_ORACLE names a built command instead.
-func (kgateway) Command() ([]string, error) {
-	kgOnce.Do(func() {
-		if p := os.Getenv("KGATEWAY_ORACLE"); p != "" {
-			kgPath = p
-			return
-		}
-		dir := filepath.Join(differential.RepoRoot(), "test", "differential", "oracles", "kgateway")
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			cache = os.TempDir()
-		}
-		kgPath = filepath.Join(cache, "effectivepolicy", "oracles", "kgateway-oracle")
-		cmd := exec.Command("go", "build", "-o", kgPath, ".")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			kgErr = fmt.Errorf("building the kgateway oracle: %w\n%s", err, out)
-		}
-	})
-	return []string{kgPath}, kgErr
-}
+// Command implements differential.Oracle.
+func (kgateway) Command() ([]string, error) { return kgatewayCommand() }
 
 // Input: the objects in the order the case lists them, which kgateway's
 // harness turns into their age.

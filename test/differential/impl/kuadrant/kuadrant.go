@@ -3,9 +3,6 @@ package kuadrant
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -37,54 +34,13 @@ func (kuadrant) Features() gen.Features { return gen.Features{Kuadrant: true} }
 // seeds must see a value of each.
 func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP} }
 
-var (
-	kuadrantOnce sync.Once
-	kuadrantBin  string
-	kuadrantErr  error
-)
+// kuadrantCommand is oracles/kuadrant's main, which reads one input on stdin and runs the
+// kuadrant-operator test binary the module builds once and caches (kuadrantoracle.Binary);
+// $KUADRANT_ORACLE names a built command instead.
+var kuadrantCommand = differential.OracleCommand("KUADRANT_ORACLE", "kuadrant")
 
-// Command builds the oracle's command (oracles/kuadrant's main, which reads
-// one input on stdin) once per process, from the Go build cache, into the
-// oracle cache folder (renamed into place, so that processes building at
-// once never see half a file); the kuadrant-operator test binary it runs
-// is built once and cached by the oracle module (kuadrantoracle.Binary).
-// $KUADRANT_ORACLE names a binary of that command instead.
-func (kuadrant) Command() ([]string, error) {
-	kuadrantOnce.Do(func() {
-		if p := os.Getenv("KUADRANT_ORACLE"); p != "" {
-			kuadrantBin = p
-			return
-		}
-		kuadrantBin, kuadrantErr = buildKuadrantCommand()
-	})
-	if kuadrantErr != nil {
-		return nil, kuadrantErr
-	}
-	return []string{kuadrantBin}, nil
-}
-
-func buildKuadrantCommand() (string, error) {
-	dir := os.Getenv("KUADRANT_ORACLE_CACHE")
-	if dir == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(c, "effectivepolicy", "oracles")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "kuadrant-oracle-command")
-	tmp := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid())
-	cmd := exec.Command("go", "build", "-o", tmp, ".")
-	cmd.Dir = filepath.Join(differential.RepoRoot(), "test", "differential", "oracles", "kuadrant")
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the Kuadrant oracle: %w\n%s", err, out)
-	}
-	return bin, os.Rename(tmp, bin)
-}
+// Command implements differential.Oracle.
+func (kuadrant) Command() ([]string, error) { return kuadrantCommand() }
 
 // Input: the objects as generated (the oracle adds the Kuadrant object,
 // and the statuses a gateway accepting everything would write).
