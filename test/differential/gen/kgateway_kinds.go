@@ -32,7 +32,9 @@ var KgatewayHLPFields = []Field{
 var KgatewayLPFields = []Field{
 	{"/perConnectionBufferLimitBytes", func(spec map[string]any, k int) { spec["perConnectionBufferLimitBytes"] = int64(k) }},
 	{"/httpSettings/maxRequestHeadersKb", func(spec map[string]any, k int) { setNested(spec, "httpSettings", "maxRequestHeadersKb", int64(k)) }},
-	{"/httpSettings/idleTimeout", func(spec map[string]any, k int) { setNested(spec, "httpSettings", "idleTimeout", fmt.Sprintf("%ds", k)) }},
+	{"/httpSettings/idleTimeout", func(spec map[string]any, k int) {
+		setNested(spec, "httpSettings", "idleTimeout", fmt.Sprintf("%ds", k))
+	}},
 }
 
 // KgatewayBCPFields are the BackendConfigPolicy settings the generator sets;
