@@ -84,6 +84,7 @@ func generateKgateway(seed uint64, f Features) *Case {
 		}
 	}
 	k.kgPolicies()
+	k.kgKinds(seed)
 	k.kgOrder()
 	return g.c
 }

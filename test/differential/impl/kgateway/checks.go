@@ -24,6 +24,8 @@ type kgOutput struct {
 			Origins      kgOrigins `json:"origins"`
 			VirtualHosts []kgVhost `json:"virtualHosts"`
 		} `json:"routeConfigs"`
+		Listeners []kgListener `json:"listeners"`
+		Clusters  []kgCluster  `json:"clusters"`
 	} `json:"gateways"`
 }
 
@@ -66,8 +68,27 @@ func (kgateway) Compare(objs []*unstructured.Unstructured, ours *differential.Ou
 		return nil, fmt.Errorf("kgateway oracle output: %w", err)
 	}
 	seen := map[ruleContext]bool{}
+	seenCluster := map[string]bool{}
 	var checks []differential.Check
 	for _, gw := range o.Gateways {
+		for _, l := range gw.Listeners {
+			cs, err := kgListenerChecks(objs, ours, gw.Namespace, gw.Name, l)
+			if err != nil {
+				return nil, err
+			}
+			checks = append(checks, cs...)
+		}
+		for _, c := range gw.Clusters {
+			if seenCluster[c.Name] {
+				continue
+			}
+			seenCluster[c.Name] = true
+			cs, err := kgClusterChecks(ours, c)
+			if err != nil {
+				return nil, err
+			}
+			checks = append(checks, cs...)
+		}
 		for _, rc := range gw.RouteConfigs {
 			listener, ok := listenerOfPort(objs, gw.Namespace, gw.Name, rc.Name)
 			if !ok {

@@ -71,4 +71,4 @@ var kgRouteOnly = map[string]bool{"timeouts": true, "urlRewrite": true, "autoHos
 func (kgateway) LongOnly() bool { return true }
 
 // Kinds are the policy kinds whose checks must see values.
-func (kgateway) Kinds() []string { return []string{gen.TP} }
+func (kgateway) Kinds() []string { return []string{gen.TP, gen.HLP, gen.LP, gen.BCP} }

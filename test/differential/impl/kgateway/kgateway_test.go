@@ -24,6 +24,18 @@ func TestGenerateKgatewayCoversStructures(t *testing.T) {
 		"other namespace":    []byte("namespace: df"),
 		"controller":         []byte("controllerName: " + gen.KgatewayController),
 		"second target":      []byte("  - group: gateway.networking.k8s.io\n    kind: HTTPRoute\n    name: r1\n  - group"),
+		gen.HLP:              []byte("kind: " + gen.HLP),
+		gen.LP:               []byte("kind: " + gen.LP),
+		gen.BCP:              []byte("kind: " + gen.BCP),
+		"LP default":         []byte("  default:\n"),
+		"LP perPort":         []byte("  perPort:\n"),
+		"Service target":     []byte("  - group: \"\"\n    kind: Service\n    name: backend"),
+		"second Gateway":     []byte("    kind: Gateway\n    name: gw1\n  - group: gateway.networking.k8s.io\n    kind: Gateway\n    name: gw2"),
+	}
+	for _, fs := range [][]gen.Field{gen.KgatewayHLPFields, gen.KgatewayLPFields, gen.KgatewayBCPFields} {
+		for _, u := range fs {
+			want[u.Pointer] = []byte(path.Base(u.Pointer) + ":")
+		}
 	}
 	for _, u := range gen.KgatewayUnits {
 		want[u.Pointer] = []byte(path.Base(u.Pointer) + ":")

@@ -1,7 +1,8 @@
 // Package kgatewayoracle runs kgateway v2.2.0's own translator on a file of Gateway API objects
 // and kgateway policies and returns what kgateway makes of it: per Gateway, the Envoy route
 // configurations with, on every virtual host and route, the policy each TrafficPolicy merge unit
-// came from, and the policies' statuses.
+// came from; the Envoy listeners with the policy each ListenerPolicy and HTTPListenerPolicy
+// setting came from; the clusters' BackendConfigPolicy settings; and the policies' statuses.
 //
 // kgateway's translator harness (test/translator, which its golden tests
 // pkg/kgateway/translator/gateway/gateway_translator_test.go call) and the code it drives live in

@@ -46,11 +46,39 @@ type RouteConfig struct {
 	VirtualHosts []VirtualHost `json:"virtualHosts"`
 }
 
+// Listener is one Envoy listener (one port of a Gateway): the ListenerPolicy and
+// HTTPListenerPolicy merge origins (irtranslator/gateway.go runListenerPlugins) and the settings
+// those kinds write (listenerpolicy/listener_plugin.go), of the listener and of its first HTTP
+// connection manager; durations as Go durations.
+type Listener struct {
+	Name                          string  `json:"name"`
+	Port                          uint32  `json:"port"`
+	Origins                       Origins `json:"origins,omitempty"`
+	PerConnectionBufferLimitBytes *uint32 `json:"perConnectionBufferLimitBytes,omitempty"`
+	XffNumTrustedHops             uint32  `json:"xffNumTrustedHops,omitempty"`
+	StreamIdleTimeout             string  `json:"streamIdleTimeout,omitempty"`
+	IdleTimeout                   string  `json:"idleTimeout,omitempty"`
+	MaxRequestHeadersKb           *uint32 `json:"maxRequestHeadersKb,omitempty"`
+}
+
+// Cluster is one Envoy cluster and the settings a BackendConfigPolicy writes
+// (backendconfigpolicy/plugin.go processBackend; it records no merge origin).
+type Cluster struct {
+	Name                          string  `json:"name"`
+	ConnectTimeout                string  `json:"connectTimeout,omitempty"`
+	PerConnectionBufferLimitBytes *uint32 `json:"perConnectionBufferLimitBytes,omitempty"`
+	// From the upstream HTTP protocol options' common_http_protocol_options.
+	IdleTimeout     string  `json:"idleTimeout,omitempty"`
+	MaxHeadersCount *uint32 `json:"maxHeadersCount,omitempty"`
+}
+
 // Gateway is what kgateway translates one Gateway into.
 type Gateway struct {
 	Namespace    string        `json:"namespace"`
 	Name         string        `json:"name"`
 	RouteConfigs []RouteConfig `json:"routeConfigs"`
+	Listeners    []Listener    `json:"listeners,omitempty"`
+	Clusters     []Cluster     `json:"clusters,omitempty"`
 }
 
 // Result is kgateway's translation of one input: every Gateway's route configurations and the

@@ -54,6 +54,8 @@ type oracleGateway struct {
 	Namespace    string              `json:"namespace"`
 	Name         string              `json:"name"`
 	RouteConfigs []oracleRouteConfig `json:"routeConfigs"`
+	Listeners    []oracleListener    `json:"listeners,omitempty"`
+	Clusters     []oracleCluster     `json:"clusters,omitempty"`
 }
 
 type oracleOutput struct {
@@ -100,8 +102,13 @@ func oracleRun(t *testing.T, in string) (*oracleOutput, error) {
 			for _, rc := range res.Proxy.Routes {
 				gw.RouteConfigs = append(gw.RouteConfigs, oracleRouteConfigOf(rc))
 			}
+			for _, l := range res.Proxy.Listeners {
+				gw.Listeners = append(gw.Listeners, oracleListenerOf(l))
+			}
+			sort.Slice(gw.Listeners, func(i, j int) bool { return gw.Listeners[i].Name < gw.Listeners[j].Name })
 		}
 		sort.Slice(gw.RouteConfigs, func(i, j int) bool { return gw.RouteConfigs[i].Name < gw.RouteConfigs[j].Name })
+		gw.Clusters = oracleClustersOf(res.Clusters)
 		out.Gateways = append(out.Gateways, gw)
 		// Each gateway's reports cover only its own translation: gather the policies' statuses
 		// of all of them.
