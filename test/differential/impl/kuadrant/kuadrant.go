@@ -35,7 +35,7 @@ func (kuadrant) Features() gen.Features { return gen.Features{Kuadrant: true} }
 
 // Kinds are the policy kinds the generator writes for Kuadrant: the fixed
 // seeds must see a value of each.
-func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP} }
+func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP, gen.DNS, gen.TLS} }
 
 var (
 	kuadrantOnce sync.Once
@@ -86,10 +86,13 @@ func buildKuadrantCommand() (string, error) {
 	return bin, os.Rename(tmp, bin)
 }
 
-// Input: the objects as generated (the oracle adds the Kuadrant object,
-// and the statuses a gateway accepting everything would write).
+// Input: the objects as generated, and the cert-manager issuer each
+// TLSPolicy names (agree.Issuers): the engine cannot see issuers, so the
+// oracle is never left to reject a TLSPolicy for lack of one. The oracle
+// adds the Kuadrant object, and the statuses a gateway accepting
+// everything would write.
 func (kuadrant) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	return objs, nil
+	return append(agree.Issuers(objs), objs...), nil
 }
 
 // Ours adds Kuadrant's policy CRDs and their defaults, as kube-apiserver would.
@@ -119,7 +122,8 @@ func kuadrantCRDs() (*differential.Schemas, error) {
 // Compare: one check per Kuadrant path and kind (the named entries of the
 // effective policy and the policy each came from, against the engine's
 // entry agree.Match pairs it with), one per engine entry no path accounts
-// for, and one per policy (its standing, agree.OracleVerdicts against
+// for, two per listener and DNSPolicy or TLSPolicy (listenerChecks), and
+// one per policy (its standing, agree.OracleVerdicts against
 // agree.OurVerdicts).
 func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *differential.Ours, out []byte) ([]differential.Check, error) {
 	var res kuadrantoracle.Result
@@ -161,6 +165,7 @@ func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *differential.Ou
 				Ours: entriesString(e.Entries), Target: differential.Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
 		}
 	}
+	checks = append(checks, listenerChecks(&res, outs)...)
 	return append(checks, kuadrantStanding(objs, &res, paths, outs)...), nil
 }
 

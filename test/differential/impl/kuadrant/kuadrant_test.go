@@ -79,6 +79,10 @@ func TestKuadrantGenerator(t *testing.T) {
 		c := gen.Generate(seed, gen.Features{Kuadrant: true})
 		for _, p := range c.Policies {
 			kinds[p.GetKind()]++
+			if directKinds[p.GetKind()] {
+				checkDirectPolicy(t, seed, s, c, p)
+				continue
+			}
 			checkKuadrantPolicy(t, seed, s, c, p)
 		}
 		eg, _ := differential.YAML(gen.Generate(seed, gen.Features{}).Objects())
@@ -86,7 +90,7 @@ func TestKuadrantGenerator(t *testing.T) {
 			t.Fatalf("seed %d: Kuadrant policies without Features.Kuadrant", seed)
 		}
 	}
-	for _, k := range []string{gen.AP, gen.RLP, gen.TRLP} {
+	for _, k := range []string{gen.AP, gen.RLP, gen.TRLP, gen.DNS, gen.TLS} {
 		if kinds[k] < 50 {
 			t.Errorf("%d %s in 300 seeds, want at least 50", kinds[k], k)
 		}
