@@ -66,20 +66,19 @@ func DirectClass(objs []*unstructured.Unstructured, c differential.Check) string
 			return IssuerKindUnset
 		}
 		return ""
-	case c.Field == "standing" && c.Theirs == string(agree.InEffect) && c.Ours == string(agree.Conflicted):
-		if p := findPolicy(objs, c.Kind, c.Policy); p != nil && len(tiedWith(objs, p)) > 0 {
+	case c.Field == "standing" && c.Ours == string(agree.Conflicted):
+		// Not Conflicted in Kuadrant for the tie: then accepted, or Invalid when it is a
+		// TLSPolicy whose Issuer Kuadrant never finds (IssuerKindUnset).
+		p := findPolicy(objs, c.Kind, c.Policy)
+		accepted := c.Theirs == string(agree.InEffect) || c.Theirs == "NotAccepted:Invalid" && p != nil && issuerKindUnset(p)
+		if accepted && p != nil && len(tiedWith(objs, p)) > 0 {
 			return SameSecondTie
 		}
 	case c.Field == FieldApplied && c.Theirs == "" && c.Ours != "" && unserved(objs, c.Kind, c.Target) != "":
 		return ListenerUnserved
 	}
 	if c.Field == FieldAssigned || c.Field == FieldApplied {
-		if tieExplains(objs, c) {
-			return SameSecondTie
-		}
-		if issuerExplains(objs, c) {
-			return IssuerKindUnset
-		}
+		return listClass(objs, c)
 	}
 	return ""
 }
@@ -92,56 +91,49 @@ func issuerKindUnset(p *unstructured.Unstructured) bool {
 	return !set
 }
 
-// issuerExplains says whether we list every policy Kuadrant lists on the
-// listener, and the others we list are TLSPolicies with issuerRef.kind
-// unset.
-func issuerExplains(objs []*unstructured.Unstructured, c differential.Check) bool {
+// listClass explains a listener check whose lists differ: every policy we
+// list and Kuadrant does not is a TLSPolicy with issuerRef.kind unset
+// (Kuadrant rejects it), and every policy Kuadrant lists and we do not is
+// tied with one we list (Kuadrant accepts both). SameSecondTie when
+// Kuadrant lists any we do not (the tie decides which one holds the
+// listener), else IssuerKindUnset.
+func listClass(objs []*unstructured.Unstructured, c differential.Check) string {
 	theirs, ours := splitList(c.Theirs), splitList(c.Ours)
-	for _, t := range theirs {
-		if !slices.Contains(ours, t) {
-			return false
-		}
-	}
-	for _, o := range ours {
-		if slices.Contains(theirs, o) {
-			continue
-		}
-		if p := findPolicy(objs, c.Kind, o); p == nil || !issuerKindUnset(p) {
-			return false
-		}
-	}
-	return len(ours) > len(theirs)
-}
-
-// tieExplains says whether every policy Kuadrant lists on the listener
-// and we do not is tied with one we list, and we list none it does not.
-func tieExplains(objs []*unstructured.Unstructured, c differential.Check) bool {
-	theirs, ours := splitList(c.Theirs), splitList(c.Ours)
-	if len(ours) == 0 {
-		return false
-	}
-	for _, o := range ours {
-		if !slices.Contains(theirs, o) {
-			return false
-		}
-	}
+	tie := false
 	for _, t := range theirs {
 		if slices.Contains(ours, t) {
 			continue
 		}
 		p := findPolicy(objs, c.Kind, t)
 		if p == nil {
-			return false
+			return ""
 		}
 		tied := false
 		for _, q := range tiedWith(objs, p) {
 			tied = tied || slices.Contains(ours, q.GetNamespace()+"/"+q.GetName())
 		}
 		if !tied {
-			return false
+			return ""
 		}
+		tie = true
 	}
-	return true
+	unset := false
+	for _, o := range ours {
+		if slices.Contains(theirs, o) {
+			continue
+		}
+		if p := findPolicy(objs, c.Kind, o); p == nil || !issuerKindUnset(p) {
+			return ""
+		}
+		unset = true
+	}
+	switch {
+	case tie:
+		return SameSecondTie
+	case unset:
+		return IssuerKindUnset
+	}
+	return ""
 }
 
 func splitList(s string) []string {
