@@ -11,47 +11,59 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
 )
 
-// TestDirectClasses: each known class of DNSPolicy and TLSPolicy
-// disagreements takes the disagreement its cause explains and refuses
-// near misses that lack one of the facts it needs.
-func TestDirectClasses(t *testing.T) {
-	at := time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
-	policy := func(kind, name, section string, created time.Time) *unstructured.Unstructured {
-		ref := map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"}
-		if section != "" {
-			ref["sectionName"] = section
-		}
-		p := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kuadrant.io/v1", "kind": kind,
-			"spec": map[string]any{"targetRef": ref}}}
-		p.SetNamespace("ns")
-		p.SetName(name)
-		p.SetCreationTimestamp(metav1.NewTime(created))
-		return p
+var directAt = time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
+
+func directPolicy(kind, name, section string, created time.Time) *unstructured.Unstructured {
+	ref := map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"}
+	if section != "" {
+		ref["sectionName"] = section
 	}
-	gateway := func(listener map[string]any) *unstructured.Unstructured {
-		listener["name"] = "l1"
-		g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-			"spec": map[string]any{"listeners": []any{listener}}}}
-		g.SetNamespace("ns")
-		g.SetName("gw")
-		return g
-	}
-	certs := func(ref map[string]any) map[string]any { return map[string]any{"certificateRefs": []any{ref}} }
-	https := gateway(map[string]any{"protocol": "HTTPS", "hostname": "a.example.com", "tls": certs(map[string]any{"name": "c"})})
-	l1 := differential.Node{Kind: "Gateway", Namespace: "ns", Name: "gw", Section: "l1"}
-	standing := func(kind, name string) differential.Check {
-		return differential.Check{Kind: kind, Subject: kind + " ns/" + name, Field: "standing",
-			Theirs: string(agree.InEffect), Ours: string(agree.Conflicted), Policy: "ns/" + name}
-	}
-	listener := func(kind, field, theirs, ours string) differential.Check {
-		return differential.Check{Kind: kind, Subject: "ns/gw#l1", Field: field, Theirs: theirs, Ours: ours, Target: l1}
-	}
-	tests := []struct {
-		name string
-		objs []*unstructured.Unstructured
-		c    differential.Check
-		want string
-	}{
+	p := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "kuadrant.io/v1", "kind": kind,
+		"spec": map[string]any{"targetRef": ref}}}
+	p.SetNamespace("ns")
+	p.SetName(name)
+	p.SetCreationTimestamp(metav1.NewTime(created))
+	return p
+}
+
+func directGateway(listener map[string]any) *unstructured.Unstructured {
+	listener["name"] = "l1"
+	g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+		"spec": map[string]any{"listeners": []any{listener}}}}
+	g.SetNamespace("ns")
+	g.SetName("gw")
+	return g
+}
+
+func certs(ref map[string]any) map[string]any { return map[string]any{"certificateRefs": []any{ref}} }
+
+// httpsGateway has listener l1, which Kuadrant writes Certificates for.
+func httpsGateway() *unstructured.Unstructured {
+	return directGateway(map[string]any{"protocol": "HTTPS", "hostname": "a.example.com", "tls": certs(map[string]any{"name": "c"})})
+}
+
+func standingCheck(kind, name string) differential.Check {
+	return differential.Check{Kind: kind, Subject: kind + " ns/" + name, Field: "standing",
+		Theirs: string(agree.InEffect), Ours: string(agree.Conflicted), Policy: "ns/" + name}
+}
+
+func listenerCheck(kind, field, theirs, ours string) differential.Check {
+	return differential.Check{Kind: kind, Subject: "ns/gw#l1", Field: field, Theirs: theirs, Ours: ours,
+		Target: differential.Node{Kind: "Gateway", Namespace: "ns", Name: "gw", Section: "l1"}}
+}
+
+type directClassCase struct {
+	name string
+	objs []*unstructured.Unstructured
+	c    differential.Check
+	want string
+}
+
+// tieClassCases: SameSecondTie and IssuerKindUnset, and their near misses.
+func tieClassCases() []directClassCase {
+	at, https := directAt, httpsGateway()
+	policy, standing, listener := directPolicy, standingCheck, listenerCheck
+	return []directClassCase{
 		{"tie: both accepted by Kuadrant", []*unstructured.Unstructured{https, policy("DNSPolicy", "a", "", at), policy("DNSPolicy", "b", "", at)},
 			standing("DNSPolicy", "b"), SameSecondTie},
 		{"tie on a listener, TLS", []*unstructured.Unstructured{https, policy("TLSPolicy", "a", "l1", at), policy("TLSPolicy", "b", "l1", at)},
@@ -76,6 +88,14 @@ func TestDirectClasses(t *testing.T) {
 			listener("DNSPolicy", FieldAssigned, "ns/a,ns/b", "ns/a"), ""},
 		{"not a tie: ours lists one Kuadrant does not", []*unstructured.Unstructured{https, policy("DNSPolicy", "a", "", at), policy("DNSPolicy", "b", "", at)},
 			listener("DNSPolicy", FieldAssigned, "ns/b", "ns/a"), ""},
+	}
+}
+
+// listenerClassCases: ListenerUnserved and IssuerKindUnset, and their near misses.
+func listenerClassCases() []directClassCase {
+	at, https, gateway := directAt, httpsGateway(), directGateway
+	policy, listener := directPolicy, listenerCheck
+	return []directClassCase{
 		{"DNS, listener without hostname", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP"}), policy("DNSPolicy", "a", "", at)},
 			listener("DNSPolicy", FieldApplied, "", "ns/a"), ListenerUnserved},
 		{"DNS, listener with a hostname", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP", "hostname": "a.example.com"}), policy("DNSPolicy", "a", "", at)},
@@ -105,7 +125,13 @@ func TestDirectClasses(t *testing.T) {
 		{"a data-plane kind is never of these classes", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP"}), policy("RateLimitPolicy", "a", "", at)},
 			listener("RateLimitPolicy", FieldApplied, "", "ns/a"), ""},
 	}
-	for _, tt := range tests {
+}
+
+// TestDirectClasses: each known class of DNSPolicy and TLSPolicy
+// disagreements takes the disagreement its cause explains and refuses
+// near misses that lack one of the facts it needs.
+func TestDirectClasses(t *testing.T) {
+	for _, tt := range append(tieClassCases(), listenerClassCases()...) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := DirectClass(tt.objs, tt.c); got != tt.want {
 				t.Errorf("DirectClass = %q, want %q", got, tt.want)
