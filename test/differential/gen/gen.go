@@ -125,6 +125,9 @@ func Generate(seed uint64, f Features) *Case {
 	g.order()
 	if f.Kuadrant {
 		g.kuadrantAges()
+		// Last, from a random source of their own: the objects above stay those of
+		// every seed judged before DNSPolicy and TLSPolicy were generated.
+		g.genKuadrantDirect()
 	} else {
 		g.genPatchPolicies()
 	}

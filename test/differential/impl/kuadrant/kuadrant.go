@@ -32,7 +32,7 @@ func (kuadrant) Features() gen.Features { return gen.Features{Kuadrant: true} }
 
 // Kinds are the policy kinds the generator writes for Kuadrant: the fixed
 // seeds must see a value of each.
-func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP} }
+func (kuadrant) Kinds() []string { return []string{gen.AP, gen.RLP, gen.TRLP, gen.DNS, gen.TLS} }
 
 // kuadrantCommand is oracles/kuadrant's main, which reads one input on stdin and runs the
 // kuadrant-operator test binary the module builds once and caches (kuadrantoracle.Binary);
@@ -42,10 +42,13 @@ var kuadrantCommand = differential.OracleCommand("KUADRANT_ORACLE", "kuadrant")
 // Command implements differential.Oracle.
 func (kuadrant) Command() ([]string, error) { return kuadrantCommand() }
 
-// Input: the objects as generated (the oracle adds the Kuadrant object,
-// and the statuses a gateway accepting everything would write).
+// Input: the objects as generated, and the cert-manager issuer each
+// TLSPolicy names (agree.Issuers): the engine cannot see issuers, so the
+// oracle is never left to reject a TLSPolicy for lack of one. The oracle
+// adds the Kuadrant object, and the statuses a gateway accepting
+// everything would write.
 func (kuadrant) Input(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	return objs, nil
+	return append(agree.Issuers(objs), objs...), nil
 }
 
 // Ours adds Kuadrant's policy CRDs and their defaults, as kube-apiserver would.
@@ -75,7 +78,8 @@ func kuadrantCRDs() (*differential.Schemas, error) {
 // Compare: one check per Kuadrant path and kind (the named entries of the
 // effective policy and the policy each came from, against the engine's
 // entry agree.Match pairs it with), one per engine entry no path accounts
-// for, and one per policy (its standing, agree.OracleVerdicts against
+// for, two per listener and DNSPolicy or TLSPolicy (listenerChecks), and
+// one per policy (its standing, agree.OracleVerdicts against
 // agree.OurVerdicts).
 func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *differential.Ours, out []byte) ([]differential.Check, error) {
 	var res kuadrantoracle.Result
@@ -117,6 +121,7 @@ func (kuadrant) Compare(objs []*unstructured.Unstructured, ours *differential.Ou
 				Ours: entriesString(e.Entries), Target: differential.Node{Kind: "HTTPRoute", Namespace: e.Namespace, Name: e.Route}})
 		}
 	}
+	checks = append(checks, listenerChecks(&res, outs)...)
 	return append(checks, kuadrantStanding(objs, &res, paths, outs)...), nil
 }
 

@@ -79,6 +79,10 @@ func TestKuadrantGenerator(t *testing.T) {
 		c := gen.Generate(seed, gen.Features{Kuadrant: true})
 		for _, p := range c.Policies {
 			kinds[p.GetKind()]++
+			if directKinds[p.GetKind()] {
+				checkDirectPolicy(t, seed, s, c, p)
+				continue
+			}
 			checkKuadrantPolicy(t, seed, s, c, p)
 		}
 		eg, _ := differential.YAML(gen.Generate(seed, gen.Features{}).Objects())
@@ -86,7 +90,7 @@ func TestKuadrantGenerator(t *testing.T) {
 			t.Fatalf("seed %d: Kuadrant policies without Features.Kuadrant", seed)
 		}
 	}
-	for _, k := range []string{gen.AP, gen.RLP, gen.TRLP} {
+	for _, k := range []string{gen.AP, gen.RLP, gen.TRLP, gen.DNS, gen.TLS} {
 		if kinds[k] < 50 {
 			t.Errorf("%d %s in 300 seeds, want at least 50", kinds[k], k)
 		}
@@ -138,7 +142,7 @@ func mustYAML(t *testing.T, o *unstructured.Unstructured) string {
 // kuadrantClassSeeds are seeds whose disagreements are all of a known
 // class (docs/differential.md); DIFF_KUADRANT_SEEDS (comma-separated) adds
 // more, to classify a long run's.
-var kuadrantClassSeeds = []uint64{77, 125, 130}
+var kuadrantClassSeeds = []uint64{77, 125, 130, 1, 6, 7}
 
 // TestKuadrantKnownClasses: on these seeds Kuadrant and the engine still
 // disagree, and only in a known class. When the engine changes so that
@@ -163,11 +167,16 @@ func TestKuadrantKnownClasses(t *testing.T) {
 			t.Errorf("seed %d: no disagreement any more", s)
 		}
 		for _, c := range d {
-			class := Class(r.Case.Objects(), c)
-			if class == "" {
+			class, ok := differential.Classify("kuadrant", c, r.Case.Objects())
+			if !ok {
 				t.Errorf("seed %d: %s is of no known class", s, c)
 			}
 			classes[class]++
+		}
+	}
+	for _, k := range []string{RulesCovered, SameSecondTie, ListenerUnserved, IssuerKindUnset} {
+		if classes[k] == 0 {
+			t.Errorf("no disagreement of class %q on seeds %v any more", k, seeds)
 		}
 	}
 	keys := make([]string, 0, len(classes))

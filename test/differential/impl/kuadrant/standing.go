@@ -24,7 +24,9 @@ import (
 // do not admit the route (it skips only hostname mismatches, and a
 // TokenRateLimitPolicy not even those). A policy on a route attached to no
 // listener is not checked: the engine keeps such a route's own context,
-// where Kuadrant has no path (docs/differential.md).
+// where Kuadrant has no path (docs/differential.md). A DNSPolicy's or
+// TLSPolicy's standing is its Accepted condition (accepted, Conflicted,
+// TargetNotFound, Invalid) against our outcomes over its targets.
 func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Result, paths []kuadrantoracle.Path,
 	outs map[compute.Key]runtime.Object) []differential.Check {
 	var keys []string
@@ -42,6 +44,14 @@ func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Res
 	var checks []differential.Check
 	for _, k := range keys {
 		p := policies[k]
+		kind, policy, _ := strings.Cut(k, " ")
+		if directKinds[kind] {
+			// Kuadrant's Accepted condition, the status its code gives offline (its
+			// Enforced condition reads DNSRecords and Certificates in the cluster).
+			checks = append(checks, differential.Check{Kind: kind, Subject: k, Field: "standing",
+				Theirs: string(accepted[k]), Ours: string(mine[k]), Policy: policy})
+			continue
+		}
 		ref, _, _ := unstructured.NestedStringMap(p.Object, "spec", "targetRef")
 		if isRouteKind(ref["kind"]) && !routeAttached(objs, p.GetKind(), p.GetNamespace(), ref["name"]) {
 			continue
@@ -52,7 +62,6 @@ func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Res
 		default:
 			theirs = v
 		}
-		kind, policy, _ := strings.Cut(k, " ")
 		checks = append(checks, differential.Check{Kind: kind, Subject: k, Field: "standing",
 			Theirs: string(theirs), Ours: string(mine[k]), Policy: policy})
 	}

@@ -44,7 +44,7 @@ func TestEngineAgreesWithKuadrantOnUpstreamCases(t *testing.T) {
 	for i, p := range dirs {
 		dir := filepath.Dir(p)
 		objects[i] = loadCase(t, dir)
-		inputs[i] = encode(t, append(issuers(objects[i]), objects[i]...))
+		inputs[i] = encode(t, append(Issuers(objects[i]), objects[i]...))
 	}
 	bin, err := kuadrantoracle.Binary(context.Background())
 	if err != nil {
@@ -93,29 +93,6 @@ func loadCase(t *testing.T, dir string) []*unstructured.Unstructured {
 		objs = append(objs, p)
 	}
 	return objs
-}
-
-// issuers returns the cert-manager Issuer or ClusterIssuer each TLSPolicy names. The cases name
-// them without creating them (the engine cannot see them); Kuadrant rejects a TLSPolicy whose
-// issuer it cannot find, so the oracle is given them.
-func issuers(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, o := range objs {
-		if o.GetKind() != "TLSPolicy" {
-			continue
-		}
-		name, _, _ := unstructured.NestedString(o.Object, "spec", "issuerRef", "name")
-		kind, _, _ := unstructured.NestedString(o.Object, "spec", "issuerRef", "kind")
-		issuer := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Issuer"}}
-		issuer.SetName(name)
-		if kind == "ClusterIssuer" {
-			issuer.SetKind(kind)
-		} else {
-			issuer.SetNamespace(o.GetNamespace())
-		}
-		out = append(out, issuer)
-	}
-	return out
 }
 
 func policyKeys(objs []*unstructured.Unstructured) []string {

@@ -50,9 +50,10 @@ type Path struct {
 }
 
 // Listener is one Gateway listener and the DNSPolicies and TLSPolicies ("namespace/name") Kuadrant
-// applies to it. DNSSkipped and TLSSkipped say why Kuadrant writes no DNSRecord or Certificate for
-// it whatever the policies (a listener without hostname; validateGatewayListenerBlock: no
-// hostname, no TLS block, no certificateRefs, ...).
+// picks for it (listenersForPolicy, getTLSPoliciesForListener; accepted and valid ones only).
+// DNSSkipped and TLSSkipped say why Kuadrant writes no DNSRecord or Certificate for it whatever
+// the policies (a listener without hostname; validateGatewayListenerBlock: no hostname, no TLS
+// block, no certificateRefs, ...): then the policies picked take no effect there.
 type Listener struct {
 	Namespace   string   `json:"namespace"`
 	Gateway     string   `json:"gateway"`

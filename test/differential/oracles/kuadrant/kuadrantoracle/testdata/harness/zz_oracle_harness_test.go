@@ -190,11 +190,12 @@ func validate(ctx context.Context, topology *machinery.Topology, state *sync.Map
 	return nil
 }
 
-// listeners lists, for every listener, the DNSPolicies and TLSPolicies Kuadrant applies to it:
-// the accepted DNSPolicies whose listenersForPolicy has it, unless it has no hostname
-// (EffectiveDNSPoliciesReconciler writes a DNSRecord only for a listener with one), and the valid TLSPolicies of
-// getTLSPoliciesForListener when the listener passes validateGatewayListenerBlock
-// (EffectiveTLSPoliciesReconciler, which then writes a Certificate per certificateRef).
+// listeners lists, for every listener, the DNSPolicies and TLSPolicies Kuadrant picks for it: the
+// accepted DNSPolicies whose listenersForPolicy has it, and the valid TLSPolicies of
+// getTLSPoliciesForListener. DNSSkipped and TLSSkipped say why Kuadrant writes nothing for it all
+// the same: EffectiveDNSPoliciesReconciler writes a DNSRecord only for a listener with a hostname,
+// EffectiveTLSPoliciesReconciler a Certificate only for one that passes
+// validateGatewayListenerBlock.
 func listeners(ctx context.Context, topology *machinery.Topology, state *sync.Map) []oracleListener {
 	dnsFilter := dnsPolicyTypeFilterFunc()
 	dnsAccepted := dnsPolicyAcceptedStatusFunc(state)
@@ -214,18 +215,20 @@ func listeners(ctx context.Context, topology *machinery.Topology, state *sync.Ma
 		if l.Hostname != nil {
 			ol.Hostname = string(*l.Hostname)
 		}
-		if ol.Hostname == "" && len(ol.DNSPolicies) > 0 {
+		if ol.Hostname == "" {
 			// EffectiveDNSPoliciesReconciler.reconcile skips such a listener: no DNSRecord.
-			ol.DNSPolicies, ol.DNSSkipped = nil, "listener has no hostname assigned"
+			ol.DNSSkipped = "listener has no hostname assigned"
 		}
+		// The reconciler asks validateGatewayListenerBlock first and skips the listener when it
+		// fails; the policies getTLSPoliciesForListener picks are listed all the same, so that
+		// the selection is compared on every listener and the effect where Kuadrant has one.
 		if err := validateGatewayListenerBlock(field.NewPath(""), *l.Listener, l.Gateway).ToAggregate(); err != nil {
 			ol.TLSSkipped = err.Error()
-		} else {
-			for _, p := range getTLSPoliciesForListener(l) {
-				tp := p.(*kuadrantv1.TLSPolicy)
-				if ok, _ := IsTLSPolicyValid(ctx, state, tp); ok && tp.DeletionTimestamp == nil {
-					ol.TLSPolicies = append(ol.TLSPolicies, tp.Namespace+"/"+tp.Name)
-				}
+		}
+		for _, p := range getTLSPoliciesForListener(l) {
+			tp := p.(*kuadrantv1.TLSPolicy)
+			if ok, _ := IsTLSPolicyValid(ctx, state, tp); ok && tp.DeletionTimestamp == nil {
+				ol.TLSPolicies = append(ol.TLSPolicies, tp.Namespace+"/"+tp.Name)
 			}
 		}
 		if ol.DNSPolicies == nil {
