@@ -76,12 +76,12 @@ func TestUIFolded(t *testing.T) {
 	}
 
 	// Request: the matched rule and backend are drawn and marked.
-	js(ctx, t, fmt.Sprintf(`document.querySelector('#tabs button[data-view=trace]').click();
+	js(ctx, t, `document.querySelector('#tabs button[data-view=trace]').click();
 		document.querySelector('#panel').replaceChildren();
 		const f = document.querySelector('#trace-form');
 		f.elements.host.value = 'r98.bench.example';
 		f.elements.path.value = '/r98/rule-2';
-		f.requestSubmit()`))
+		f.requestSubmit()`)
 	if err := wantText(panelText(ctx, t, "ul.tree"), "HTTPRoute app-3/route-98"); err != nil {
 		t.Error(err)
 	}
@@ -114,7 +114,7 @@ func TestUIFolded(t *testing.T) {
 	screenshot(ctx, t, "folded")
 }
 
-// choosePolicy shows the Policy view of the policy labelled label.
+// choosePolicy shows the Policy view of the policy named label.
 func choosePolicy(ctx context.Context, t *testing.T, label string) {
 	t.Helper()
 	js(ctx, t, `document.querySelector('#tabs button[data-view=reach]').click()`)
