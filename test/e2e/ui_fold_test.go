@@ -111,7 +111,6 @@ func TestUIFolded(t *testing.T) {
 			t.Errorf("%s not drawn after the click", id)
 		}
 	}
-	screenshot(ctx, t, "folded")
 }
 
 // choosePolicy shows the Policy view of the policy named label.
