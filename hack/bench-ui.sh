@@ -7,7 +7,9 @@
 #   KUBECONFIG=... hack/bench-ui.sh online  # online, beside `kubectl get effectivepolicy -o yaml` of the
 #                                           # same route: a cluster with the topology loaded (hack/bench-e2e.sh)
 #
-# Environment: BENCH_SCALE (default 1), BENCH_RUNS (5), OUT (docs/benchmarks/ui.md).
+# Environment: BENCH_SCALE (default 1), BENCH_RUNS (5), OUT (docs/benchmarks/ui.md),
+# BENCH_BASE (a git ref, e.g. main: its plugin, with its committed page, is measured first in
+# the same run, beside this tree's).
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -20,6 +22,12 @@ chromium=$(hack/chromium.sh)
 hack/build-ui.sh
 go build -o "$work/kubectl-effectivepolicy" ./cmd/kubectl-effectivepolicy
 args=(-chromium "$chromium" -plugin "$work/kubectl-effectivepolicy" -runs "${BENCH_RUNS:-5}" -o "$out")
+if [[ -n "${BENCH_BASE:-}" ]]; then
+  mkdir "$work/base"
+  git archive "$BENCH_BASE" | tar -x -C "$work/base"
+  (cd "$work/base" && go build -o "$work/base-plugin" ./cmd/kubectl-effectivepolicy)
+  args+=(-baseline "$work/base-plugin" -baseline-name "$BENCH_BASE ($(git rev-parse --short "$BENCH_BASE"))")
+fi
 case "$mode" in
   offline)
     go run ./test/scale/gen -scale="$scale" -gateway-crds -o "$work/topology.yaml"

@@ -131,6 +131,8 @@ type pageNode struct {
 	Outcome   string `json:"outcome"`
 	Target    bool   `json:"target"`
 	Marked    bool   `json:"marked"`
+	// Folded counts the objects folded into the node (not drawn).
+	Folded int `json:"folded"`
 }
 
 // openPage loads u and waits until the page has drawn (or failed: ready is

@@ -28,6 +28,7 @@ import (
 
 type options struct {
 	plugin, file, kubeconfig, chromium string
+	baseline, baseName                 string
 	runs                               int
 	out, screenshot                    string
 }
@@ -38,6 +39,8 @@ func main() {
 	flag.StringVar(&o.file, "f", "", "offline: the topology's manifests (ui --offline -f)")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", "", "online: the cluster with the topology loaded")
 	flag.StringVar(&o.chromium, "chromium", "chromium", "the Chromium binary")
+	flag.StringVar(&o.baseline, "baseline", "", "a plugin to measure first in the same run, beside -plugin (built from main: hack/bench-ui.sh BENCH_BASE=main)")
+	flag.StringVar(&o.baseName, "baseline-name", "baseline", "what the baseline is, for the report")
 	flag.IntVar(&o.runs, "runs", 5, "page loads and clicks measured")
 	flag.StringVar(&o.out, "o", "-", "the report (Markdown), - for stdout")
 	flag.StringVar(&o.screenshot, "screenshot", "", "a PNG of the page after the last click (docs/ui/focus.png)")
@@ -55,37 +58,22 @@ func main() {
 func run(o options) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &report{Mode: "offline", Runs: o.runs, LoadBefore: loadAverage()}
+	r := &report{Mode: "offline", Runs: o.runs, LoadBefore: loadAverage(), BaseName: o.baseName}
 	if o.kubeconfig != "" {
 		r.Mode = "online"
 	}
-	srv, err := startUI(ctx, o)
-	if err != nil {
-		return err
-	}
-	defer srv.stop()
-	r.ServerReady = srv.ready
-	g, took, err := srv.graph()
-	if err != nil {
-		return err
-	}
-	r.GraphGET = took
-	r.Focus, r.Nodes, r.Edges, r.Targets = g.Focus, len(g.Nodes), len(g.Edges), g.Summary
-	route := busiestRoute(g)
-	if route.ID == "" {
-		return errors.New("the graph has no route target")
-	}
-	r.Route = route.Namespace + "/" + route.Name
-	if err := measurePage(ctx, o, srv.url, route.ID, r); err != nil {
-		return err
-	}
-	for range o.runs {
-		d, err := srv.target(route)
-		if err != nil {
-			return err
+	if o.baseline != "" {
+		r.Base = &measures{}
+		if _, _, err := measurePlugin(ctx, o, o.baseline, r.Base); err != nil {
+			return fmt.Errorf("baseline %s: %w", o.baseline, err)
 		}
-		r.TargetGET = append(r.TargetGET, d)
 	}
+	g, route, err := measurePlugin(ctx, o, o.plugin, &r.measures)
+	if err != nil {
+		return err
+	}
+	r.Focus, r.Nodes, r.Edges, r.Targets = g.Focus, len(g.Nodes), len(g.Edges), g.Summary
+	r.Route = route.Namespace + "/" + route.Name
 	if o.kubeconfig != "" {
 		for range o.runs {
 			d, err := kubectlGet(ctx, o.kubeconfig, route.Namespace, route.Name)
@@ -99,6 +87,37 @@ func run(o options) error {
 	return r.write(o.out)
 }
 
+// measurePlugin serves the page with plugin and measures it into m; it
+// answers the graph and the route clicked.
+func measurePlugin(ctx context.Context, o options, plugin string, m *measures) (graph, node, error) {
+	srv, err := startUI(ctx, o, plugin)
+	if err != nil {
+		return graph{}, node{}, err
+	}
+	defer srv.stop()
+	m.ServerReady = srv.ready
+	g, took, err := srv.graph()
+	if err != nil {
+		return g, node{}, err
+	}
+	m.GraphGET = took
+	route := busiestRoute(g)
+	if route.ID == "" {
+		return g, route, errors.New("the graph has no route target")
+	}
+	if err := measurePage(ctx, o, srv.url, route.ID, m); err != nil {
+		return g, route, err
+	}
+	for range o.runs {
+		d, err := srv.target(route)
+		if err != nil {
+			return g, route, err
+		}
+		m.TargetGET = append(m.TargetGET, d)
+	}
+	return g, route, nil
+}
+
 // ui is the plugin's server while it runs.
 type ui struct {
 	cmd   *exec.Cmd
@@ -109,14 +128,14 @@ type ui struct {
 
 var urlLine = regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=(\S+)`)
 
-func startUI(ctx context.Context, o options) (*ui, error) {
+func startUI(ctx context.Context, o options, plugin string) (*ui, error) {
 	args := []string{"ui", "-A"}
 	if o.file != "" {
 		args = append(args, "--offline", "-f", o.file)
 	} else {
 		args = append([]string{"--kubeconfig", o.kubeconfig}, args...)
 	}
-	cmd := exec.CommandContext(ctx, o.plugin, args...)
+	cmd := exec.CommandContext(ctx, plugin, args...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

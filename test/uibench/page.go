@@ -37,7 +37,7 @@ const clickScript = `new Promise((resolve) => {
 })`
 
 // measurePage loads the page o.runs times, each time clicking route.
-func measurePage(ctx context.Context, o options, url, route string, r *report) error {
+func measurePage(ctx context.Context, o options, url, route string, r *measures) error {
 	profile, err := os.MkdirTemp("", "uibench-chromium")
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func measurePage(ctx context.Context, o options, url, route string, r *report) e
 	return os.WriteFile(o.screenshot, png, 0o644)
 }
 
-func loadOnce(ctx context.Context, url, route string, r *report) error {
+func loadOnce(ctx context.Context, url, route string, r *measures) error {
 	browser := 0
 	if p := chromedp.FromContext(ctx).Browser.Process(); p != nil {
 		browser = p.Pid
@@ -102,6 +102,9 @@ func loadOnce(ctx context.Context, url, route string, r *report) error {
 	if err != nil {
 		return err
 	}
+	if err := readPhases(ctx, r); err != nil {
+		return err
+	}
 	cpu1 := treeCPU(browser)
 	click, err := chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(clickScript, route), chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -113,5 +116,31 @@ func loadOnce(ctx context.Context, url, route string, r *report) error {
 	r.Interactive = append(r.Interactive, ms(interactive))
 	r.GraphFetched = append(r.GraphFetched, ms(fetched))
 	r.Click = append(r.Click, ms(click))
+	return nil
+}
+
+// phasesScript answers the page's own marks (web/src: ep:graph-read,
+// ep:folded, ep:laid-out, ep:drawn), ms from the navigation's start; a
+// page without them answers none.
+const phasesScript = `Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('ep:')).map((m) => [m.name, m.startTime]))`
+
+// readPhases adds the time of each phase of the load: from the mark before.
+func readPhases(ctx context.Context, r *measures) error {
+	marks, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](phasesScript))
+	if err != nil {
+		return err
+	}
+	if r.Phases == nil {
+		r.Phases = map[string][]time.Duration{}
+	}
+	prev := 0.0
+	for _, name := range phaseNames {
+		at, ok := marks[name]
+		if !ok {
+			continue
+		}
+		r.Phases[name] = append(r.Phases[name], time.Duration((at-prev)*float64(time.Millisecond)))
+		prev = at
+	}
 	return nil
 }

@@ -3,7 +3,7 @@
 // applied or stored). The targets whose effective policies change are
 // marked on the graph; the panel has diff's trees, each field before -> after.
 import { drawTrees, drawError } from "./tree.js";
-import { mark } from "./graph.js";
+import { known, mark } from "./graph.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 
@@ -53,7 +53,7 @@ function summary(r, cy) {
   if (r.hidden > 0) line += ", and " + r.hidden + " more where you may not read effectivepolicies";
   out.push(note(line + ".", "muted"));
   for (const w of r.warnings || []) out.push(note("Warning: " + w, "muted"));
-  const missing = cy ? r.marks.filter((m) => cy.getElementById(m.id).empty()) : [];
+  const missing = cy ? r.marks.filter((m) => !known(cy, m.id)) : [];
   if (missing.length > 0) {
     out.push(note("Not on the graph yet: " + missing.map((m) => m.id.split("/").slice(1).join("/") + " (" + m.note + ")").join(", "), "muted"));
   }

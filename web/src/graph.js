@@ -5,17 +5,12 @@
 // and labelled with it in text too.
 import cytoscape from "cytoscape";
 import dagre from "cytoscape-dagre";
+import { outcomes } from "./outcomes.js";
+import { buildModel, elements, level, reveal } from "./fold.js";
+
+export { outcomes };
 
 cytoscape.use(dagre);
-
-// outcomes: the color and the word of each outcome class the server sends.
-export const outcomes = {
-  enforced: { color: "#0072B2", text: "Enforced" },
-  partial: { color: "#E69F00", text: "Partially enforced" },
-  lost: { color: "#CC79A7", text: "Overridden" },
-  conflict: { color: "#D55E00", text: "Conflicted or invalid" },
-  none: { color: "#BBBBBB", text: "No policy reaches it here" },
-};
 
 export function drawLegend(ul) {
   ul.replaceChildren();
@@ -65,6 +60,15 @@ function wrapLine(line) {
   return greedy(line.split(" · "), " · ").flatMap((l) => (measure.measureText(l).width > maxLine ? greedy(l.split(" "), " ") : [l]));
 }
 
+// labelled is the data of a node labelled label: the label, its wrapped
+// text and its box's size, which the style reads as data (a function in
+// the style is called again for each element at each style pass; data is
+// read once: the style was most of the load of a large graph).
+export function labelled(label) {
+  const b = box(label);
+  return { label, text: b.text, w: b.width, h: b.height };
+}
+
 // box is a label's wrapped text and the size of its box.
 export function box(label) {
   let b = boxes.get(label);
@@ -82,7 +86,7 @@ const style = [
     selector: "node",
     style: {
       shape: "round-rectangle",
-      label: (n) => box(n.data("label")).text,
+      label: "data(text)",
       "text-wrap": "wrap",
       "text-max-width": 10000,
       "text-valign": "center",
@@ -92,16 +96,21 @@ const style = [
       "font-family": fontFamily,
       // Text too small to read is not drawn (a large graph seen whole).
       "min-zoomed-font-size": 6,
-      width: (n) => box(n.data("label")).width,
-      height: (n) => box(n.data("label")).height,
+      width: "data(w)",
+      height: "data(h)",
       "border-width": 1,
       "border-color": "#333",
       color: "#000",
-      "background-color": (n) => (outcomes[n.data("outcome")] || outcomes.none).color,
+      "background-color": outcomes.none.color,
     },
   },
+  ...Object.entries(outcomes).map(([o, c]) => ({ selector: `node[outcome = '${o}']`, style: { "background-color": c.color } })),
   { selector: "node[outcome = 'enforced'], node[outcome = 'conflict']", style: { color: "#fff" } },
-  { selector: "edge", style: { width: 1.5, "line-color": "#777", "target-arrow-color": "#777", "target-arrow-shape": "triangle", "curve-style": "bezier" } },
+  { selector: "edge", style: { width: 1.5, "line-color": "#777", "target-arrow-color": "#777", "target-arrow-shape": "triangle", "curve-style": "straight" } },
+  // A holder of folded leaves: a dashed border, in the color of the worst
+  // outcome hidden in it (its badge says it in words).
+  { selector: "node[folded > 0]", style: { "border-width": 3, "border-style": "dashed" } },
+  ...Object.entries(outcomes).map(([o, c]) => ({ selector: `node[folded > 0][inner = '${o}']`, style: { "border-color": c.color } })),
   { selector: "node:selected", style: { "border-width": 4, "border-color": "#000" } },
   { selector: "node.marked", style: { "border-width": 4, "border-color": "#000", "border-style": "double" } },
   { selector: ".faded", style: { opacity: 0.25 } },
@@ -117,96 +126,215 @@ const style = [
 // row, which seen whole is a line.
 const dagreMax = 150;
 
-function level(n) {
-  const kind = n.data("kind") || "";
-  const section = Boolean(n.data("section"));
-  if (kind === "GatewayClass") return 7;
-  if (kind === "Gateway" || kind === "ListenerSet") return section ? 5 : 6;
-  if (kind === "Namespace") return 4;
-  if (kind.endsWith("Route")) return section ? 2 : 3;
-  return 1;
-}
-
+// layoutFor is the layout of a graph of nodes objects (folded or not: a
+// folded graph's routes alone are too many edges for dagre, 1.5 CPU-s on a
+// 207-object graph folded to 101).
 export function layoutFor(nodes) {
   if (nodes <= dagreMax) return { name: "dagre", rankDir: "LR", nodeSep: 12, rankSep: 60 };
-  return { name: "concentric", concentric: level, levelWidth: () => 1, minNodeSpacing: 8, avoidOverlap: true, animate: false };
+  return { name: "concentric", concentric: (n) => level(n.data()), levelWidth: () => 1, minNodeSpacing: 8, avoidOverlap: true, animate: false };
 }
 
-// drawGraph draws graph ({nodes, edges}) into el and calls onTap with the
-// data of a node clicked.
+
+// drawn is what m draws, each node with its label's text and box.
+function drawn(m) {
+  const els = elements(m);
+  for (const el of els) if (el.group === "nodes") Object.assign(el.data, labelled(el.data.base));
+  return els;
+}
+
+const key = "effectivepolicy";
+const model = (cy) => cy.scratch(key);
+
+// sync brings the drawn elements to what model m draws: labels and colors
+// change in place; it answers the elements added, whether any went, and
+// whether any changed.
+function sync(cy, m) {
+  const want = drawn(m);
+  const seen = new Set();
+  const fresh = [];
+  let changed = false;
+  let added = cy.collection();
+  let gone = 0;
+  cy.batch(() => {
+    for (const el of want) {
+      seen.add(el.data.id);
+      const cur = cy.getElementById(el.data.id);
+      if (cur.empty()) fresh.push(el);
+      else if (el.group === "nodes" && (cur.data("base") !== el.data.base || cur.data("outcome") !== el.data.outcome || cur.data("inner") !== el.data.inner)) {
+        cur.data(el.data);
+        changed = true;
+      }
+    }
+    const old = cy.elements().filter((el) => !seen.has(el.id()));
+    gone = old.length;
+    cy.remove(old);
+    added = cy.add(fresh);
+  });
+  return { added, gone, changed };
+}
+
+// place lays out the nodes just drawn for holders, each holder's beside it
+// (dagre on the holder and its leaves, moved so the holder stays where it
+// was, away from the graph's middle); many at once lay the whole graph out
+// again.
+function place(cy, hs, added) {
+  const nodes = added.nodes();
+  if (nodes.empty()) return;
+  if (nodes.length > dagreMax) {
+    cy.layout(layoutFor(model(cy).nodes.size)).run();
+    return;
+  }
+  const mid = cy.nodes().difference(nodes).boundingBox();
+  const done = new Set();
+  for (const id of hs) {
+    const h = cy.getElementById(id);
+    if (h.empty()) continue;
+    const mine = h.successors().nodes().intersection(nodes).filter((n) => !done.has(n.id()));
+    if (mine.empty()) continue;
+    mine.forEach((n) => done.add(n.id()));
+    const at = { ...h.position() };
+    const part = h.union(mine);
+    const rankDir = at.x >= (mid.x1 + mid.x2) / 2 ? "LR" : "RL";
+    part.union(part.edgesWith(part)).layout({ name: "dagre", rankDir, nodeSep: 12, rankSep: 60, fit: false, animate: false }).run();
+    const dx = at.x - h.position("x");
+    const dy = at.y - h.position("y");
+    part.positions((n) => ({ x: n.position("x") + dx, y: n.position("y") + dy }));
+  }
+}
+
+// drawGraph draws graph ({nodes, edges}) into el, folded when large
+// (fold.js), and calls onTap with the data of a node clicked; a click on a
+// holder of folded leaves also draws them.
 export function drawGraph(el, graph, onTap) {
-  const elements = [];
-  for (const n of graph.nodes || []) elements.push({ data: n });
-  for (const e of graph.edges || []) elements.push({ data: { id: e.from + "->" + e.to, source: e.from, target: e.to } });
-  const big = elements.length > 4 * dagreMax;
+  const m = buildModel(graph);
+  const els = drawn(m);
+  performance.mark("ep:folded");
+  const big = els.length > 4 * dagreMax;
   const cy = cytoscape({
     container: el,
-    elements,
+    elements: els,
     style,
-    layout: layoutFor((graph.nodes || []).length),
+    layout: layoutFor(m.nodes.size),
     wheelSensitivity: 0.3,
     boxSelectionEnabled: false,
     // A large graph pans and zooms as a picture, edges hidden while it moves.
     textureOnViewport: big,
     hideEdgesOnViewport: big,
   });
-  cy.on("tap", "node", (ev) => onTap(ev.target.data()));
+  performance.mark("ep:laid-out");
+  cy.scratch(key, m);
+  cy.on("tap", "node", (ev) => {
+    const d = ev.target.data();
+    onTap(d);
+    if (d.folded) expand(cy, d.id);
+  });
   return cy;
 }
 
-// mark highlights the nodes of ids (the others fade), with their outcome
-// written into their label; no ids clears the marks.
+// expand draws the leaves folded into the holder id.
+export function expand(cy, id) {
+  const m = model(cy);
+  m.open.add(id);
+  place(cy, [id], sync(cy, m).added);
+  paint(cy, m);
+}
+
+// folded is how many objects the graph holds folded (not drawn).
+export function folded(cy) {
+  const m = model(cy);
+  return m ? m.nodes.size - cy.nodes().length : 0;
+}
+
+// known answers whether the graph has the node id, drawn or folded.
+export function known(cy, id) {
+  const m = model(cy);
+  return m ? m.nodes.has(id) : cy.getElementById(id).nonempty();
+}
+
+// fewMarks: marks on at most this many folded leaves draw them (a trace's
+// rule and backends); more are counted on their holders.
+const fewMarks = 30;
+
+// mark highlights the nodes of marks (the others fade), with their outcome
+// written into their label; no marks clears them. Marked leaves that are
+// folded are drawn when few, else counted on the object holding them.
 export function mark(cy, marks) {
+  const m = model(cy);
+  m.marks = marks || [];
+  if (m.folding && m.marks.length) {
+    const vis = new Set(cy.nodes().map((n) => n.id()));
+    const hidden = m.marks.filter((x) => m.nodes.has(x.id) && !vis.has(x.id)).map((x) => x.id);
+    if (hidden.length > 0 && hidden.length <= fewMarks) {
+      const hs = reveal(m, hidden);
+      place(cy, hs, sync(cy, m).added);
+    }
+  }
+  paint(cy, m);
+}
+
+// inside says which marks a holder's folded leaves have: how many of each
+// note (the three most common).
+function inside(notes) {
+  const by = new Map();
+  for (const n of notes) by.set(n, (by.get(n) || 0) + 1);
+  const top = [...by].sort((a, b) => b[1] - a[1]);
+  const words = top.slice(0, 3).map(([n, c]) => c + " " + (n || "marked"));
+  if (top.length > 3) words.push("…");
+  return "▶ inside: " + words.join(" · ");
+}
+
+// paint draws m's marks; a graph never marked is left alone (a click
+// that opens a holder restyles nothing else).
+function paint(cy, m) {
+  if (m.marks.length === 0 && !m.painted) return;
+  m.painted = m.marks.length > 0;
   cy.batch(() => {
     cy.elements().removeClass("marked faded");
-    cy.nodes().forEach((n) => n.data("label", n.data("base")));
-    if (!marks || marks.length === 0) return;
+    cy.nodes().forEach((n) => {
+      if (n.data("label") !== n.data("base")) n.data(labelled(n.data("base")));
+    });
+    if (m.marks.length === 0) return;
     cy.elements().addClass("faded");
-    for (const m of marks) {
-      const n = cy.getElementById(m.id);
-      if (n.empty()) continue;
+    const held = new Map();
+    for (const x of m.marks) {
+      const n = cy.getElementById(x.id);
+      if (n.empty()) {
+        const h = holderOf(cy, m, x.id);
+        if (h) held.set(h, [...(held.get(h) || []), x.note || ""]);
+        continue;
+      }
       n.removeClass("faded").addClass("marked");
-      if (m.note) n.data("label", n.data("base") + "\n▶ " + m.note);
+      if (x.note) n.data(labelled(n.data("base") + "\n▶ " + x.note));
+    }
+    for (const [id, notes] of held) {
+      const n = cy.getElementById(id);
+      n.removeClass("faded").addClass("marked");
+      n.data(labelled(n.data("label") + "\n" + inside(notes)));
     }
   });
 }
 
-// update brings the drawn graph to graph (the Live view): colors and
-// labels change in place; nodes and edges that came or went are added or
-// removed, and only then is the graph laid out again. It returns whether
-// anything changed.
+// holderOf is the drawn object that the folded leaf id is in.
+function holderOf(cy, m, id) {
+  for (let x = id, i = 0; x && i < 8; i++) {
+    const os = m.owners.get(x);
+    if (!os) return "";
+    const drawn = os.find((o) => cy.getElementById(o).nonempty());
+    if (drawn) return drawn;
+    x = os[0];
+  }
+  return "";
+}
+
+// update brings the drawn graph to graph (the Live view, a new focus):
+// colors and labels change in place; nodes and edges that came or went are
+// added or removed, and only then is the graph laid out again; what the
+// user opened stays open. It returns whether anything changed.
 export function update(cy, graph) {
-  let changed = false;
-  let moved = false;
-  const seen = new Set();
-  cy.batch(() => {
-    for (const n of graph.nodes || []) {
-      seen.add(n.id);
-      const el = cy.getElementById(n.id);
-      if (el.empty()) {
-        cy.add({ data: n });
-        moved = true;
-        continue;
-      }
-      if (el.data("base") !== n.base || el.data("outcome") !== n.outcome) {
-        el.data({ ...n, label: n.base });
-        changed = true;
-      }
-    }
-    for (const e of graph.edges || []) {
-      const id = e.from + "->" + e.to;
-      seen.add(id);
-      if (cy.getElementById(id).empty()) {
-        cy.add({ data: { id, source: e.from, target: e.to } });
-        moved = true;
-      }
-    }
-    const gone = cy.elements().filter((el) => !seen.has(el.id()));
-    if (gone.nonempty()) {
-      cy.remove(gone);
-      moved = true;
-    }
-  });
-  if (moved) cy.layout(layoutFor(cy.nodes().length)).run();
+  const m = buildModel(graph, model(cy));
+  cy.scratch(key, m);
+  const { added, gone, changed } = sync(cy, m);
+  const moved = added.nonempty() || gone > 0;
+  if (moved) cy.layout(layoutFor(m.nodes.size)).run();
   return changed || moved;
 }
