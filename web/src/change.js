@@ -79,7 +79,7 @@ export function setupChange({ tabs, left, before, panel, cy }) {
   submit.textContent = "Review";
   form.append(
     textarea("apply", 5, "manifests to apply (YAML), as kubectl apply -f"),
-    textarea("delete", 5, "manifests to delete, or KIND/NAME a line (timeoutpolicy/baker-timeouts), in the page's namespace"),
+    textarea("delete", 5, "manifests to delete, or KIND/NAME a line (timeoutpolicy/baker-timeouts), in the page's namespace or -n NS"),
     submit,
   );
   left.insertBefore(form, before);

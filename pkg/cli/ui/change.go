@@ -156,27 +156,40 @@ func (s *Server) reviewOf(rev Reviewer, req ChangeRequest) (*v1alpha1.EffectiveP
 	return rv, warnings, nil
 }
 
-// refLines are KIND/NAME lines (kubectl's form), which YAML would read as
+// refLines are KIND/NAME lines (kubectl's form), each with kubectl's -n NS,
+// --namespace NS or --namespace=NS after it or not, which YAML would read as
 // one string.
-var refLines = regexp.MustCompile(`^(\s*([^\s:/#]+/[^\s:/#]+)?\s*(#.*)?\n?)*$`)
+var refLines = regexp.MustCompile(`^(\s*(` + refLine + `)?\s*(#.*)?\n?)*$`)
+
+// refLine is one KIND/NAME with its namespace flag; the groups are the
+// reference and the namespace.
+const refLine = `([^\s:/#=-][^\s:/#=]*/[^\s:/#=]+)(?:\s+(?:-n\s+|--namespace(?:\s+|=))([a-z0-9][-a-z0-9.]*))?`
+
+var refLineRe = regexp.MustCompile(`^` + refLine + `$`)
 
 // deletesOf reads the objects to delete: manifests (kubectl delete -f), or
-// KIND/NAME lines.
+// KIND/NAME lines, in namespace ns unless a line names its own.
 func deletesOf(text string, r kinds.Resolver, ns string) ([]v1alpha1.ReviewObjectReference, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
 	if refLines.MatchString(text) {
-		var args []string
+		var refs []v1alpha1.ReviewObjectReference
 		for _, line := range strings.Split(text, "\n") {
 			line, _, _ = strings.Cut(line, "#")
-			if line = strings.TrimSpace(line); line != "" {
-				args = append(args, line)
+			m := refLineRe.FindStringSubmatch(strings.TrimSpace(line))
+			if m == nil {
+				continue
 			}
-		}
-		refs, err := change.Refs(r, ns, "delete", args)
-		if err != nil {
-			return nil, badRequest("%v", err)
+			lineNS := ns
+			if m[2] != "" {
+				lineNS = m[2]
+			}
+			ref, err := change.Ref(r, lineNS, "delete", m[1])
+			if err != nil {
+				return nil, badRequest("%v", err)
+			}
+			refs = append(refs, ref)
 		}
 		return refs, nil
 	}
