@@ -100,16 +100,22 @@ func (ig *istioGen) genServices() {
 func (ig *istioGen) genPolicy(kind string) {
 	ig.policyN++
 	k := ig.policyN
-	ns, name := ig.ns[0], fmt.Sprintf("p%d", k)
-	switch r := ig.r.Float64(); {
-	case r < 0.2:
-		ns, name = IstioRootNamespace, fmt.Sprintf("%s-p%d", ig.prefix, k)
-	case r < 0.35:
-		ns = ig.ns[1]
-	}
+	ns, name := ig.place(fmt.Sprintf("p%d", k))
 	spec := istioSpec(ig.generator, kind, k)
 	ig.attach(spec, ns)
 	ig.c.Policies = append(ig.c.Policies, obj(IstioGroups[kind], kind, ns, name, spec))
+}
+
+// place puts a policy named name in the first namespace most often, now and then in the second
+// or in the root namespace (there named after the case too, df<seed>-<name>), drawing once.
+func (ig *istioGen) place(name string) (string, string) {
+	switch r := ig.r.Float64(); {
+	case r < 0.2:
+		return IstioRootNamespace, ig.prefix + "-" + name
+	case r < 0.35:
+		return ig.ns[1], name
+	}
+	return ig.ns[0], name
 }
 
 // attach names the policy's targets: targetRefs (one or two), the singular targetRef, a

@@ -28,13 +28,7 @@ func (ig *istioGen) genTrafficExtensions() {
 	n := te.pick(4)
 	base := BaseTime.Add(time.Hour)
 	for k := 1; k <= n; k++ {
-		ns, name := te.ns[0], fmt.Sprintf("te%d", k)
-		switch r := te.r.Float64(); {
-		case r < 0.2:
-			ns, name = IstioRootNamespace, fmt.Sprintf("%s-te%d", te.prefix, k)
-		case r < 0.35:
-			ns = te.ns[1]
-		}
+		ns, name := te.place(fmt.Sprintf("te%d", k))
 		spec := te.trafficExtensionSpec(k)
 		te.attach(spec, ns)
 		if ref, ok := spec["targetRef"]; ok {
