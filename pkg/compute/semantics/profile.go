@@ -105,7 +105,8 @@ type ReachFrom interface {
 // for a listener without a hostname). Where a Gateway has a listener ReachesListener refuses,
 // the engine gives the kind no entry on that listener: the Gateway's own policies get an entry
 // per listener they take effect on instead of one for the whole Gateway, and a policy on a
-// refused listener none (docs/spec.md §4.1).
+// refused listener none (docs/spec.md §4.1). The profile limits the kind's reach too
+// (ReachLimiter), so that the engine lists only Gateways with output.
 type ListenerReach interface {
 	// ReachesListener says whether policies of kind kind take effect on listener l of Gateway gateway.
 	ReachesListener(kind string, gateway topology.NodeID, l topology.Listener) bool

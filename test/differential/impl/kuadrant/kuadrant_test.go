@@ -174,7 +174,7 @@ func TestKuadrantKnownClasses(t *testing.T) {
 			classes[class]++
 		}
 	}
-	for _, k := range []string{RulesCovered, SameSecondTie, ListenerUnserved, IssuerKindUnset} {
+	for _, k := range []string{RulesCovered, SameSecondTie, IssuerKindUnset} {
 		if classes[k] == 0 {
 			t.Errorf("no disagreement of class %q on seeds %v any more", k, seeds)
 		}
