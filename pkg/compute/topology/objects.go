@@ -86,7 +86,7 @@ type Listener struct {
 	Selector labels.Selector
 	Kinds    []schema.GroupKind // nil: by protocol
 	Protocol string
-	Hostname string // "" matches every route hostname
+	Hostname string       // "" matches every route hostname
 	TLS      *ListenerTLS // the tls block; nil without one
 }
 
