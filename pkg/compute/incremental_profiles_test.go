@@ -270,7 +270,7 @@ func kuadrantMutations(get func(gk schema.GroupKind, ns, name string) *unstructu
 		add("a TokenRateLimitPolicy moves from the Gateway to another route", p)
 	}
 	muts = append(muts, mutation{name: "delete the route's TokenRateLimitPolicy", del: []objKey{{trlpGK, "ns-0", "trlp-route"}}})
-	return muts
+	return append(muts, kuadrantListenerMutations(get)...)
 }
 
 // feedIncremental upserts CRDs first, then everything else, one by one (not in bulk mode), and

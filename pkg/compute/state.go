@@ -167,7 +167,9 @@ func (ks keySet) addLimited(g *topology.Graph, ki *attach.KindIndex) {
 			seen = topology.Visited{} // what a node reaches depends on the attachment
 		}
 		if ki.Kind.Descriptor.Class != v1alpha1.ClassInherited {
-			visit(n)
+			if servesAttachment(g, ki, n) {
+				visit(n)
+			}
 			continue
 		}
 		g.Descend(n, true, seen, visit)
@@ -175,6 +177,26 @@ func (ks keySet) addLimited(g *topology.Graph, ki *attach.KindIndex) {
 			g.Descend(r, true, seen, visit)
 		}
 	}
+}
+
+// servesAttachment says whether a Direct kind attached at n takes effect on a listener there:
+// when n is a Gateway, or one of its listeners, some of whose listeners the kind refuses
+// (semantics.ListenerReach), the listener n names must be served, or for the whole Gateway any.
+func servesAttachment(g *topology.Graph, ki *attach.KindIndex, n topology.NodeID) bool {
+	gw := g.Gateways[n.Object()]
+	refused := semantics.RefusedListeners(ki.Kind.Profile, ki.Kind.GK.Kind, gw)
+	if refused == nil {
+		return true
+	}
+	if n.Section != "" {
+		return !refused[n.Section]
+	}
+	for _, l := range gw.Listeners {
+		if !refused[l.Name] {
+			return true
+		}
+	}
+	return false
 }
 
 // keys computes the keys with output: objects reached by an inherited

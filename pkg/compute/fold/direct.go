@@ -19,11 +19,34 @@ import (
 
 func (s *Session) direct(t topology.NodeID, k *attach.KindIndex, sections []string, a *aggs, tp *v1alpha1.TargetPolicy) {
 	whole := s.attached(t, k)
+	if refused := semantics.RefusedListeners(k.Kind.Profile, k.Kind.GK.Kind, s.g.Gateways[t]); refused != nil {
+		s.directByListener(t, k, whole, refused, a, tp)
+		return
+	}
 	s.emitDirect(t, t, "", k, whole, nil, a, tp)
 	for _, sec := range sections {
 		n := t
 		n.Section = sec
 		s.emitDirect(t, n, sec, k, s.attached(n, k), whole, a, tp)
+	}
+}
+
+// directByListener is direct for a Gateway t some of whose listeners (refused) the kind does
+// not take effect on (semantics.ListenerReach): an entry for each other listener, of the
+// policies on that listener (those on t Conflicted there), else of those on t; none for a
+// refused listener, nor for the whole Gateway, which the refused listeners are part of.
+func (s *Session) directByListener(t topology.NodeID, k *attach.KindIndex, whole []*semantics.Policy, refused map[string]bool, a *aggs, tp *v1alpha1.TargetPolicy) {
+	for _, l := range s.g.Gateways[t].Listeners {
+		if refused[l.Name] {
+			continue
+		}
+		n := t
+		n.Section = l.Name
+		if own := s.attached(n, k); len(own) > 0 {
+			s.emitDirect(t, n, l.Name, k, own, whole, a, tp)
+		} else {
+			s.emitDirect(t, t, l.Name, k, whole, nil, a, tp)
+		}
 	}
 }
 

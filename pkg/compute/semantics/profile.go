@@ -100,6 +100,37 @@ type ReachFrom interface {
 	ReachesFrom(kind string, at, target topology.NodeID) bool
 }
 
+// ListenerReach is implemented by a profile whose Direct kind takes effect on a Gateway's
+// listener only when the listener declares what the kind needs (Kuadrant writes no DNSRecord
+// for a listener without a hostname). Where a Gateway has a listener ReachesListener refuses,
+// the engine gives the kind no entry on that listener: the Gateway's own policies get an entry
+// per listener they take effect on instead of one for the whole Gateway, and a policy on a
+// refused listener none (docs/spec.md §4.1). The profile limits the kind's reach too
+// (ReachLimiter), so that the engine lists only Gateways with output.
+type ListenerReach interface {
+	// ReachesListener says whether policies of kind kind take effect on listener l of Gateway gateway.
+	ReachesListener(kind string, gateway topology.NodeID, l topology.Listener) bool
+}
+
+// RefusedListeners are the names of the listeners of Gateway gw where p's kind kind does not
+// take effect (ListenerReach), nil when p refuses none or gw is not a Gateway.
+func RefusedListeners(p Profile, kind string, gw *topology.Gateway) map[string]bool {
+	lr, ok := p.(ListenerReach)
+	if !ok || gw == nil {
+		return nil
+	}
+	var out map[string]bool
+	for _, l := range gw.Listeners {
+		if !lr.ReachesListener(kind, gw.ID, l) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[l.Name] = true
+		}
+	}
+	return out
+}
+
 // FoldValue is a profile's fold of one context.
 type FoldValue struct {
 	// Acc is the merged spec; each leaf names the index of the entry that set it.

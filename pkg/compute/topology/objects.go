@@ -86,7 +86,21 @@ type Listener struct {
 	Selector labels.Selector
 	Kinds    []schema.GroupKind // nil: by protocol
 	Protocol string
-	Hostname string // "" matches every route hostname
+	Hostname string       // "" matches every route hostname
+	TLS      *ListenerTLS // the tls block; nil without one
+}
+
+// ListenerTLS is a listener's tls block, as written: a profile whose kind needs the listener to
+// terminate TLS with certificates of its own reads it (semantics.ListenerReach).
+type ListenerTLS struct {
+	Mode            string // "" when unset (the CRD defaults it to Terminate)
+	CertificateRefs []CertificateRef
+}
+
+// CertificateRef is one of a listener's tls.certificateRefs, each field as written ("" when
+// unset: the CRD defaults group to core "" and kind to Secret).
+type CertificateRef struct {
+	Group, Kind, Namespace, Name string
 }
 
 // Gateway is a Gateway: its class, listeners and which ListenerSets it allows.

@@ -81,7 +81,7 @@ func parseListeners(spec map[string]interface{}) []Listener {
 			continue
 		}
 		port, _ := iget(l, "port")
-		li := Listener{Name: name, Port: port, From: "Same", Protocol: strings.ToUpper(StringField(l, "protocol")), Hostname: strings.ToLower(StringField(l, "hostname"))}
+		li := Listener{Name: name, Port: port, From: "Same", Protocol: strings.ToUpper(StringField(l, "protocol")), Hostname: strings.ToLower(StringField(l, "hostname")), TLS: parseListenerTLS(MapField(l, "tls"))}
 		ar := MapField(l, "allowedRoutes")
 		li.From, li.Selector = ParseFromNamespaces(MapField(ar, "namespaces"), li.From)
 		if ks, ok := ar["kinds"].([]interface{}); ok && ar != nil {
@@ -95,6 +95,20 @@ func parseListeners(spec map[string]interface{}) []Listener {
 			}
 		}
 		out = append(out, li)
+	}
+	return out
+}
+
+func parseListenerTLS(tls map[string]interface{}) *ListenerTLS {
+	if tls == nil {
+		return nil
+	}
+	out := &ListenerTLS{Mode: StringField(tls, "mode")}
+	for _, r := range maps(lget(tls, "certificateRefs")) {
+		out.CertificateRefs = append(out.CertificateRefs, CertificateRef{
+			Group: StringField(r, "group"), Kind: StringField(r, "kind"),
+			Namespace: StringField(r, "namespace"), Name: StringField(r, "name"),
+		})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -53,5 +54,32 @@ func TestParseFromNamespaces(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A listener's tls block is kept as written: no block is nil, unset fields are "" (the CRD
+// defaults them), every certificateRef in order.
+func TestParseListenerTLS(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    map[string]interface{}
+		want *ListenerTLS
+	}{
+		{"no tls block", map[string]interface{}{"name": "http", "protocol": "HTTP"}, nil},
+		{"empty tls block", map[string]interface{}{"name": "https", "tls": map[string]interface{}{}}, &ListenerTLS{}},
+		{"passthrough", map[string]interface{}{"name": "tls", "tls": map[string]interface{}{"mode": "Passthrough"}}, &ListenerTLS{Mode: "Passthrough"}},
+		{"terminate, two refs", map[string]interface{}{"name": "https", "tls": map[string]interface{}{"mode": "Terminate", "certificateRefs": []interface{}{
+			map[string]interface{}{"name": "a"},
+			map[string]interface{}{"group": "core", "kind": "Secret", "namespace": "other", "name": "b"},
+			"not a map",
+		}}}, &ListenerTLS{Mode: "Terminate", CertificateRefs: []CertificateRef{{Name: "a"}, {Group: "core", Kind: "Secret", Namespace: "other", Name: "b"}}}},
+	} {
+		ls := parseListeners(map[string]interface{}{"listeners": []interface{}{tc.l}})
+		if len(ls) != 1 {
+			t.Fatalf("%s: %d listeners", tc.name, len(ls))
+		}
+		if !reflect.DeepEqual(ls[0].TLS, tc.want) {
+			t.Errorf("%s: TLS %+v, want %+v", tc.name, ls[0].TLS, tc.want)
+		}
 	}
 }

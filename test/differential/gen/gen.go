@@ -127,7 +127,7 @@ func Generate(seed uint64, f Features) *Case {
 		g.kuadrantAges()
 		// Last, from a random source of their own: the objects above stay those of
 		// every seed judged before DNSPolicy and TLSPolicy were generated.
-		g.genKuadrantDirect()
+		genKuadrantDirect(g)
 	} else {
 		g.genPatchPolicies()
 	}

@@ -54,7 +54,8 @@ type directGen struct {
 	refs    map[string][]map[string]any // kind: the targetRefs written so far
 }
 
-// genKuadrantDirect appends, after every other object, now and then a
+// genKuadrantDirect appends to g (a function, not a method: generator has
+// as many methods as the shape allows), after every other object, now and then a
 // Gateway of HTTPS and TLS listeners and always one to four DNSPolicies
 // and TLSPolicies, drawn from a random source of their own. Each names a
 // Gateway or one of its listeners (now and then one that does not exist,
@@ -62,7 +63,7 @@ type directGen struct {
 // policy (policy k's provider Secret is p<k>-credentials, its weight k,
 // its issuer p<k>-issuer). They are aged in an order of their own, now
 // and then two in the same second, after the other policies.
-func (g *generator) genKuadrantDirect() {
+func genKuadrantDirect(g *generator) {
 	d := &directGen{g: g, r: rand.New(rand.NewPCG(g.c.Seed, kuadrantDirectStream)), refs: map[string][]map[string]any{}}
 	for _, gw := range g.gateways {
 		d.targets = append(d.targets, target{"Gateway", gw.ns, gw.name, listenerNames(gw.listeners)})

@@ -27,11 +27,10 @@ package kuadrant
 // Kuadrant applies nothing (the rejected policy still keeps the Gateway policy off it). Kuadrant
 // also rejects a TLSPolicy whose issuerRef has no kind although its Issuer exists
 // (tls_workflow.go LinkTLSPolicyToIssuerFunc links an Issuer only for kind "Issuer", so
-// tlspolicies_validator.go isIssuerFound never sees it), a bug the engine does not mirror. And
-// the engine answers which policy holds a listener, not whether the listener can carry what the
-// policy makes: Kuadrant writes no DNSRecord for a listener without hostname, no Certificate
-// for one effective_tls_policies_reconciler.go validateGatewayListenerBlock refuses (no
-// hostname, no TLS block in mode Terminate with certificateRefs of the Gateway's namespace).
+// tlspolicies_validator.go isIssuerFound never sees it), a bug the engine does not mirror.
+// Where Kuadrant writes nothing — no DNSRecord for a listener without hostname, no Certificate
+// for one effective_tls_policies_reconciler.go validateGatewayListenerBlock refuses — the
+// listener gets no entry of the kind (listeners.go).
 // The differential harness (docs/differential.md, Kuadrant) shows these as known classes.
 
 import "github.com/effectivepolicy-dev/effectivepolicy/pkg/compute/semantics"

@@ -9,7 +9,6 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential"
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/agree"
-	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/oracles/kuadrant/kuadrantoracle"
 )
 
 // Known classes of DNSPolicy and TLSPolicy disagreements (docs/differential.md).
@@ -23,17 +22,6 @@ const (
 	// they overwrite each other. The engine keeps one, the first by
 	// namespace/name, and reports the other Conflicted.
 	SameSecondTie = "DNSPolicy/TLSPolicy same-second tie on one target"
-	// ListenerUnserved: a listener Kuadrant picks a DNSPolicy or TLSPolicy
-	// for, then writes nothing for, because it cannot carry what the policy
-	// makes: a DNSRecord needs the listener's hostname
-	// (effective_dnspolicies_reconciler.go reconcile), a Certificate a
-	// hostname and a TLS block in mode Terminate with certificateRefs of the
-	// Gateway's namespace (effective_tls_policies_reconciler.go
-	// validateGatewayListenerBlock). The engine answers which policy holds
-	// the listener; it does not read those prerequisites, so it shows the
-	// policy there. Which policy Kuadrant picks is compared on its own
-	// (FieldAssigned).
-	ListenerUnserved = "DNSPolicy/TLSPolicy on a listener Kuadrant writes nothing for"
 	// IssuerKindUnset: a TLSPolicy whose issuerRef has no kind, which
 	// means an Issuer of its namespace (the CRD's doc, and
 	// tlspolicies_validator.go isIssuerFound, which accepts "" or
@@ -47,7 +35,7 @@ const (
 )
 
 func init() {
-	for _, name := range []string{SameSecondTie, ListenerUnserved, IssuerKindUnset} {
+	for _, name := range []string{SameSecondTie, IssuerKindUnset} {
 		differential.RegisterKnown(differential.KnownClass{Name: name, Impl: "kuadrant", Match: func(c differential.Check, objs []*unstructured.Unstructured) bool {
 			return DirectClass(objs, c) == name
 		}})
@@ -74,8 +62,13 @@ func DirectClass(objs []*unstructured.Unstructured, c differential.Check) string
 		if accepted && p != nil && len(tiedWith(objs, p)) > 0 {
 			return SameSecondTie
 		}
-	case c.Field == FieldApplied && c.Theirs == "" && c.Ours != "" && unserved(objs, c.Kind, c.Target) != "":
-		return ListenerUnserved
+		// Not tied, Invalid for its issuer kind alone (isConflict runs first): without the bug
+		// Kuadrant would accept it, and a Gateway policy beaten on every listener Kuadrant writes
+		// a Certificate for by the listener's own policy is Conflicted in the engine wherever it
+		// is listed, as AppliedNowhere allows (direct.go directStanding).
+		if c.Theirs == "NotAccepted:Invalid" && p != nil && issuerKindUnset(p) {
+			return IssuerKindUnset
+		}
 	}
 	if c.Field == FieldAssigned || c.Field == FieldApplied {
 		return listClass(objs, c)
@@ -169,46 +162,4 @@ func findPolicy(objs []*unstructured.Unstructured, kind, nsName string) *unstruc
 		}
 	}
 	return nil
-}
-
-// unserved says why Kuadrant writes nothing of kind for listener l (a
-// Gateway node with the listener as section), "" when it would: a
-// re-statement of the two conditions ListenerUnserved cites, read from the
-// Gateway as generated (the CRD defaults: mode Terminate, certificateRef
-// group core and kind Secret).
-func unserved(objs []*unstructured.Unstructured, kind string, l differential.Node) string {
-	spec := findListener(objs, kuadrantoracle.Node{Kind: "Gateway", Namespace: l.Namespace, Name: l.Name}, l.Section)
-	if spec == nil {
-		return ""
-	}
-	if h, _ := spec["hostname"].(string); h == "" {
-		return "no hostname"
-	}
-	if kind != "TLSPolicy" {
-		return ""
-	}
-	tls, _ := spec["tls"].(map[string]any)
-	if tls == nil {
-		return "no TLS block"
-	}
-	if mode, _ := tls["mode"].(string); mode != "" && mode != "Terminate" {
-		return "mode " + mode
-	}
-	refs, _ := tls["certificateRefs"].([]any)
-	if len(refs) == 0 {
-		return "no certificateRefs"
-	}
-	for _, r := range refs {
-		m, _ := r.(map[string]any)
-		if ns, _ := m["namespace"].(string); ns != "" && ns != l.Namespace {
-			return "certificateRef in namespace " + ns
-		}
-		if g, _ := m["group"].(string); g != "" && g != "core" {
-			return "certificateRef group " + g
-		}
-		if k, _ := m["kind"].(string); k != "" && k != "Secret" {
-			return "certificateRef kind " + k
-		}
-	}
-	return ""
 }

@@ -91,29 +91,36 @@ func tieClassCases() []directClassCase {
 	}
 }
 
-// listenerClassCases: ListenerUnserved and IssuerKindUnset, and their near misses.
+// listenerClassCases: IssuerKindUnset and its near misses; and an applied
+// disagreement on a listener Kuadrant writes nothing for, which is of no
+// class: the engine gives such a listener no entry of the kind
+// (docs/spec.md §4.1, Kuadrant), so ours there is an engine bug.
 func listenerClassCases() []directClassCase {
 	at, https, gateway := directAt, httpsGateway(), directGateway
 	policy, listener := directPolicy, listenerCheck
 	return []directClassCase{
-		{"DNS, listener without hostname", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP"}), policy("DNSPolicy", "a", "", at)},
-			listener("DNSPolicy", FieldApplied, "", "ns/a"), ListenerUnserved},
+		{"DNS, listener without hostname: no class", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP"}), policy("DNSPolicy", "a", "", at)},
+			listener("DNSPolicy", FieldApplied, "", "ns/a"), ""},
 		{"DNS, listener with a hostname", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP", "hostname": "a.example.com"}), policy("DNSPolicy", "a", "", at)},
 			listener("DNSPolicy", FieldApplied, "", "ns/a"), ""},
 		{"DNS, not picked either: the selection differs", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP"}), policy("DNSPolicy", "a", "", at)},
 			listener("DNSPolicy", FieldAssigned, "", "ns/a"), ""},
-		{"TLS, HTTP listener", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP", "hostname": "a.example.com"}), policy("TLSPolicy", "a", "", at)},
-			listener("TLSPolicy", FieldApplied, "", "ns/a"), ListenerUnserved},
-		{"TLS, passthrough", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "TLS", "hostname": "a.example.com", "tls": map[string]any{"mode": "Passthrough"}}), policy("TLSPolicy", "a", "", at)},
-			listener("TLSPolicy", FieldApplied, "", "ns/a"), ListenerUnserved},
-		{"TLS, certificate of another namespace", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTPS", "hostname": "a.example.com", "tls": certs(map[string]any{"name": "c", "namespace": "other"})}), policy("TLSPolicy", "a", "", at)},
-			listener("TLSPolicy", FieldApplied, "", "ns/a"), ListenerUnserved},
-		{"TLS, HTTPS without hostname", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTPS", "tls": certs(map[string]any{"name": "c"})}), policy("TLSPolicy", "a", "", at)},
-			listener("TLSPolicy", FieldApplied, "", "ns/a"), ListenerUnserved},
+		{"TLS, HTTP listener: no class", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTP", "hostname": "a.example.com"}), withIssuerKind(policy("TLSPolicy", "a", "", at), "ClusterIssuer")},
+			listener("TLSPolicy", FieldApplied, "", "ns/a"), ""},
+		{"TLS, passthrough: no class", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "TLS", "hostname": "a.example.com", "tls": map[string]any{"mode": "Passthrough"}}), withIssuerKind(policy("TLSPolicy", "a", "", at), "ClusterIssuer")},
+			listener("TLSPolicy", FieldApplied, "", "ns/a"), ""},
+		{"TLS, certificate of another namespace: no class", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTPS", "hostname": "a.example.com", "tls": certs(map[string]any{"name": "c", "namespace": "other"})}), withIssuerKind(policy("TLSPolicy", "a", "", at), "ClusterIssuer")},
+			listener("TLSPolicy", FieldApplied, "", "ns/a"), ""},
+		{"TLS, HTTPS without hostname: no class", []*unstructured.Unstructured{gateway(map[string]any{"protocol": "HTTPS", "tls": certs(map[string]any{"name": "c"})}), withIssuerKind(policy("TLSPolicy", "a", "", at), "ClusterIssuer")},
+			listener("TLSPolicy", FieldApplied, "", "ns/a"), ""},
 		{"TLS, a listener Kuadrant serves", []*unstructured.Unstructured{https, withIssuerKind(policy("TLSPolicy", "a", "", at), "ClusterIssuer")},
 			listener("TLSPolicy", FieldApplied, "", "ns/a"), ""},
 		{"issuer kind unset: Kuadrant finds no Issuer", []*unstructured.Unstructured{https, policy("TLSPolicy", "a", "", at)},
 			differential.Check{Kind: "TLSPolicy", Field: "standing", Theirs: "NotAccepted:Invalid", Ours: string(agree.InEffect), Policy: "ns/a"}, IssuerKindUnset},
+		{"issuer kind unset, a Gateway policy beaten on its only served listener", []*unstructured.Unstructured{https, policy("TLSPolicy", "a", "", at), withIssuerKind(policy("TLSPolicy", "b", "l1", at.Add(-time.Second)), "Issuer")},
+			differential.Check{Kind: "TLSPolicy", Field: "standing", Theirs: "NotAccepted:Invalid", Ours: string(agree.Conflicted), Policy: "ns/a"}, IssuerKindUnset},
+		{"issuer kind Issuer, Conflicted in the engine: not this class", []*unstructured.Unstructured{https, withIssuerKind(policy("TLSPolicy", "a", "", at), "Issuer")},
+			differential.Check{Kind: "TLSPolicy", Field: "standing", Theirs: "NotAccepted:Invalid", Ours: string(agree.Conflicted), Policy: "ns/a"}, ""},
 		{"issuer kind Issuer: not this class", []*unstructured.Unstructured{https, withIssuerKind(policy("TLSPolicy", "a", "", at), "Issuer")},
 			differential.Check{Kind: "TLSPolicy", Field: "standing", Theirs: "NotAccepted:Invalid", Ours: string(agree.InEffect), Policy: "ns/a"}, ""},
 		{"issuer kind unset: applied nowhere", []*unstructured.Unstructured{https, policy("TLSPolicy", "a", "l1", at)},

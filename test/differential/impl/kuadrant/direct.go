@@ -1,8 +1,10 @@
 package kuadrant
 
 import (
+	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
@@ -29,12 +31,12 @@ const (
 var directKinds = map[string]bool{gen.DNS: true, gen.TLS: true}
 
 // listenerChecks: for every listener Kuadrant's topology has and each of
-// DNSPolicy and TLSPolicy, the policies it picks and the policies it
-// applies, against the policies of the engine's entry for the listener
-// (the Gateway entry of its section, else of the whole Gateway). The
-// engine answers which policy holds the listener; it does not ask whether
-// the listener can carry a DNS name or a certificate, so both checks read
-// the same answer of ours.
+// DNSPolicy and TLSPolicy, the policies it applies and, on a listener it
+// writes something for, the policies it picks, against the policies of the
+// engine's entry for the listener (the Gateway entry of its section, else
+// of the whole Gateway). On a listener Kuadrant writes nothing for, the
+// engine gives the kind no entry (docs/spec.md §4.1, Kuadrant), so there
+// only what is applied (nothing) is compared.
 func listenerChecks(res *kuadrantoracle.Result, outs map[compute.Key]runtime.Object) []differential.Check {
 	ours := agree.OurListenerPolicies(outs)
 	var checks []differential.Check
@@ -43,15 +45,70 @@ func listenerChecks(res *kuadrantoracle.Result, outs map[compute.Key]runtime.Obj
 		subject := l.Namespace + "/" + l.Gateway + "#" + l.Listener
 		for _, kind := range []string{gen.DNS, gen.TLS} {
 			mine := strings.Join(ours.Of(l.Namespace, l.Gateway, l.Listener, kind), ",")
-			applied, _ := agree.Applied(l, kind)
-			for _, c := range []struct{ field, theirs string }{
-				{FieldAssigned, strings.Join(agree.Assigned(l, kind), ",")},
-				{FieldApplied, strings.Join(applied, ",")},
-			} {
+			applied, skipped := agree.Applied(l, kind)
+			fields := []struct{ field, theirs string }{{FieldApplied, strings.Join(applied, ",")}}
+			if skipped == "" {
+				fields = append(fields, struct{ field, theirs string }{FieldAssigned, strings.Join(agree.Assigned(l, kind), ",")})
+			}
+			for _, c := range fields {
 				checks = append(checks, differential.Check{Kind: kind, Subject: subject, Field: c.field,
 					Theirs: c.theirs, Ours: mine, Target: target, Path: []differential.Node{target}})
 			}
 		}
 	}
 	return checks
+}
+
+// Standings of a DNSPolicy or TLSPolicy where the engine, by decision,
+// shows no entry (docs/spec.md §4.1, Kuadrant: a listener Kuadrant writes
+// nothing for gets no entry of the kind).
+const (
+	// NoListenerServed: every listener of the policy's target is one
+	// Kuadrant writes nothing of the kind for; the engine lists the policy
+	// nowhere, whatever its Accepted condition.
+	NoListenerServed agree.Verdict = "NoListenerServed"
+	// AppliedNowhere: Kuadrant accepts the policy and applies it on no
+	// listener, and its target has a listener Kuadrant writes nothing for;
+	// the engine lists it nowhere, or only where another policy beats it.
+	AppliedNowhere agree.Verdict = "AppliedNowhere"
+)
+
+// directStanding is the standing check of a DNSPolicy or TLSPolicy p:
+// Kuadrant's Accepted condition, the status its code gives offline (its
+// Enforced condition reads DNSRecords and Certificates in the cluster),
+// against our outcomes over its targets (theirs and ours as read), but
+// NoListenerServed or AppliedNowhere where Kuadrant writes nothing of p
+// because of listeners it skips.
+func directStanding(res *kuadrantoracle.Result, p *unstructured.Unstructured, theirs, ours agree.Verdict) (agree.Verdict, agree.Verdict) {
+	kind, policy := p.GetKind(), p.GetNamespace()+"/"+p.GetName()
+	ref, _, _ := unstructured.NestedStringMap(p.Object, "spec", "targetRef")
+	var target []kuadrantoracle.Listener
+	for _, l := range res.Listeners {
+		if l.Namespace == p.GetNamespace() && l.Gateway == ref["name"] && (ref["sectionName"] == "" || l.Listener == ref["sectionName"]) {
+			target = append(target, l)
+		}
+	}
+	served, skipped, applied := 0, 0, false
+	for _, l := range target {
+		names, why := agree.Applied(l, kind)
+		if why != "" {
+			skipped++
+		} else {
+			served++
+		}
+		applied = applied || slices.Contains(names, policy)
+	}
+	switch {
+	case len(target) > 0 && served == 0:
+		theirs = NoListenerServed
+		if ours == agree.NotFound {
+			ours = NoListenerServed
+		}
+	case theirs == agree.InEffect && !applied && skipped > 0:
+		theirs = AppliedNowhere
+		if ours == agree.NotFound || ours == agree.Conflicted {
+			ours = AppliedNowhere
+		}
+	}
+	return theirs, ours
 }

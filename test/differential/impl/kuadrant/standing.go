@@ -26,7 +26,8 @@ import (
 // listener is not checked: the engine keeps such a route's own context,
 // where Kuadrant has no path (docs/differential.md). A DNSPolicy's or
 // TLSPolicy's standing is its Accepted condition (accepted, Conflicted,
-// TargetNotFound, Invalid) against our outcomes over its targets.
+// TargetNotFound, Invalid) against our outcomes over its targets
+// (directStanding).
 func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Result, paths []kuadrantoracle.Path,
 	outs map[compute.Key]runtime.Object) []differential.Check {
 	var keys []string
@@ -46,10 +47,9 @@ func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Res
 		p := policies[k]
 		kind, policy, _ := strings.Cut(k, " ")
 		if directKinds[kind] {
-			// Kuadrant's Accepted condition, the status its code gives offline (its
-			// Enforced condition reads DNSRecords and Certificates in the cluster).
+			theirs, ours := directStanding(res, p, accepted[k], mine[k])
 			checks = append(checks, differential.Check{Kind: kind, Subject: k, Field: "standing",
-				Theirs: string(accepted[k]), Ours: string(mine[k]), Policy: policy})
+				Theirs: string(theirs), Ours: string(ours), Policy: policy})
 			continue
 		}
 		ref, _, _ := unstructured.NestedStringMap(p.Object, "spec", "targetRef")
