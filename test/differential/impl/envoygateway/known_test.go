@@ -15,6 +15,7 @@ var knownSeeds = map[uint64]string{
 	1193:  ClassEGTCPAuthorization,
 	2080:  ClassEGTCPAuthorization, // the policy has a mergeType
 	6185:  ClassEGTCPAuthorization, // ours: the route's own, newer, policy
+	8949:  ClassEGTCPAuthorization, // the policy loses another target, not its route
 	1085:  ClassEGStatusPerSection,
 	6131:  ClassEGStatusPerSection, // two listeners, beaten on one
 	2701:  ClassEGStatusPerSection, // a route and its rule, beaten on the rule
@@ -35,7 +36,7 @@ var (
 func judgeKnown(t *testing.T) map[uint64]differential.Outcome {
 	t.Helper()
 	knownOnce.Do(func() {
-		rs, err := differential.RunBatch(differential.OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 6732, 20617})
+		rs, err := differential.RunBatch(differential.OracleNamed("envoygateway"), []uint64{1085, 1193, 1508, 2080, 2118, 2701, 6131, 6185, 6732, 8949, 20617})
 		knownErr = err
 		knownOutcomes = map[uint64]differential.Outcome{}
 		for _, r := range rs {
@@ -93,6 +94,12 @@ var nearMisses = []nearMiss{
 		setField(objs, "SecurityPolicy", "df1193-b", "p02-sp", map[string]any{"maxAge": "2s"}, "spec", "cors")
 	}},
 	{"1193: the check is on an HTTP route", 1193, func(_ []*unstructured.Unstructured, c *differential.Check) { c.Target.Kind = "HTTPRoute" }},
+	// seed 8949: SecurityPolicy df8949-a/p03-sp names TCPRoute r3 and gw1/l1, which the older
+	// p01-sp names too; r3 and r1 share gw2's TCP listener l3, where r1 gets p03's authorization.
+	{"8949: the policy loses its route too", 8949, func(objs []*unstructured.Unstructured, _ *differential.Check) {
+		setField(objs, "SecurityPolicy", "df8949-a", "p01-sp", []any{map[string]any{"group": "gateway.networking.k8s.io",
+			"kind": "TCPRoute", "name": "r3"}}, "spec", "targetRefs")
+	}},
 	// seed 2080: SecurityPolicy df2080-a/p04-sp, with mergeType, names TCPRoute r3; r3 and r2
 	// share gw1's TCP listener l2, where r2 gets its authorization.
 	{"2080: a Gateway SecurityPolicy with cors (the merge is invalid on TCP)", 2080, func(objs []*unstructured.Unstructured, _ *differential.Check) {
