@@ -65,7 +65,7 @@ func DirectClass(objs []*unstructured.Unstructured, c differential.Check) string
 		// Not tied, Invalid for its issuer kind alone (isConflict runs first): without the bug
 		// Kuadrant would accept it, and a Gateway policy beaten on every listener Kuadrant writes
 		// a Certificate for by the listener's own policy is Conflicted in the engine wherever it
-		// is listed, as AppliedNowhere allows (direct.go directStanding).
+		// is listed, as agree.AppliedNowhere allows (agree.DirectStanding).
 		if c.Theirs == "NotAccepted:Invalid" && p != nil && issuerKindUnset(p) {
 			return IssuerKindUnset
 		}

@@ -56,13 +56,3 @@ func listenerChecks(res *kuadrantoracle.Result, outs map[compute.Key]runtime.Obj
 	}
 	return checks
 }
-
-// The standings of a DNSPolicy or TLSPolicy where the engine, by decision, shows no entry, and
-// the standing check that gives them (the oracle module's agree package, which its own test of
-// the upstream cases uses too).
-const (
-	NoListenerServed = agree.NoListenerServed
-	AppliedNowhere   = agree.AppliedNowhere
-)
-
-var directStanding = agree.DirectStanding

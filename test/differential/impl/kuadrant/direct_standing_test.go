@@ -28,15 +28,15 @@ func TestDirectStanding(t *testing.T) {
 		wantTheirs, wantOurs agree.Verdict
 	}{
 		{"gateway policy, every listener skipped", []kuadrantoracle.Listener{oracleListener("l1", noTLS, "ns/a"), oracleListener("l2", noTLS, "ns/a")},
-			0, agree.InEffect, agree.NotFound, NoListenerServed, NoListenerServed},
+			0, agree.InEffect, agree.NotFound, agree.NoListenerServed, agree.NoListenerServed},
 		{"conflicted listener policy on a skipped listener", []kuadrantoracle.Listener{oracleListener("l1", noTLS), oracleListener("l2", "")},
-			1, agree.Conflicted, agree.NotFound, NoListenerServed, NoListenerServed},
+			1, agree.Conflicted, agree.NotFound, agree.NoListenerServed, agree.NoListenerServed},
 		{"every listener skipped, yet the engine shows it in effect", []kuadrantoracle.Listener{oracleListener("l1", noTLS, "ns/a")},
-			0, agree.InEffect, agree.InEffect, NoListenerServed, agree.InEffect},
+			0, agree.InEffect, agree.InEffect, agree.NoListenerServed, agree.InEffect},
 		{"gateway policy beaten on the served listener, picked for a skipped one", []kuadrantoracle.Listener{oracleListener("l1", "", "ns/b"), oracleListener("l2", noTLS, "ns/a")},
-			0, agree.InEffect, agree.Conflicted, AppliedNowhere, AppliedNowhere},
+			0, agree.InEffect, agree.Conflicted, agree.AppliedNowhere, agree.AppliedNowhere},
 		{"applied nowhere, yet in effect in the engine", []kuadrantoracle.Listener{oracleListener("l1", "", "ns/b"), oracleListener("l2", noTLS, "ns/a")},
-			0, agree.InEffect, agree.InEffect, AppliedNowhere, agree.InEffect},
+			0, agree.InEffect, agree.InEffect, agree.AppliedNowhere, agree.InEffect},
 		{"applied on a served listener: Accepted as read", []kuadrantoracle.Listener{oracleListener("l1", "", "ns/a"), oracleListener("l2", noTLS, "ns/a")},
 			0, agree.InEffect, agree.InEffect, agree.InEffect, agree.InEffect},
 		{"no listener skipped: Accepted as read", []kuadrantoracle.Listener{oracleListener("l1", "", "ns/b"), oracleListener("l2", "", "ns/c")},
@@ -49,9 +49,9 @@ func TestDirectStanding(t *testing.T) {
 			if tc.policy == 1 {
 				p = l1Policy
 			}
-			theirs, ours := directStanding(&kuadrantoracle.Result{Listeners: tc.listeners}, p, tc.theirs, tc.ours)
+			theirs, ours := agree.DirectStanding(&kuadrantoracle.Result{Listeners: tc.listeners}, p, tc.theirs, tc.ours)
 			if theirs != tc.wantTheirs || ours != tc.wantOurs {
-				t.Errorf("directStanding = %q, %q; want %q, %q", theirs, ours, tc.wantTheirs, tc.wantOurs)
+				t.Errorf("DirectStanding = %q, %q; want %q, %q", theirs, ours, tc.wantTheirs, tc.wantOurs)
 			}
 		})
 	}

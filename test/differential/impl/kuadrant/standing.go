@@ -27,7 +27,7 @@ import (
 // where Kuadrant has no path (docs/differential.md). A DNSPolicy's or
 // TLSPolicy's standing is its Accepted condition (accepted, Conflicted,
 // TargetNotFound, Invalid) against our outcomes over its targets
-// (directStanding).
+// (agree.DirectStanding).
 func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Result, paths []kuadrantoracle.Path,
 	outs map[compute.Key]runtime.Object) []differential.Check {
 	var keys []string
@@ -47,7 +47,7 @@ func kuadrantStanding(objs []*unstructured.Unstructured, res *kuadrantoracle.Res
 		p := policies[k]
 		kind, policy, _ := strings.Cut(k, " ")
 		if directKinds[kind] {
-			theirs, ours := directStanding(res, p, accepted[k], mine[k])
+			theirs, ours := agree.DirectStanding(res, p, accepted[k], mine[k])
 			checks = append(checks, differential.Check{Kind: kind, Subject: k, Field: "standing",
 				Theirs: string(theirs), Ours: string(ours), Policy: policy})
 			continue
