@@ -67,7 +67,11 @@ func (s *Session) inherited(t topology.NodeID, k *attach.KindIndex, sections []s
 	}
 	tp.Effective = make([]v1alpha1.EffectiveSpec, 0, total)
 	var tally sourceTally
-	s.emitInherited(t, "", k, a, tp, &tally)
+	// A profile that folds per route rule only has no whole-route context where every rule
+	// has one of its own (semantics.RuleContexts).
+	if !semantics.RulesCover(k.Kind.Profile, k.Kind.GK.Kind, s.g.Routes[t], sections) {
+		s.emitInherited(t, "", k, a, tp, &tally)
+	}
 	for _, sec := range sections {
 		n := t
 		n.Section = sec

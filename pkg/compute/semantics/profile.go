@@ -5,6 +5,8 @@ package semantics
 // EffectivePolicy says. Everything a profile decides goes through the Profile interface below.
 
 import (
+	"slices"
+
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
@@ -129,6 +131,33 @@ func RefusedListeners(p Profile, kind string, gw *topology.Gateway) map[string]b
 		}
 	}
 	return out
+}
+
+// RuleContexts is implemented by a profile that computes an Inherited kind's effective policy
+// per route rule only, never for a route as a whole (Kuadrant: every path it folds ends at a
+// route rule). Where every rule of a route bears a policy of the kind of its own, no request
+// falls into the whole route's context, so the engine gives the route no whole-route entry of
+// the kind and its rule entries stand alone (docs/spec.md §4.1). A route with a rule that bears
+// none keeps it: that rule's context is the whole route's.
+type RuleContexts interface {
+	// RuleContextsOnly says whether kind kind's effective policies are per route rule only.
+	RuleContextsOnly(kind string) bool
+}
+
+// RulesCover says whether route r has no whole-route context of p's Inherited kind kind: p
+// computes the kind per rule only (RuleContexts), r has rules, and each is one of sections,
+// the sections of r that bear a policy of the kind.
+func RulesCover(p Profile, kind string, r *topology.Route, sections []string) bool {
+	rc, ok := p.(RuleContexts)
+	if !ok || r == nil || len(r.Rules) == 0 || len(sections) == 0 || !rc.RuleContextsOnly(kind) {
+		return false
+	}
+	for _, ru := range r.Rules {
+		if !slices.Contains(sections, ru.Section) {
+			return false
+		}
+	}
+	return true
 }
 
 // FoldValue is a profile's fold of one context.
