@@ -50,8 +50,8 @@ func TestImplementationScenarios(t *testing.T) {
 			})
 		}
 	}
-	if n < 133 {
-		t.Fatalf("found %d implementation cases, want at least 133 (3 scenarios, 41 Envoy Gateway, 22 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 21 Istio, 16 kgateway)", n)
+	if n < 134 {
+		t.Fatalf("found %d implementation cases, want at least 134 (3 scenarios, 41 Envoy Gateway, 23 Kuadrant, 23 NGINX Gateway Fabric, 7 Gateway API, 21 Istio, 16 kgateway)", n)
 	}
 }
 

@@ -35,8 +35,8 @@ func TestEngineAgreesWithKuadrantOnUpstreamCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dirs) < 19 {
-		t.Fatalf("found %d Kuadrant cases, want at least 19", len(dirs))
+	if len(dirs) < 23 {
+		t.Fatalf("found %d Kuadrant cases, want at least 23", len(dirs))
 	}
 	crds := kuadrantCRDs(t)
 	inputs := make([][]byte, len(dirs))
