@@ -33,8 +33,8 @@ import (
 // so they run side by side in one cluster.
 func TestImplementationScenarios(t *testing.T) {
 	cases := implCases(t)
-	if len(cases) < 133 {
-		t.Fatalf("found %d implementation cases, want at least 133", len(cases))
+	if len(cases) < 134 {
+		t.Fatalf("found %d implementation cases, want at least 134", len(cases))
 	}
 	applyServerSide(t, implCaseCRDs(t, cases))
 	for _, c := range cases {
