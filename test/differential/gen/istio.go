@@ -46,7 +46,8 @@ type istioGen struct {
 // one to eight AuthorizationPolicies (CUSTOM, AUDIT, DENY, ALLOW, none), RequestAuthentications,
 // WasmPlugins (phases, priorities set and unset) and Telemetries, in the case's namespaces and in
 // Istio's root namespace, naming their targets by targetRefs, the singular targetRef, a
-// workload selector, or nothing; creation times random, ties included.
+// workload selector, or nothing; creation times random, ties included. TrafficExtensions, then
+// EnvoyFilters, come last, each kind from a random source of its own.
 func generateIstio(g *generator) *Case {
 	ig := &istioGen{generator: g, gwLabels: map[*gateway]map[string]string{}}
 	g.add(obj("gateway.networking.k8s.io/v1", "GatewayClass", "", g.prefix,
@@ -62,6 +63,7 @@ func generateIstio(g *generator) *Case {
 	}
 	ig.stamp()
 	ig.genTrafficExtensions()
+	ig.genEnvoyFilters()
 	return g.c
 }
 

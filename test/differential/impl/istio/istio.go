@@ -20,7 +20,7 @@ import (
 
 // istio judges with istio.io/istio's own policy selection (pilot/pkg/model, release-1.31), run
 // by test/differential/oracles/istio: which AuthorizationPolicies, RequestAuthentications,
-// WasmPlugins and Telemetries apply to each Gateway, and to the waypoint of each Service, in
+// WasmPlugins, TrafficExtensions, Telemetries and EnvoyFilters apply to each Gateway, and to the waypoint of each Service, in
 // Istio's order.
 type istio struct{}
 
@@ -91,6 +91,7 @@ type istioWorkload struct {
 	AuthorizationPolicies  map[string][]string `json:"authorizationPolicies"`
 	RequestAuthentications []string            `json:"requestAuthentications"`
 	TrafficExtensions      map[string][]string `json:"trafficExtensions"`
+	EnvoyFilters           map[string][]string `json:"envoyFilters"`
 	Telemetry              struct {
 		Root     string   `json:"root"`
 		Proxy    string   `json:"proxy"`
@@ -117,18 +118,45 @@ func (istio) Compare(_ []*unstructured.Unstructured, ours *differential.Ours, ou
 		checks = append(checks, differential.Check{Kind: "Validation", Subject: inv, Field: "valid", Theirs: "invalid", Ours: "accepted"})
 	}
 	for _, w := range o.Gateways {
-		checks = append(checks, istioChecks(ours, differential.Node{Kind: "Gateway", Namespace: w.Namespace, Name: w.Name}, w, false)...)
+		c, err := istioChecks(ours, differential.Node{Kind: "Gateway", Namespace: w.Namespace, Name: w.Name}, w, false)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, c...)
 	}
 	for _, w := range o.Services {
-		checks = append(checks, istioChecks(ours, differential.Node{Kind: "Service", Namespace: w.Namespace, Name: w.Name}, w, true)...)
+		c, err := istioChecks(ours, differential.Node{Kind: "Service", Namespace: w.Namespace, Name: w.Name}, w, true)
+		if err != nil {
+			return nil, err
+		}
+		checks = append(checks, c...)
 	}
 	return checks, nil
 }
 
+// envoyFilters is Istio's list of the EnvoyFilters whose patches reach the workload, in the order
+// EnvoyFilters(proxy) applies them. It merges the patches per applyTo, in filter order each; the
+// generator writes one HTTP_FILTER patch per filter, so that list is the filters' order (another
+// applyTo means the output is not what the generator wrote).
+func envoyFilters(w istioWorkload) ([]string, error) {
+	for applyTo := range w.EnvoyFilters {
+		if applyTo != "HTTP_FILTER" {
+			return nil, fmt.Errorf("istio oracle output: EnvoyFilter patches applied to %s; the generator writes HTTP_FILTER only", applyTo)
+		}
+	}
+	return w.EnvoyFilters["HTTP_FILTER"], nil
+}
+
 // istioChecks compares, for one workload, each kind's list of applying policies. At a Service
 // (its waypoint) the namespace-wide Telemetries Istio also merges are left out: our Service
-// entry shows only what targets the Service (docs/implementations.md).
-func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, waypoint bool) []differential.Check {
+// entry shows only what targets the Service (docs/implementations.md). EnvoyFilters are compared
+// at Services too: Istio's EnvoyFilters matches a waypoint without the Services it serves, so
+// none reaches one through its Service, and our Service entry must have none either.
+func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, waypoint bool) ([]differential.Check, error) {
+	ef, err := envoyFilters(w)
+	if err != nil {
+		return nil, err
+	}
 	var authz, wasm, ext []string
 	for _, a := range istioActions {
 		authz = append(authz, w.AuthorizationPolicies[a]...)
@@ -151,11 +179,11 @@ func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, 
 	}
 	theirs := map[string][]string{
 		gen.IstioAuthz: authz, gen.IstioRequestAuthn: w.RequestAuthentications, gen.IstioWasm: wasm, gen.IstioTelemetry: tel,
-		gen.IstioTrafficExtension: ext,
+		gen.IstioTrafficExtension: ext, gen.IstioEnvoyFilter: ef,
 	}
 	subject := t.Kind + " " + t.Namespace + "/" + t.Name
 	var checks []differential.Check
-	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTrafficExtension, gen.IstioTelemetry} {
+	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTrafficExtension, gen.IstioTelemetry, gen.IstioEnvoyFilter} {
 		group := strings.SplitN(gen.IstioGroups[kind], "/", 2)[0]
 		ourList := applied(ours, t, group, kind)
 		checks = append(checks, differential.Check{
@@ -165,7 +193,7 @@ func istioChecks(ours *differential.Ours, t differential.Node, w istioWorkload, 
 			Target: t, Path: []differential.Node{t},
 		})
 	}
-	return checks
+	return checks, nil
 }
 
 func nonEmpty(s ...string) []string {

@@ -38,7 +38,7 @@ func TestIstioAgree(t *testing.T) {
 			}
 		}
 	}
-	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTelemetry} {
+	for _, kind := range []string{gen.IstioAuthz, gen.IstioRequestAuthn, gen.IstioWasm, gen.IstioTrafficExtension, gen.IstioTelemetry, gen.IstioEnvoyFilter} {
 		if valued[kind] == 0 {
 			t.Errorf("Istio applied no %s in %d cases: the output is not read", kind, len(seeds))
 		}

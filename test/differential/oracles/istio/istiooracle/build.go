@@ -1,7 +1,7 @@
 // Package istiooracle runs istio.io/istio's own policy selection (pilot/pkg/model) on a file of
 // Gateway API Gateways, Services and Istio policies and returns, per Gateway and per Service's
-// waypoint, which AuthorizationPolicies, RequestAuthentications, WasmPlugins/TrafficExtensions and
-// Telemetries apply, in Istio's order.
+// waypoint, which AuthorizationPolicies, RequestAuthentications, WasmPlugins/TrafficExtensions,
+// Telemetries and EnvoyFilters apply, in Istio's order.
 //
 // That code lives in pilot/pkg/model, whose unexported functions another module cannot call. So
 // the oracle copies the module (from the Go module cache, fetched through the Go module proxy)

@@ -36,7 +36,10 @@ type Workload struct {
 	// TrafficExtensions by phase (AUTHN, AUTHZ, STATS, UNSPECIFIED): "WasmPlugin ns/name" or
 	// "TrafficExtension ns/name", in Istio's order.
 	TrafficExtensions map[string][]string `json:"trafficExtensions"`
-	Telemetry         Telemetry           `json:"telemetry"`
+	// EnvoyFilters by applyTo (HTTP_FILTER, CLUSTER, ...): the EnvoyFilter ("ns/name") of each
+	// patch EnvoyFilters(proxy) merges, in its order (a filter's patches of one applyTo listed once).
+	EnvoyFilters map[string][]string `json:"envoyFilters"`
+	Telemetry    Telemetry           `json:"telemetry"`
 }
 
 // Telemetry says which Telemetries apply: the root namespace's and the proxy namespace's

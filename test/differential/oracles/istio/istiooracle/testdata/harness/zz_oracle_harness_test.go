@@ -7,7 +7,8 @@ package model
 // GetAuthorizationPolicies + ListAuthorizationPolicies, initAuthenticationPolicies +
 // GetJwtPoliciesForWorkload, initTrafficExtensions + TrafficExtensionsByListenerInfo (WasmPlugins
 // turned into TrafficExtensions by pilot/pkg/config/kube/extensions/translate.go, copied in as
-// zz_oracle_translate_test.go), getTelemetries + applicableTelemetries + Tracing. Only reading
+// zz_oracle_translate_test.go), getTelemetries + applicableTelemetries + Tracing, initEnvoyFilters
+// + EnvoyFilters. Only reading
 // the input, the gateway pods' labels (Istio's deployment template) and writing the answer are
 // ours.
 
@@ -96,7 +97,10 @@ type oracleWorkload struct {
 	// TrafficExtensions by phase (AUTHN, AUTHZ, STATS, UNSPECIFIED), each in Istio's
 	// order; a WasmPlugin is named "WasmPlugin ns/name", a TrafficExtension "TrafficExtension ns/name".
 	TrafficExtensions map[string][]string `json:"trafficExtensions"`
-	Telemetry         oracleTelemetry     `json:"telemetry"`
+	// EnvoyFilters by applyTo: the EnvoyFilters ("ns/name") whose patches EnvoyFilters(proxy)
+	// merges, in the order it applies them.
+	EnvoyFilters map[string][]string `json:"envoyFilters"`
+	Telemetry    oracleTelemetry     `json:"telemetry"`
 }
 
 // oracleTelemetry is which Telemetries apply: applicableTelemetries' telemetryKey (Root, the
@@ -140,6 +144,7 @@ func oracleAnswer(b []byte) (*oracleResult, error) {
 	push := NewPushContext()
 	push.Mesh = m
 	push.initTrafficExtensions(env)
+	push.initEnvoyFilters(env, nil, nil)
 	o := &oracleEnv{
 		authz:  GetAuthorizationPolicies(env),
 		authn:  initAuthenticationPolicies(env),
@@ -218,8 +223,30 @@ func (o *oracleEnv) workload(proxy *Proxy, svc *Service) oracleWorkload {
 		}
 		w.TrafficExtensions[extensions.TrafficExtension_ExecutionPhase_name[int32(phase)]] = names
 	}
+	w.EnvoyFilters = o.envoyFilters(proxy)
 	w.Telemetry = o.telemetry(proxy, svc)
 	return w
+}
+
+// envoyFilters lists, per applyTo, the EnvoyFilter of each patch EnvoyFilters(proxy) merges for
+// the proxy (it matches without the Services a waypoint serves), in its order: a filter's patches
+// are appended together, so a filter with several patches of one applyTo is listed once.
+func (o *oracleEnv) envoyFilters(proxy *Proxy) map[string][]string {
+	out := map[string][]string{}
+	merged := o.push.EnvoyFilters(proxy)
+	if merged == nil {
+		return out
+	}
+	for applyTo, patches := range merged.Patches {
+		names := []string{}
+		for _, cp := range patches {
+			if n := len(names); n == 0 || names[n-1] != cp.FullName {
+				names = append(names, cp.FullName)
+			}
+		}
+		out[applyTo.String()] = names
+	}
+	return out
 }
 
 func oracleExtensionName(ns, name string) string {
@@ -383,7 +410,7 @@ func (in *oracleInput) add(raw map[string]any) error {
 // oracleKinds are the policy kinds the oracle answers for.
 var oracleKinds = map[string]bool{
 	"AuthorizationPolicy": true, "RequestAuthentication": true, "WasmPlugin": true,
-	"TrafficExtension": true, "Telemetry": true,
+	"TrafficExtension": true, "Telemetry": true, "EnvoyFilter": true,
 }
 
 // oracleStore is a ConfigStore holding the input's policies (List is all Istio reads).
