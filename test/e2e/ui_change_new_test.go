@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,8 +84,11 @@ func TestUIChangeNewTargets(t *testing.T) {
 	cases := []struct {
 		name, page, apply string
 		// summary is what the panel says; labels what the drawn nodes say.
-		summary  string
-		labels   map[string][]string
+		summary string
+		labels  map[string][]string
+		// counted is how many new targets the drawn holders count folded
+		// (▶ inside: N newly reached), notDrawn some of them.
+		counted  int
 		notDrawn []string
 	}{
 		{name: "a new route in the demo", page: "demo", apply: cakeRoute, summary: "1 target reached for the first time",
@@ -95,8 +100,8 @@ func TestUIChangeNewTargets(t *testing.T) {
 				newServiceID(1): {"app-3/svc-new-1", "▶ newly reached"},
 			}},
 		{name: "a new route to 36 new Services, folded", page: "folded", apply: newRoute(t, 36), summary: "37 targets reached for the first time",
-			labels: map[string][]string{newRouteID: {"✚ new with this change", "▸ folded: 3 rules, 36 backends", "▶ newly reached", "▶ inside: 36 newly reached"}},
-			notDrawn: []string{newServiceID(0), newServiceID(35)}},
+			labels:  map[string][]string{newRouteID: {"app-3/route-new", "✚ new with this change", "▶ newly reached"}},
+			counted: 36, notDrawn: []string{newServiceID(0), newServiceID(35)}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,6 +123,12 @@ func TestUIChangeNewTargets(t *testing.T) {
 					t.Errorf("%s: %v", id, err)
 				}
 			}
+			if tc.page == "demo" {
+				screenshot(ctx, t, "change-new")
+			}
+			if n := countedNew(nodes); n != tc.counted {
+				t.Errorf("the drawn holders count %d new targets folded, want %d", n, tc.counted)
+			}
 			for _, id := range tc.notDrawn {
 				if _, ok := nodes[id]; ok {
 					t.Errorf("%s drawn, want it counted on its holder", id)
@@ -134,4 +145,22 @@ func TestUIChangeNewTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// insideNew is how a marked holder counts the new targets folded in it.
+var insideNew = regexp.MustCompile(`(?m)^▶ inside: .*?(\d+) newly reached`)
+
+// countedNew sums the new targets the drawn holders count folded.
+func countedNew(nodes map[string]pageNode) int {
+	sum := 0
+	for _, n := range nodes {
+		if !n.Marked {
+			continue
+		}
+		for _, m := range insideNew.FindAllStringSubmatch(n.Label, -1) {
+			c, _ := strconv.Atoi(m[1])
+			sum += c
+		}
+	}
+	return sum
 }

@@ -111,6 +111,9 @@ const style = [
   // outcome hidden in it (its badge says it in words).
   { selector: "node[folded > 0]", style: { "border-width": 3, "border-style": "dashed" } },
   ...Object.entries(outcomes).map(([o, c]) => ({ selector: `node[folded > 0][inner = '${o}']`, style: { "border-color": c.color } })),
+  // A holder opened by a click: a thick solid border (its badge says
+  // "▾ fold" in words).
+  { selector: "node[open > 0]", style: { "border-width": 3 } },
   { selector: "node:selected", style: { "border-width": 4, "border-color": "#000" } },
   { selector: "node.marked", style: { "border-width": 4, "border-color": "#000", "border-style": "double" } },
   { selector: ".faded", style: { opacity: 0.25 } },
