@@ -95,7 +95,7 @@ func TestUIChangeNewTargets(t *testing.T) {
 			labels: map[string][]string{cakeID: {"baker/cake", "4 policies · 4 Enforced", "✚ new with this change", "▶ newly reached"}}},
 		{name: "a new route to 2 new Services, folded", page: "folded", apply: newRoute(t, 2), summary: "3 targets reached for the first time",
 			labels: map[string][]string{
-				newRouteID:       {"app-3/route-new", "✚ new with this change", "▶ newly reached"},
+				newRouteID:      {"app-3/route-new", "✚ new with this change", "▶ newly reached"},
 				newServiceID(0): {"app-3/svc-new-0", "✚ new with this change", "▶ newly reached"},
 				newServiceID(1): {"app-3/svc-new-1", "▶ newly reached"},
 			}},
