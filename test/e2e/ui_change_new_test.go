@@ -90,9 +90,13 @@ func TestUIChangeNewTargets(t *testing.T) {
 		// (▶ inside: N newly reached), notDrawn some of them.
 		counted  int
 		notDrawn []string
+		// stack is what a click on the new target shows (its stack after
+		// the change: it has no EffectivePolicy yet).
+		stack []string
 	}{
 		{name: "a new route in the demo", page: "demo", apply: cakeRoute, summary: "1 target reached for the first time",
-			labels: map[string][]string{cakeID: {"baker/cake", "4 policies · 4 Enforced", "✚ new with this change", "▶ newly reached"}}},
+			labels: map[string][]string{cakeID: {"baker/cake", "4 policies · 4 Enforced", "✚ new with this change", "▶ newly reached"}},
+			stack:  []string{"(after the change)", "TimeoutPolicy", "request: 30s"}},
 		{name: "a new route to 2 new Services, folded", page: "folded", apply: newRoute(t, 2), summary: "3 targets reached for the first time",
 			labels: map[string][]string{
 				newRouteID:      {"app-3/route-new", "✚ new with this change", "▶ newly reached"},
@@ -132,6 +136,12 @@ func TestUIChangeNewTargets(t *testing.T) {
 			for _, id := range tc.notDrawn {
 				if _, ok := nodes[id]; ok {
 					t.Errorf("%s drawn, want it counted on its holder", id)
+				}
+			}
+			if len(tc.stack) > 0 {
+				js(ctx, t, fmt.Sprintf(`document.querySelector('#panel').replaceChildren(); window.epGraph.tap(%q)`, cakeID))
+				if err := wantText(panelText(ctx, t, "ul.tree"), tc.stack...); err != nil {
+					t.Errorf("a click on the new target: %v", err)
 				}
 			}
 			// A review that reaches nothing new takes the new objects away.

@@ -277,6 +277,13 @@ function collapse(cy, ids) {
   paint(cy, m);
 }
 
+// afterStack is the describe tree of id after the change the Change view
+// draws in, when id is a target the change reaches for the first time.
+export function afterStack(cy, id) {
+  const m = model(cy);
+  return (m && m.after && m.after.stacks && m.after.stacks[id]) || null;
+}
+
 // foldState is what the holder id holds folded (folded > 0) or was
 // opened to draw (open > 0), and in words (what).
 export function foldState(cy, id) {

@@ -1,7 +1,7 @@
 // The page of `kubectl effectivepolicy ui` and of --html files (docs/ui.md).
 import "./style.css";
 import { report, get } from "./data.js";
-import { drawGraph, drawLegend, folded, mark } from "./graph.js";
+import { afterStack, drawGraph, drawLegend, folded, mark } from "./graph.js";
 import { drawTrees, drawError } from "./tree.js";
 import { setupChange } from "./change.js";
 import { drawFocus, followLive } from "./live.js";
@@ -32,8 +32,11 @@ async function showTarget(node) {
     const b = foldButton(cy, node.id);
     if (b) panel.querySelector("h2").after(b);
   };
-  if (!node.target) {
-    drawTrees(panel, [], node.base);
+  // A target the change reaches for the first time has no EffectivePolicy
+  // to ask for yet: its stack after the change came with the review.
+  const after = afterStack(cy, node.id);
+  if (!node.target || after) {
+    drawTrees(panel, after || [], after ? node.base + "\n(after the change)" : node.base);
     withFold();
     return;
   }

@@ -63,7 +63,7 @@ type ChangeRequest struct {
 type ChangeAnswer struct {
 	Trees    []*TreeNode `json:"trees"`
 	Marks    []Mark      `json:"marks"`
-	After    Graph       `json:"after"`
+	After    AfterGraph  `json:"after"`
 	Changes  int         `json:"changes"`
 	Hidden   int32       `json:"hidden"`
 	Warnings []string    `json:"warnings"`

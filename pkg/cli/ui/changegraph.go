@@ -4,7 +4,16 @@ import (
 	"strings"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
 )
+
+// AfterGraph is what a change reaches for the first time, drawn as it
+// would be, and each new target's describe tree after the change (what a
+// click on it shows: it has no EffectivePolicy yet to ask for).
+type AfterGraph struct {
+	Graph
+	Stacks map[string][]*TreeNode `json:"stacks"`
+}
 
 // afterGraph draws the targets a change reaches for the first time (in
 // an EffectivePolicy's after-state and not in its before-state: a new
@@ -14,8 +23,9 @@ import (
 // the API answers today), so it adds these, marked as new. With a focus
 // (a Gateway's id, as the graph sends it), only the contexts through that
 // Gateway are drawn, as the graph itself draws them.
-func afterGraph(changes []v1alpha1.EffectivePolicyChange, focus v1alpha1.ObjectReference) Graph {
+func afterGraph(changes []v1alpha1.EffectivePolicyChange, focus v1alpha1.ObjectReference) AfterGraph {
 	b := newGraphBuilder()
+	stacks := map[string][]*TreeNode{}
 	if focus.Name != "" {
 		b.keep = throughGateway(focus)
 	}
@@ -25,12 +35,12 @@ func afterGraph(changes []v1alpha1.EffectivePolicyChange, focus v1alpha1.ObjectR
 			before[t.Group+"/"+t.Kind+"/"+t.Name] = true
 		}
 		for _, t := range c.After.Targets {
-			if !before[t.Group+"/"+t.Kind+"/"+t.Name] {
-				b.target(c.Namespace, t)
+			if !before[t.Group+"/"+t.Kind+"/"+t.Name] && b.target(c.Namespace, t) {
+				stacks[nodeID(t.Group, t.Kind, c.Namespace, t.Name, "")] = Trees(render.Target(c.Namespace, t))
 			}
 		}
 	}
-	return b.graph()
+	return AfterGraph{Graph: b.graph(), Stacks: stacks}
 }
 
 // focusRef reads the id of the Gateway the page draws (nodeID's form:

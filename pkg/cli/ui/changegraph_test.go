@@ -86,7 +86,10 @@ func TestChangeAfterGraph(t *testing.T) {
 					t.Errorf("label %q lacks %q", n.Base, w)
 				}
 			}
-			if n.Outcome == "none" || !hasEdgeTo(got.After, tc.drawn) {
+			if stack, _ := json.Marshal(got.After.Stacks[tc.drawn]); len(got.After.Stacks) != 1 || !strings.Contains(string(stack), "TimeoutPolicy") {
+				t.Errorf("the new target's stack after the change: %s", stack)
+			}
+			if n.Outcome == "none" || !hasEdgeTo(got.After.Graph, tc.drawn) {
 				t.Errorf("new target %+v: want an outcome and an edge from its context", n)
 			}
 		})
