@@ -131,8 +131,13 @@ type pageNode struct {
 	Outcome   string `json:"outcome"`
 	Target    bool   `json:"target"`
 	Marked    bool   `json:"marked"`
-	// Folded counts the objects folded into the node (not drawn).
+	// Folded counts the objects folded into the node (not drawn), Open
+	// those a click drew that a fold back would hide.
 	Folded int `json:"folded"`
+	Open   int `json:"open"`
+	// X and Y are where the node is drawn.
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
 }
 
 // openPage loads u and waits until the page has drawn (or failed: ready is

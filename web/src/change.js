@@ -4,6 +4,7 @@
 // marked on the graph; the panel has diff's trees, each field before -> after.
 import { drawTrees, drawError } from "./tree.js";
 import { known, mark } from "./graph.js";
+import { currentFocus } from "./live.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 
@@ -45,17 +46,22 @@ function note(text, className) {
 }
 
 // summary says what the review found above the trees: the changes, those
-// the user may not see (counted, never named), what was skipped, and the
-// changed targets the graph does not draw yet (an EffectivePolicy added).
+// the user may not see (counted, never named), what was skipped, the
+// targets reached for the first time (drawn in, as they would be) and the
+// changed targets the graph does not draw (outside the Gateway drawn).
 function summary(r, cy) {
   const out = [];
   let line = r.changes === 1 ? "1 EffectivePolicy would change" : r.changes + " EffectivePolicies would change";
   if (r.hidden > 0) line += ", and " + r.hidden + " more where you may not read effectivepolicies";
   out.push(note(line + ".", "muted"));
   for (const w of r.warnings || []) out.push(note("Warning: " + w, "muted"));
+  const fresh = ((r.after && r.after.nodes) || []).filter((n) => n.target).length;
+  if (fresh > 0) {
+    out.push(note((fresh === 1 ? "1 target" : fresh + " targets") + " reached for the first time, drawn on the graph as after the change (✚ new: not there before).", "muted"));
+  }
   const missing = cy ? r.marks.filter((m) => !known(cy, m.id)) : [];
   if (missing.length > 0) {
-    out.push(note("Not on the graph yet: " + missing.map((m) => m.id.split("/").slice(1).join("/") + " (" + m.note + ")").join(", "), "muted"));
+    out.push(note("Not on the graph drawn: " + missing.map((m) => m.id.split("/").slice(1).join("/") + " (" + m.note + ")").join(", "), "muted"));
   }
   return out;
 }
@@ -89,11 +95,12 @@ export function setupChange({ tabs, left, before, panel, cy }) {
     const data = new FormData(form);
     submit.disabled = true;
     try {
-      const r = await review({ apply: data.get("apply") || "", delete: data.get("delete") || "" });
+      const r = await review({ apply: data.get("apply") || "", delete: data.get("delete") || "", gateway: currentFocus() || undefined });
       drawTrees(panel, r.trees, "What the change would do");
+      // Marked first: what the change draws in is then on the graph.
+      if (cy()) mark(cy(), r.marks, r.after);
       panel.querySelector("h2").after(...summary(r, cy()));
       if (cy()) {
-        mark(cy(), r.marks);
         // The form took room from the graph: draw it again in what is left.
         cy().resize();
         cy().fit(undefined, 20);

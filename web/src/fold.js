@@ -7,7 +7,7 @@
 // its policies' contexts pass through (most backends: the API names no
 // route for them). The object holding folded leaves says how many and
 // the outcomes hidden in them; a click (or a mark on a few of them)
-// draws them.
+// draws them, and a click on an object opened so folds them back.
 import { outcomes } from "./outcomes.js";
 
 // foldOver: a graph of more objects than this is folded; the demo's (a
@@ -101,6 +101,76 @@ export function holders(m, vis) {
   return out;
 }
 
+// descendants are the leaves that fold, directly or through other
+// leaves, into id (what folding id back may hide).
+function descendants(m, id) {
+  if (!m.children) {
+    m.children = new Map();
+    for (const [leafId, os] of m.owners) {
+      for (const o of os) {
+        if (!m.children.has(o)) m.children.set(o, []);
+        m.children.get(o).push(leafId);
+      }
+    }
+  }
+  const out = new Set();
+  const todo = [id];
+  while (todo.length) {
+    for (const c of m.children.get(todo.pop()) || []) {
+      if (!out.has(c)) {
+        out.add(c);
+        todo.push(c);
+      }
+    }
+  }
+  return out;
+}
+
+// opened groups, for each holder the user opened, the drawn leaves that
+// folding it back would hide (none when another open holder draws them).
+export function opened(m, vis) {
+  const out = new Map();
+  if (!m.folding) return out;
+  for (const h of m.open) {
+    if (!vis.get(h)) continue;
+    const below = descendants(m, h);
+    const open = new Set(m.open);
+    open.delete(h);
+    const shown = new Set([...m.shown].filter((x) => !below.has(x)));
+    const after = visibility({ ...m, open, shown });
+    const ids = [...below].filter((x) => vis.get(x) && !after.get(x));
+    if (ids.length) out.set(h, ids);
+  }
+  return out;
+}
+
+// foldBack folds what the holder id opened back into it: its leaves are
+// hidden again, those a mark drew too (a mark still on them is counted
+// on id, as for any folded leaf).
+export function foldBack(m, id) {
+  m.open.delete(id);
+  for (const x of descendants(m, id)) m.shown.delete(x);
+}
+
+// withAfter is graph with after (the targets a change reaches for the
+// first time, as they would be) drawn in: an object the graph has takes
+// its after-state when after has it as a target, one it lacks is added
+// and says it is new.
+export function withAfter(graph, after) {
+  if (!after || !after.nodes || after.nodes.length === 0) return graph;
+  const byId = new Map(after.nodes.map((n) => [n.id, n]));
+  const have = new Set();
+  const nodes = (graph.nodes || []).map((n) => {
+    have.add(n.id);
+    const a = byId.get(n.id);
+    return a && a.target ? a : n;
+  });
+  for (const a of after.nodes) if (!have.has(a.id)) nodes.push({ ...a, fresh: true, base: a.base + "\n✚ new with this change" });
+  const edges = graph.edges || [];
+  const seen = new Set(edges.map((e) => e.from + "->" + e.to));
+  return { ...graph, nodes, edges: [...edges, ...(after.edges || []).filter((e) => !seen.has(e.from + "->" + e.to))] };
+}
+
 const worst = ["conflict", "partial", "lost", "enforced"];
 
 function count(n, one, many) {
@@ -109,7 +179,8 @@ function count(n, one, many) {
 
 // badge is the line a holder draws for its hidden leaves: how many of
 // each, and how many of them each outcome colors (the worst one also
-// colors the holder's border).
+// colors the holder's border); what is the first part alone (an open
+// holder's "▾ fold" says it, its leaves drawn show their colors).
 export function badge(m, ids) {
   let rules = 0;
   let backends = 0;
@@ -130,25 +201,35 @@ export function badge(m, ids) {
   const colors = worst.filter((o) => by[o]).map((o) => by[o] + " " + outcomes[o].text);
   return {
     text: "▸ folded: " + what.join(", ") + (colors.length ? "\n" + colors.join(" · ") : ""),
+    what: what.join(", "),
     inner: worst.find((o) => by[o]) || "none",
   };
 }
 
 // elements are the cytoscape elements of what m draws: each holder's
-// label with its badge under the server's own (base).
+// label with its badge under the server's own (base): "▸ folded" for what
+// it holds, "▾ fold" for what it was opened to draw.
 export function elements(m) {
   const vis = visibility(m);
   const inside = holders(m, vis);
+  const open = m.open.size ? opened(m, vis) : new Map();
   const out = [];
   for (const n of m.nodes.values()) {
     if (!vis.get(n.id)) continue;
-    const data = { ...n, folded: 0, inner: "" };
+    const data = { ...n, folded: 0, open: 0, what: "", inner: "" };
     const ids = inside.get(n.id);
+    const drawnIds = open.get(n.id);
     if (ids) {
       const b = badge(m, ids);
       data.base = n.base + "\n" + b.text;
       data.folded = ids.length;
+      data.what = b.what;
       data.inner = b.inner;
+    } else if (drawnIds) {
+      const b = badge(m, drawnIds);
+      data.base = n.base + "\n▾ fold: " + b.what;
+      data.open = drawnIds.length;
+      data.what = b.what;
     }
     data.label = data.base;
     out.push({ group: "nodes", data });

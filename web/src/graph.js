@@ -6,7 +6,7 @@
 import cytoscape from "cytoscape";
 import dagre from "cytoscape-dagre";
 import { outcomes } from "./outcomes.js";
-import { buildModel, elements, level, reveal } from "./fold.js";
+import { buildModel, elements, foldBack, level, reveal, withAfter } from "./fold.js";
 
 export { outcomes };
 
@@ -111,6 +111,9 @@ const style = [
   // outcome hidden in it (its badge says it in words).
   { selector: "node[folded > 0]", style: { "border-width": 3, "border-style": "dashed" } },
   ...Object.entries(outcomes).map(([o, c]) => ({ selector: `node[folded > 0][inner = '${o}']`, style: { "border-color": c.color } })),
+  // A holder opened by a click: a thick solid border (its badge says
+  // "▾ fold" in words).
+  { selector: "node[open > 0]", style: { "border-width": 3 } },
   { selector: "node:selected", style: { "border-width": 4, "border-color": "#000" } },
   { selector: "node.marked", style: { "border-width": 4, "border-color": "#000", "border-style": "double" } },
   { selector: ".faded", style: { opacity: 0.25 } },
@@ -160,7 +163,7 @@ function sync(cy, m) {
       seen.add(el.data.id);
       const cur = cy.getElementById(el.data.id);
       if (cur.empty()) fresh.push(el);
-      else if (el.group === "nodes" && (cur.data("base") !== el.data.base || cur.data("outcome") !== el.data.outcome || cur.data("inner") !== el.data.inner)) {
+      else if (el.group === "nodes" && (cur.data("base") !== el.data.base || cur.data("outcome") !== el.data.outcome || cur.data("inner") !== el.data.inner || cur.data("target") !== el.data.target)) {
         cur.data(el.data);
         changed = true;
       }
@@ -204,9 +207,12 @@ function place(cy, hs, added) {
 
 // drawGraph draws graph ({nodes, edges}) into el, folded when large
 // (fold.js), and calls onTap with the data of a node clicked; a click on a
-// holder of folded leaves also draws them.
+// holder of folded leaves also draws them, a click on one opened so folds
+// them back (each emits "ep:fold" on the graph).
 export function drawGraph(el, graph, onTap) {
   const m = buildModel(graph);
+  m.base = graph;
+  m.after = null;
   const els = drawn(m);
   performance.mark("ep:folded");
   const big = els.length > 4 * dagreMax;
@@ -225,10 +231,30 @@ export function drawGraph(el, graph, onTap) {
   cy.scratch(key, m);
   cy.on("tap", "node", (ev) => {
     const d = ev.target.data();
+    // The stack is asked for first: the fold's layout must not delay it.
     onTap(d);
-    if (d.folded) expand(cy, d.id);
+    toggleFold(cy, d.id);
   });
   return cy;
+}
+
+// toggleFold draws what the holder id holds folded, or folds back what it
+// was opened to draw; it answers whether anything changed.
+export function toggleFold(cy, id) {
+  const n = cy.getElementById(id);
+  if (n.empty() || !(n.data("folded") || n.data("open"))) return false;
+  if (n.data("folded")) expand(cy, id);
+  else collapse(cy, [id]);
+  cy.emit("ep:fold", [id]);
+  return true;
+}
+
+// foldAll folds back every holder the user opened.
+export function foldAll(cy) {
+  const ids = cy.nodes("[open > 0]").map((n) => n.id());
+  if (ids.length === 0) return;
+  collapse(cy, ids);
+  cy.emit("ep:fold", [""]);
 }
 
 // expand draws the leaves folded into the holder id.
@@ -237,6 +263,33 @@ export function expand(cy, id) {
   m.open.add(id);
   place(cy, [id], sync(cy, m).added);
   paint(cy, m);
+}
+
+// collapse folds back what the holders ids were opened to draw. The rest
+// of the graph stays where it is: an opening laid its leaves out beside
+// the holder without moving anything else, so taking them away restores
+// the picture before it; past dagreMax leaves the opening laid the whole
+// graph out, and so does folding them back.
+function collapse(cy, ids) {
+  const m = model(cy);
+  for (const id of ids) foldBack(m, id);
+  if (sync(cy, m).gone > dagreMax) cy.layout(layoutFor(m.nodes.size)).run();
+  paint(cy, m);
+}
+
+// afterStack is the describe tree of id after the change the Change view
+// draws in, when id is a target the change reaches for the first time.
+export function afterStack(cy, id) {
+  const m = model(cy);
+  return (m && m.after && m.after.stacks && m.after.stacks[id]) || null;
+}
+
+// foldState is what the holder id holds folded (folded > 0) or was
+// opened to draw (open > 0), and in words (what).
+export function foldState(cy, id) {
+  const n = cy.getElementById(id);
+  if (n.empty()) return { folded: 0, open: 0, what: "" };
+  return { folded: n.data("folded") || 0, open: n.data("open") || 0, what: n.data("what") || "" };
 }
 
 // folded is how many objects the graph holds folded (not drawn).
@@ -258,18 +311,40 @@ const fewMarks = 30;
 // mark highlights the nodes of marks (the others fade), with their outcome
 // written into their label; no marks clears them. Marked leaves that are
 // folded are drawn when few, else counted on the object holding them.
-export function mark(cy, marks) {
-  const m = model(cy);
+// after (the Change view's) is what a change reaches for the first time,
+// drawn in as it would be until the marks change again (fold.js withAfter).
+export function mark(cy, marks, after) {
+  let m = model(cy);
+  let added = cy.collection();
+  let gone = 0;
+  if ((after || null) !== m.after) {
+    const { base, folding } = m;
+    m = buildModel(withAfter(base, after), m);
+    // A few objects more do not unfold a folded graph, nor fold one drawn whole.
+    Object.assign(m, { base, folding, after: after || null });
+    cy.scratch(key, m);
+    ({ added, gone } = sync(cy, m));
+  }
   m.marks = marks || [];
+  let hs = [];
   if (m.folding && m.marks.length) {
     const vis = new Set(cy.nodes().map((n) => n.id()));
     const hidden = m.marks.filter((x) => m.nodes.has(x.id) && !vis.has(x.id)).map((x) => x.id);
     if (hidden.length > 0 && hidden.length <= fewMarks) {
-      const hs = reveal(m, hidden);
-      place(cy, hs, sync(cy, m).added);
+      hs = reveal(m, hidden);
+      added = added.union(sync(cy, m).added);
     }
   }
+  if (!m.folding && (added.nonempty() || gone > 0)) cy.layout(layoutFor(m.nodes.size)).run();
+  else if (m.folding) place(cy, [...hs, ...parentsOf(added)], added);
   paint(cy, m);
+}
+
+// parentsOf are the drawn objects the nodes added hang from, the most
+// specific first (place lays each one's new successors out beside it).
+function parentsOf(added) {
+  const ps = added.nodes().incomers().nodes().difference(added);
+  return ps.sort((a, b) => level(a.data()) - level(b.data())).map((n) => n.id());
 }
 
 // inside says which marks a holder's folded leaves have: how many of each
@@ -331,7 +406,9 @@ function holderOf(cy, m, id) {
 // added or removed, and only then is the graph laid out again; what the
 // user opened stays open. It returns whether anything changed.
 export function update(cy, graph) {
-  const m = buildModel(graph, model(cy));
+  const prev = model(cy);
+  const m = buildModel(withAfter(graph, prev.after), prev);
+  Object.assign(m, { base: graph, after: prev.after });
   cy.scratch(key, m);
   const { added, gone, changed } = sync(cy, m);
   const moved = added.nonempty() || gone > 0;

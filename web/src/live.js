@@ -26,6 +26,11 @@ let focus = "";
 // restart connects the live stream again (for a new focus).
 let restart = () => {};
 
+// currentFocus is the id of the Gateway drawn, "" when the graph is whole.
+export function currentFocus() {
+  return focus;
+}
+
 // drawFocus offers the Gateways of a focused graph in a selector.
 export function drawFocus(cy, graph, setStatus) {
   focus = graph.focus || "";

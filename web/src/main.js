@@ -1,10 +1,11 @@
 // The page of `kubectl effectivepolicy ui` and of --html files (docs/ui.md).
 import "./style.css";
 import { report, get } from "./data.js";
-import { drawGraph, drawLegend, folded, mark } from "./graph.js";
+import { afterStack, drawGraph, drawLegend, folded, mark } from "./graph.js";
 import { drawTrees, drawError } from "./tree.js";
 import { setupChange } from "./change.js";
 import { drawFocus, followLive } from "./live.js";
+import { foldButton, setupFold } from "./foldui.js";
 
 const $ = (sel) => document.querySelector(sel);
 const panel = $("#panel");
@@ -24,10 +25,19 @@ function showView(view) {
   if (view === "reach") loadReaches();
 }
 
-// A node's stack: its EffectivePolicy as the describe tree.
+// A node's stack: its EffectivePolicy as the describe tree; a holder of
+// folded objects has its fold button under the heading.
 async function showTarget(node) {
-  if (!node.target) {
-    drawTrees(panel, [], node.base);
+  const withFold = () => {
+    const b = foldButton(cy, node.id);
+    if (b) panel.querySelector("h2").after(b);
+  };
+  // A target the change reaches for the first time has no EffectivePolicy
+  // to ask for yet: its stack after the change came with the review.
+  const after = afterStack(cy, node.id);
+  if (!node.target || after) {
+    drawTrees(panel, after || [], after ? node.base + "\n(after the change)" : node.base);
+    withFold();
     return;
   }
   try {
@@ -35,6 +45,7 @@ async function showTarget(node) {
       ? report.targets && report.targets[node.id]
       : (await get("api/target", { group: node.group, kind: node.kind, namespace: node.namespace, name: node.name })).trees;
     drawTrees(panel, trees, node.base);
+    withFold();
   } catch (err) {
     drawError(panel, err);
   }
@@ -94,13 +105,14 @@ async function start() {
       document.title = report.title || document.title;
     }
     cy = drawGraph($("#graph"), g || { nodes: [] }, showTarget);
+    setupFold(cy, $("#fold-all"));
     if (!report) drawFocus(cy, g, setStatus);
     const hidden = folded(cy);
-    setStatus((g && g.summary ? g.summary : "") + (hidden ? " · " + hidden + " folded: click a dashed object to draw what it holds" : ""));
+    setStatus((g && g.summary ? g.summary : "") + (hidden ? " · " + hidden + " folded: click a dashed object to draw what it holds, a ▾ fold one to fold it back" : ""));
     if (report && report.trees) drawTrees(panel, report.trees, report.title);
     // What the browser tests read and click (the graph is a canvas).
     window.epGraph = {
-      nodes: () => cy.nodes().map((n) => ({ ...n.data(), marked: n.hasClass("marked") })),
+      nodes: () => cy.nodes().map((n) => ({ ...n.data(), marked: n.hasClass("marked"), x: n.position("x"), y: n.position("y") })),
       tap: (id) => cy.getElementById(id).emit("tap"),
     };
     document.body.dataset.ready = "true";

@@ -50,14 +50,20 @@ type Reviewer interface {
 type ChangeRequest struct {
 	Apply  string `json:"apply"`
 	Delete string `json:"delete"`
+	// Gateway is the Gateway the page draws (its node id), when it draws
+	// one at a time: the targets the change reaches for the first time are
+	// drawn through it only.
+	Gateway string `json:"gateway,omitempty"`
 }
 
 // ChangeAnswer is what the review changes: the diff trees (per target, the
 // fields before -> after), the changed targets marked on the graph, the
+// targets reached for the first time drawn as they would be (After), the
 // changes the user may not see (counted, never named) and what was skipped.
 type ChangeAnswer struct {
 	Trees    []*TreeNode `json:"trees"`
 	Marks    []Mark      `json:"marks"`
+	After    AfterGraph  `json:"after"`
 	Changes  int         `json:"changes"`
 	Hidden   int32       `json:"hidden"`
 	Warnings []string    `json:"warnings"`
@@ -79,6 +85,11 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request) {
 		answer(w, nil, err)
 		return
 	}
+	focus, err := focusRef(req.Gateway)
+	if err != nil {
+		answer(w, nil, err)
+		return
+	}
 	rv, warnings, err := s.reviewOf(rev, req)
 	if err != nil {
 		answer(w, nil, err)
@@ -94,7 +105,7 @@ func (s *Server) change(w http.ResponseWriter, r *http.Request) {
 		answer(w, nil, err)
 		return
 	}
-	answer(w, changeAnswer(got.Status, warnings), nil)
+	answer(w, changeAnswer(got.Status, warnings, focus), nil)
 }
 
 // readChange reads the form, bounded, as JSON only: a page of another site
@@ -206,12 +217,12 @@ func deletesOf(text string, r kinds.Resolver, ns string) ([]v1alpha1.ReviewObjec
 
 // changeAnswer draws the review: diff's trees, and each target whose
 // effective policies change marked on the graph.
-func changeAnswer(st v1alpha1.EffectivePolicyReviewStatus, warnings []string) ChangeAnswer {
+func changeAnswer(st v1alpha1.EffectivePolicyReviewStatus, warnings []string, focus v1alpha1.ObjectReference) ChangeAnswer {
 	roots := render.Review(st)
 	if len(roots) == 0 {
 		roots = []*tree.Node{tree.New(tree.S(tree.Muted, "No effective policy would change."))}
 	}
-	out := ChangeAnswer{Trees: Trees(roots...), Marks: []Mark{}, Changes: len(st.Changes), Hidden: st.HiddenChanges, Warnings: warnings}
+	out := ChangeAnswer{Trees: Trees(roots...), Marks: []Mark{}, After: afterGraph(st.Changes, focus), Changes: len(st.Changes), Hidden: st.HiddenChanges, Warnings: warnings}
 	if out.Warnings == nil {
 		out.Warnings = []string{}
 	}

@@ -225,6 +225,13 @@ func (b *graphBuilder) build(objs []runtime.Object) Graph {
 			}
 		}
 	}
+	g := b.graph()
+	g.Summary = fmt.Sprintf("%d %s that policies reach, %d objects drawn", targets, plural(targets, "target", "targets"), len(g.Nodes))
+	return g
+}
+
+// graph is what b collected, nodes and edges sorted.
+func (b *graphBuilder) graph() Graph {
 	g := Graph{Nodes: make([]Node, 0, len(b.nodes)), Edges: make([]Edge, 0, len(b.edges))}
 	for _, n := range b.nodes {
 		n.Base = n.Label
@@ -240,7 +247,6 @@ func (b *graphBuilder) build(objs []runtime.Object) Graph {
 		}
 		return g.Edges[i].To < g.Edges[j].To
 	})
-	g.Summary = fmt.Sprintf("%d %s that policies reach, %d objects drawn", targets, plural(targets, "target", "targets"), len(g.Nodes))
 	return g
 }
 
