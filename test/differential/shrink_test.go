@@ -111,7 +111,35 @@ func TestDisagreesLike(t *testing.T) {
 		if tc.name == "explained" {
 			w = Check{Kind: gen.BTP, Field: "explained", Theirs: "y"}
 		}
-		if got := disagreesLike("shrink-test", []Check{tc.c}, nil, w); got != tc.like {
+		if got := disagreesLike("shrink-test", []Check{tc.c}, nil, w, ""); got != tc.like {
+			t.Errorf("%s: disagreesLike = %v, want %v", tc.name, got, tc.like)
+		}
+	}
+}
+
+// TestDisagreesLikeToward: shrinking toward a known class keeps only
+// candidates whose disagreements are all of that class, one like want.
+func TestDisagreesLikeToward(t *testing.T) {
+	RegisterKnown(KnownClass{Name: "toward-class", Impl: "shrink-toward-test", Match: func(c Check, _ []*unstructured.Unstructured) bool {
+		return c.Field == "explained"
+	}})
+	want := Check{Kind: gen.BTP, Field: "explained", Theirs: "x"}
+	of := Check{Kind: gen.BTP, Field: "explained", Theirs: "y"}
+	agree := Check{Kind: gen.BTP, Field: "/timeout", Theirs: "1s", Ours: "1s"}
+	other := Check{Kind: gen.BTP, Field: "/timeout", Theirs: "1s"}
+	for _, tc := range []struct {
+		name   string
+		checks []Check
+		like   bool
+	}{
+		{"of the class", []Check{of, agree}, true},
+		{"of the class, the opposite side set", []Check{{Kind: gen.BTP, Field: "explained", Ours: "y"}}, false},
+		{"of the class, another kind", []Check{{Kind: gen.SP, Field: "explained", Theirs: "y"}}, false},
+		{"of the class beside an unexplained one", []Check{of, other}, false},
+		{"no disagreement left", []Check{agree}, false},
+		{"unexplained only", []Check{other}, false},
+	} {
+		if got := disagreesLike("shrink-toward-test", tc.checks, nil, want, "toward-class"); got != tc.like {
 			t.Errorf("%s: disagreesLike = %v, want %v", tc.name, got, tc.like)
 		}
 	}
