@@ -3,6 +3,7 @@ package differential
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
@@ -143,4 +144,39 @@ func TestDisagreesLikeToward(t *testing.T) {
 			t.Errorf("%s: disagreesLike = %v, want %v", tc.name, got, tc.like)
 		}
 	}
+}
+
+// towardOracle is echoOracle under a name of its own, whose disagreement
+// is of a known class.
+type towardOracle struct{ echoOracle }
+
+func (towardOracle) Name() string { return "echo-toward" }
+
+// TestShrinkTowardKeepsTopology: shrinking toward a known class trims the
+// policies' fields but drops topology objects only whole, so that the case
+// stays one kube-apiserver accepts.
+func TestShrinkTowardKeepsTopology(t *testing.T) {
+	RegisterKnown(KnownClass{Name: "echo-class", Impl: "echo-toward", Match: func(Check, []*unstructured.Unstructured) bool { return true }})
+	for seed := uint64(1); seed < 40; seed++ {
+		c := gen.Generate(seed, gen.All)
+		o := towardOracle{echoOracle{"timeout"}}
+		checks, err := Judge(o, c.Objects())
+		if err != nil || len(checks) != 1 || checks[0].Agree() {
+			continue
+		}
+		small, _ := ShrinkToward(o, c.Objects(), checks[0], "echo-class")
+		for _, s := range small {
+			if s.GetKind() != "Gateway" {
+				continue
+			}
+			for _, orig := range c.Topology {
+				if orig.GetKind() == "Gateway" && orig.GetNamespace() == s.GetNamespace() && orig.GetName() == s.GetName() &&
+					!equality.Semantic.DeepEqual(orig.Object["spec"], s.Object["spec"]) {
+					t.Errorf("seed %d: Gateway %s trimmed: %v, was %v", seed, s.GetName(), s.Object["spec"], orig.Object["spec"])
+				}
+			}
+		}
+		return
+	}
+	t.Fatal("no seed below 40 has a BackendTrafficPolicy with a timeout")
 }
