@@ -61,7 +61,7 @@ test: verify test-unit test-fuzz test-differential test-e2e
 
 test-differential-long:
 	hack/egctl.sh >/dev/null
-	cd test/differential && GOWORK=off DIFF_BUDGET=$(LONG_DIFF_BUDGET) $(GO) test -tags long -count=1 -timeout 30m -run 'TestLongAgree' ./all
+	cd test/differential && GOWORK=off DIFF_BUDGET=$(LONG_DIFF_BUDGET) $(GO) test -tags long -count=1 -timeout 30m -run 'TestLongAgree|TestLongKnownCases' ./all
 
 # The long tests of issue #8, after `make test` in CI (.ci/run): the end-to-end tests tagged
 # `e2e && long` and named TestLong* (load, faults) on a fresh local control plane, then every

@@ -3,6 +3,7 @@ package differential
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/test/differential/gen"
@@ -111,8 +112,71 @@ func TestDisagreesLike(t *testing.T) {
 		if tc.name == "explained" {
 			w = Check{Kind: gen.BTP, Field: "explained", Theirs: "y"}
 		}
-		if got := disagreesLike("shrink-test", []Check{tc.c}, nil, w); got != tc.like {
+		if got := disagreesLike("shrink-test", []Check{tc.c}, nil, w, ""); got != tc.like {
 			t.Errorf("%s: disagreesLike = %v, want %v", tc.name, got, tc.like)
 		}
 	}
+}
+
+// TestDisagreesLikeToward: shrinking toward a known class keeps only
+// candidates whose disagreements are all of that class, one like want.
+func TestDisagreesLikeToward(t *testing.T) {
+	RegisterKnown(KnownClass{Name: "toward-class", Impl: "shrink-toward-test", Match: func(c Check, _ []*unstructured.Unstructured) bool {
+		return c.Field == "explained"
+	}})
+	want := Check{Kind: gen.BTP, Field: "explained", Theirs: "x"}
+	of := Check{Kind: gen.BTP, Field: "explained", Theirs: "y"}
+	agree := Check{Kind: gen.BTP, Field: "/timeout", Theirs: "1s", Ours: "1s"}
+	other := Check{Kind: gen.BTP, Field: "/timeout", Theirs: "1s"}
+	for _, tc := range []struct {
+		name   string
+		checks []Check
+		like   bool
+	}{
+		{"of the class", []Check{of, agree}, true},
+		{"of the class, the opposite side set", []Check{{Kind: gen.BTP, Field: "explained", Ours: "y"}}, false},
+		{"of the class, another kind", []Check{{Kind: gen.SP, Field: "explained", Theirs: "y"}}, false},
+		{"of the class beside an unexplained one", []Check{of, other}, false},
+		{"no disagreement left", []Check{agree}, false},
+		{"unexplained only", []Check{other}, false},
+	} {
+		if got := disagreesLike("shrink-toward-test", tc.checks, nil, want, "toward-class"); got != tc.like {
+			t.Errorf("%s: disagreesLike = %v, want %v", tc.name, got, tc.like)
+		}
+	}
+}
+
+// towardOracle is echoOracle under a name of its own, whose disagreement
+// is of a known class.
+type towardOracle struct{ echoOracle }
+
+func (towardOracle) Name() string { return "echo-toward" }
+
+// TestShrinkTowardKeepsTopology: shrinking toward a known class trims the
+// policies' fields but drops topology objects only whole, so that the case
+// stays one kube-apiserver accepts.
+func TestShrinkTowardKeepsTopology(t *testing.T) {
+	RegisterKnown(KnownClass{Name: "echo-class", Impl: "echo-toward", Match: func(Check, []*unstructured.Unstructured) bool { return true }})
+	for seed := uint64(1); seed < 40; seed++ {
+		c := gen.Generate(seed, gen.All)
+		o := towardOracle{echoOracle{"timeout"}}
+		checks, err := Judge(o, c.Objects())
+		if err != nil || len(checks) != 1 || checks[0].Agree() {
+			continue
+		}
+		small, _ := ShrinkToward(o, c.Objects(), checks[0], "echo-class")
+		for _, s := range small {
+			if s.GetKind() != "Gateway" {
+				continue
+			}
+			for _, orig := range c.Topology {
+				if orig.GetKind() == "Gateway" && orig.GetNamespace() == s.GetNamespace() && orig.GetName() == s.GetName() &&
+					!equality.Semantic.DeepEqual(orig.Object["spec"], s.Object["spec"]) {
+					t.Errorf("seed %d: Gateway %s trimmed: %v, was %v", seed, s.GetName(), s.Object["spec"], orig.Object["spec"])
+				}
+			}
+		}
+		return
+	}
+	t.Fatal("no seed below 40 has a BackendTrafficPolicy with a timeout")
 }

@@ -50,3 +50,9 @@ func envUint(t *testing.T, name string, def uint64) uint64 {
 	}
 	return v
 }
+
+// TestLongKnownCases (build tag long) judges the known cases of the
+// implementations whose oracle runs only in make test-long (kgateway).
+func TestLongKnownCases(t *testing.T) {
+	judgeKnownCases(t, knownCaseDirs(t, true), 1)
+}

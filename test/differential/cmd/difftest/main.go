@@ -7,6 +7,7 @@
 //	go run ./cmd/difftest -seed 1 -n 1000
 //	go run ./cmd/difftest -seed 42 -dump              # the objects of one seed
 //	go run ./cmd/difftest -seed 1 -n 500 -write       # shrink and write disagreements as cases
+//	go run ./cmd/difftest -impl kuadrant -seed 32 -known '<class>' -out /tmp/cases   # a known class's case
 package main
 
 import (
@@ -30,10 +31,24 @@ func main() {
 	impl := flag.String("impl", "", "one implementation (default: every registered one)")
 	dump := flag.Bool("dump", false, "print the objects of -seed as YAML and exit")
 	write := flag.Bool("write", false, "shrink each disagreement and write it as a case under test/upstream/<impl>/diff-<seed>-<n>")
+	known := flag.String("known", "", "with -impl: shrink -seed's disagreement of this known class toward it and write it, with a known.json, under -out/<impl>")
+	out := flag.String("out", "", "where -known writes (default: this repository's test/upstream)")
 	limit := flag.Duration("timeout", 0, "stop starting new seeds after this long (0: none)")
 	verbose := flag.Bool("v", false, "print every disagreement, and the count after every batch")
 	flag.IntVar(&differential.ShrinkBudget, "shrink-budget", differential.ShrinkBudget, "judgements one shrink may make")
 	flag.Parse()
+	if *known != "" {
+		o := differential.OracleNamed(*impl)
+		if o == nil {
+			fmt.Fprintf(os.Stderr, "difftest: -known needs -impl, one of the implementations (got %q)\n", *impl)
+			os.Exit(2)
+		}
+		if err := writeKnown(o, *seed, *known, *out); err != nil {
+			fmt.Fprintln(os.Stderr, "difftest:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*seed, *n, *impl, *dump, *write, *limit, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "difftest:", err)
 		os.Exit(1)

@@ -35,6 +35,7 @@ func TestEngineAgreesWithKuadrantOnUpstreamCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dirs = withoutKnown(dirs)
 	if len(dirs) < 23 {
 		t.Fatalf("found %d Kuadrant cases, want at least 23", len(dirs))
 	}
@@ -89,6 +90,18 @@ func TestEngineAgreesWithKuadrantOnUpstreamCases(t *testing.T) {
 	if paths < 20 {
 		t.Errorf("the oracle found %d effective policies over all cases, want at least 20", paths)
 	}
+}
+
+// withoutKnown drops the cases with a known.json: there Kuadrant and the engine differ on
+// purpose (a Kuadrant bug or inconsistency; test/differential's TestKnownCases checks them).
+func withoutKnown(policyFiles []string) []string {
+	var out []string
+	for _, p := range policyFiles {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "known.json")); err != nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // loadCase reads a case's topology and policies, the policies stamped one second apart.
