@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -69,6 +70,21 @@ func newRoute(t *testing.T, n int) string {
 	return b.String() + "---\n" + string(route)
 }
 
+// changeNewCase is one change whose targets are reached for the first time.
+type changeNewCase struct {
+	name, page, apply string
+	// summary is what the panel says; labels what the drawn nodes say.
+	summary string
+	labels  map[string][]string
+	// counted is how many new targets the drawn holders count folded
+	// (▶ inside: N newly reached), notDrawn some of them.
+	counted  int
+	notDrawn []string
+	// stack is what a click on the new target shows (its stack after
+	// the change: it has no EffectivePolicy yet).
+	stack []string
+}
+
 // TestUIChangeNewTargets: the Change view draws the targets a change
 // reaches for the first time, which the graph had no node for: each marked
 // as new with its policies after the change; in a folded graph the new
@@ -81,19 +97,7 @@ func TestUIChangeNewTargets(t *testing.T) {
 		"folded": startUI(t, dir, "-A", "--offline", "-f", writeScaleTopology(t, foldScale)),
 	}
 	ctx := newBrowser(t)
-	cases := []struct {
-		name, page, apply string
-		// summary is what the panel says; labels what the drawn nodes say.
-		summary string
-		labels  map[string][]string
-		// counted is how many new targets the drawn holders count folded
-		// (▶ inside: N newly reached), notDrawn some of them.
-		counted  int
-		notDrawn []string
-		// stack is what a click on the new target shows (its stack after
-		// the change: it has no EffectivePolicy yet).
-		stack []string
-	}{
+	cases := []changeNewCase{
 		{name: "a new route in the demo", page: "demo", apply: cakeRoute, summary: "1 target reached for the first time",
 			labels: map[string][]string{cakeID: {"baker/cake", "4 policies · 4 Enforced", "✚ new with this change", "▶ newly reached"}},
 			stack:  []string{"(after the change)", "TimeoutPolicy", "request: 30s"}},
@@ -112,48 +116,55 @@ func TestUIChangeNewTargets(t *testing.T) {
 			if ready := openPage(ctx, t, pages[tc.page]); ready != "true" {
 				t.Fatalf("page not ready: %s", ready)
 			}
-			changeForm(ctx, t, tc.apply, "")
-			if err := wantText(panelText(ctx, t, "ul.tree"), "What the change would do", tc.summary); err != nil {
-				t.Error(err)
-			}
-			nodes := graphNodes(ctx, t)
-			for id, want := range tc.labels {
-				n, ok := nodes[id]
-				if !ok || !n.Marked || n.Outcome == "none" {
-					t.Errorf("%s: not drawn, marked and colored: %+v", id, n)
-					continue
-				}
-				if err := wantText(n.Label, want...); err != nil {
-					t.Errorf("%s: %v", id, err)
-				}
-			}
-			if tc.page == "demo" {
-				screenshot(ctx, t, "change-new")
-			}
-			if n := countedNew(nodes); n != tc.counted {
-				t.Errorf("the drawn holders count %d new targets folded, want %d", n, tc.counted)
-			}
-			for _, id := range tc.notDrawn {
-				if _, ok := nodes[id]; ok {
-					t.Errorf("%s drawn, want it counted on its holder", id)
-				}
-			}
-			if len(tc.stack) > 0 {
-				js(ctx, t, fmt.Sprintf(`document.querySelector('#panel').replaceChildren(); window.epGraph.tap(%q)`, cakeID))
-				if err := wantText(panelText(ctx, t, "ul.tree"), tc.stack...); err != nil {
-					t.Errorf("a click on the new target: %v", err)
-				}
-			}
-			// A review that reaches nothing new takes the new objects away.
-			changeForm(ctx, t, "", "retrypolicy/none-such -n nowhere")
-			panelText(ctx, t, "ul.tree")
-			nodes = graphNodes(ctx, t)
-			for id := range tc.labels {
-				if _, ok := nodes[id]; ok {
-					t.Errorf("%s still drawn after a review that does not reach it", id)
-				}
-			}
+			checkChangeNew(ctx, t, tc)
 		})
+	}
+}
+
+// checkChangeNew reviews tc's change on the open page and checks what it
+// draws, then that a review reaching nothing new takes it away.
+func checkChangeNew(ctx context.Context, t *testing.T, tc changeNewCase) {
+	t.Helper()
+	changeForm(ctx, t, tc.apply, "")
+	if err := wantText(panelText(ctx, t, "ul.tree"), "What the change would do", tc.summary); err != nil {
+		t.Error(err)
+	}
+	nodes := graphNodes(ctx, t)
+	for id, want := range tc.labels {
+		n, ok := nodes[id]
+		if !ok || !n.Marked || n.Outcome == "none" {
+			t.Errorf("%s: not drawn, marked and colored: %+v", id, n)
+			continue
+		}
+		if err := wantText(n.Label, want...); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+	if tc.page == "demo" {
+		screenshot(ctx, t, "change-new")
+	}
+	if n := countedNew(nodes); n != tc.counted {
+		t.Errorf("the drawn holders count %d new targets folded, want %d", n, tc.counted)
+	}
+	for _, id := range tc.notDrawn {
+		if _, ok := nodes[id]; ok {
+			t.Errorf("%s drawn, want it counted on its holder", id)
+		}
+	}
+	if len(tc.stack) > 0 {
+		js(ctx, t, fmt.Sprintf(`document.querySelector('#panel').replaceChildren(); window.epGraph.tap(%q)`, cakeID))
+		if err := wantText(panelText(ctx, t, "ul.tree"), tc.stack...); err != nil {
+			t.Errorf("a click on the new target: %v", err)
+		}
+	}
+	// A review that reaches nothing new takes the new objects away.
+	changeForm(ctx, t, "", "retrypolicy/none-such -n nowhere")
+	panelText(ctx, t, "ul.tree")
+	nodes = graphNodes(ctx, t)
+	for id := range tc.labels {
+		if _, ok := nodes[id]; ok {
+			t.Errorf("%s still drawn after a review that does not reach it", id)
+		}
 	}
 }
 
