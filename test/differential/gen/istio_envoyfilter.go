@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 )
 
@@ -29,19 +28,14 @@ func init() { IstioGroups[IstioEnvoyFilter] = "networking.istio.io/v1alpha3" }
 // them (the CRD: "only one of targetRefs or workloadSelector can be set"); a priority or none;
 // aged at random among themselves, ties included. The policies are sorted by age again.
 func (ig *istioGen) genEnvoyFilters() {
-	own := *ig.generator
-	own.r = rand.New(rand.NewPCG(ig.c.Seed, envoyFilterStream))
-	ef := &istioGen{generator: &own, gateways: ig.gateways, gwLabels: ig.gwLabels, services: ig.services}
+	ef := ig.withStream(envoyFilterStream)
 	n := ef.pick(5)
 	base := BaseTime.Add(time.Hour)
 	for k := 1; k <= n; k++ {
 		ns, name := ef.place(fmt.Sprintf("ef%d", k))
 		spec := ef.envoyFilterSpec(k)
 		ef.attach(spec, ns)
-		if ref, ok := spec["targetRef"]; ok {
-			delete(spec, "targetRef")
-			spec["targetRefs"] = []any{ref}
-		}
+		pluralTargetRef(spec)
 		if sel, ok := spec["selector"].(map[string]any); ok {
 			delete(spec, "selector")
 			spec["workloadSelector"] = map[string]any{"labels": sel["matchLabels"]}

@@ -22,19 +22,14 @@ func init() { IstioGroups[IstioTrafficExtension] = "extensions.istio.io/v1alpha1
 // singular targetRef: its schema has none), a selector, or nothing, aged at random among
 // themselves (ties included). The policies are sorted by age again.
 func (ig *istioGen) genTrafficExtensions() {
-	own := *ig.generator
-	own.r = rand.New(rand.NewPCG(ig.c.Seed, trafficExtensionStream))
-	te := &istioGen{generator: &own, gateways: ig.gateways, gwLabels: ig.gwLabels, services: ig.services}
+	te := ig.withStream(trafficExtensionStream)
 	n := te.pick(4)
 	base := BaseTime.Add(time.Hour)
 	for k := 1; k <= n; k++ {
 		ns, name := te.place(fmt.Sprintf("te%d", k))
 		spec := te.trafficExtensionSpec(k)
 		te.attach(spec, ns)
-		if ref, ok := spec["targetRef"]; ok {
-			delete(spec, "targetRef")
-			spec["targetRefs"] = []any{ref}
-		}
+		pluralTargetRef(spec)
 		p := obj(IstioGroups[IstioTrafficExtension], IstioTrafficExtension, ns, name, spec)
 		p.SetCreationTimestamp(metaTime(base.Add(time.Duration(te.pick(n+2)) * time.Second)))
 		ig.c.Policies = append(ig.c.Policies, p)
@@ -57,4 +52,21 @@ func (ig *istioGen) trafficExtensionSpec(k int) map[string]any {
 		spec["priority"] = int64(ig.pick(4) * 5)
 	}
 	return spec
+}
+
+// withStream is ig drawing from a random source of its own, seeded by the case's seed and stream:
+// a kind added after seeds were judged must not change the objects drawn before it.
+func (ig *istioGen) withStream(stream uint64) *istioGen {
+	own := *ig.generator
+	own.r = rand.New(rand.NewPCG(ig.c.Seed, stream))
+	return &istioGen{generator: &own, gateways: ig.gateways, gwLabels: ig.gwLabels, services: ig.services}
+}
+
+// pluralTargetRef writes a singular targetRef as a one-item targetRefs (the extension kinds'
+// schemas have only the plural).
+func pluralTargetRef(spec map[string]any) {
+	if ref, ok := spec["targetRef"]; ok {
+		delete(spec, "targetRef")
+		spec["targetRefs"] = []any{ref}
+	}
 }
