@@ -79,7 +79,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 	if graphTag(b) == r.URL.Query().Get("drawn") {
 		err = out.event("unchanged", map[string]string{"tag": graphTag(b)})
 	} else {
-		err = out.raw("graph", b)
+		err = out.rawGraph(b)
 	}
 	if err == nil {
 		follow(ctx, out, run, changes, focus, b)
@@ -157,7 +157,16 @@ func (o *sseWriter) graph(g Graph, last []byte) ([]byte, error) {
 	if bytes.Equal(b, last) {
 		return last, nil
 	}
-	return b, o.raw("graph", b)
+	return b, o.rawGraph(b)
+}
+
+// rawGraph sends a graph's encoding with its tag as the event's id: the
+// page sends back the tag of the graph it drew when it connects again.
+func (o *sseWriter) rawGraph(b []byte) error {
+	if _, err := fmt.Fprintf(o.w, "id: %s\n", graphTag(b)); err != nil {
+		return err
+	}
+	return o.raw("graph", b)
 }
 
 func (o *sseWriter) event(name string, v any) error {
