@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,6 +134,7 @@ func (s *watchSource) noCall(t *testing.T) {
 type sseEvent struct {
 	name string
 	data string
+	id   string
 }
 
 // serve runs the server until the test ends.
@@ -151,7 +154,17 @@ func serve(t *testing.T, s *Server) {
 // the status and, on 200, the stream's events (closed when it ends).
 func openLive(t *testing.T, s *Server, host, token string) (int, <-chan sseEvent) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://"+s.listener.Addr().String()+"/api/live", nil)
+	return openLiveQuery(t, s, host, token, nil)
+}
+
+// openLiveQuery is openLive with the query q.
+func openLiveQuery(t *testing.T, s *Server, host, token string, q url.Values) (int, <-chan sseEvent) {
+	t.Helper()
+	target := "http://" + s.listener.Addr().String() + "/api/live"
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	req, err := http.NewRequest(http.MethodGet, target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +207,8 @@ func readEvents(body io.Reader, events chan<- sseEvent) {
 			ev.name = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
 			ev.data = strings.TrimPrefix(line, "data: ")
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
 		}
 	}
 }
@@ -370,3 +385,73 @@ func TestLiveEvents(t *testing.T) {
 }
 
 const demoRouteID = "gateway.networking.k8s.io/HTTPRoute/baker/baker"
+
+// graphTagOf asks /api/graph as the page does and answers the tag of the
+// graph (its header).
+func graphTagOf(t *testing.T, s *Server, q url.Values) string {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, "http://"+s.listener.Addr().String()+"/api/graph?"+q.Encode(), nil)
+	r.Header.Set(TokenHeader, s.token)
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("graph: %d %s", w.Code, w.Body.String())
+	}
+	tag := w.Header().Get(GraphTagHeader)
+	if tag == "" {
+		t.Fatal("the graph has no tag")
+	}
+	return tag
+}
+
+// TestLiveUnchanged: a page that sends the tag of the graph it drew gets
+// "unchanged" for a first graph that is the same, and the graph (with its
+// tag as the event's id) when it is another: another focus, another tag,
+// or a change since.
+func TestLiveUnchanged(t *testing.T) {
+	src := newWatchSource(t)
+	s := newTestServer(t, src, "")
+	serve(t, s)
+	host := s.listener.Addr().String()
+	whole := graphTagOf(t, s, url.Values{})
+	focused := graphTagOf(t, s, url.Values{"gateway": {demoGatewayID}})
+	if whole == focused {
+		t.Fatalf("the whole graph and the focused one have the same tag %s", whole)
+	}
+	cases := []struct {
+		name  string
+		query url.Values
+		want  string
+	}{
+		{name: "drawn", query: url.Values{"drawn": {whole}}, want: "unchanged"},
+		{name: "drawn, focused", query: url.Values{"drawn": {focused}, "gateway": {demoGatewayID}}, want: "unchanged"},
+		{name: "no tag", query: url.Values{}, want: "graph"},
+		{name: "another graph's tag", query: url.Values{"drawn": {focused}}, want: "graph"},
+		{name: "an unknown tag", query: url.Values{"drawn": {"0123"}}, want: "graph"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, events := openLiveQuery(t, s, host, s.token, tc.query)
+			ev, ok := next(t, events)
+			if !ok || ev.name != tc.want {
+				t.Fatalf("first event %+v (open %v), want %s", ev, ok, tc.want)
+			}
+			if ev.name == "graph" && ev.id != graphTag([]byte(ev.data)) {
+				t.Errorf("graph event's id %q, want its tag", ev.id)
+			}
+		})
+	}
+	// After a change (seen on a stream open before it, so the store has it),
+	// the tag drawn before it is another graph's.
+	_, watching := openLive(t, s, host, s.token)
+	nextGraph(t, watching)
+	ns, _ := src.watchPair(t)
+	ns.w.Modify(conflicted(routeEP(t, src.demoSource)))
+	if n := nextGraph(t, watching)[demoRouteID]; n.Outcome != "conflict" {
+		t.Fatalf("the change: route %+v", n)
+	}
+	_, events := openLiveQuery(t, s, host, s.token, url.Values{"drawn": {whole}})
+	if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
+		t.Errorf("after a change: route %+v, want the changed graph", n)
+	}
+}
