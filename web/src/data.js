@@ -12,6 +12,18 @@ const token = new URLSearchParams(location.search).get("token") || "";
 // get asks the server for path with the query params; it throws the
 // server's message on an error status.
 export async function get(path, params = {}) {
+  return (await getTagged(path, params)).body;
+}
+
+// getGraph asks for the graph; tag names it (the server's
+// X-EffectivePolicy-Graph header), so that the Live stream need not send
+// the same graph again.
+export async function getGraph(params = {}) {
+  const { body, tag } = await getTagged("api/graph", params);
+  return { graph: body, tag };
+}
+
+async function getTagged(path, params) {
   const q = new URLSearchParams(params).toString();
   const res = await fetch(path + (q ? "?" + q : ""), {
     headers: { "X-EffectivePolicy-Token": token },
@@ -22,5 +34,5 @@ export async function get(path, params = {}) {
   if (!res.ok) {
     throw new Error(body.error || res.statusText);
   }
-  return body;
+  return { body, tag: res.headers.get("X-EffectivePolicy-Graph") || "" };
 }

@@ -3,28 +3,39 @@
 // whole graph when it starts and after each change, as Server-Sent Events.
 // The page reads the stream with fetch, which sends the per-run token in
 // its header (EventSource cannot send a header, and the token never goes
-// in a URL the server accepts). When a watch ends, the stream ends and the
-// page connects again, getting the graph as it is then; offline there is
-// no stream and nothing to follow.
+// in a URL the server accepts). The page sends the tag of the graph it drew
+// (drawn): a stream whose first graph is that one says "unchanged" rather
+// than sending it, so the page does not read and lay out the same graph
+// twice on loading. When the server's watches end for good, the stream
+// ends and the page connects again, getting the graph as it is then;
+// offline there is no stream and nothing to follow.
 //
 // A graph too large to draw at once comes focused on one Gateway, with the
 // others to choose from (the server's focus.go): the choice redraws the
 // graph and follows that Gateway.
-import { get } from "./data.js";
+import { getGraph } from "./data.js";
 import { update } from "./graph.js";
 
 const token = new URLSearchParams(location.search).get("token") || "";
 const firstRetry = 1000;
 const lastRetry = 30000;
 
-// What the browser tests read: the state and how many graphs came.
-const state = { state: "connecting", graphs: 0, connects: 0 };
+// What the browser tests read: the state, how many graphs came (those the
+// stream sent and those it said were already drawn: unchanged).
+const state = { state: "connecting", graphs: 0, unchanged: 0, connects: 0 };
 window.epLive = state;
 
 // focus is the Gateway drawn when the graph is drawn one at a time.
 let focus = "";
 // restart connects the live stream again (for a new focus).
 let restart = () => {};
+// drawn is the tag of the graph drawn (the server's), "" when unknown.
+let drawn = "";
+
+// setDrawn says which graph the page drew (its tag from /api/graph).
+export function setDrawn(tag) {
+  drawn = tag || "";
+}
 
 // currentFocus is the id of the Gateway drawn, "" when the graph is whole.
 export function currentFocus() {
@@ -45,7 +56,8 @@ export function drawFocus(cy, graph, setStatus) {
   sel.addEventListener("change", async () => {
     setStatus("Loading…");
     try {
-      const g = await get("api/graph", { gateway: sel.value });
+      const { graph: g, tag } = await getGraph({ gateway: sel.value });
+      drawn = tag;
       focus = g.focus || "";
       update(cy, g);
       setStatus(g.summary);
@@ -68,10 +80,11 @@ async function* events(body) {
     while ((end = buf.indexOf("\n\n")) >= 0) {
       const block = buf.slice(0, end);
       buf = buf.slice(end + 2);
-      const ev = { event: "message", data: "" };
+      const ev = { event: "message", data: "", id: "" };
       for (const line of block.split("\n")) {
         if (line.startsWith("event: ")) ev.event = line.slice(7);
         else if (line.startsWith("data: ")) ev.data += line.slice(6);
+        else if (line.startsWith("id: ")) ev.id = line.slice(4);
       }
       if (ev.data) yield ev;
     }
@@ -91,7 +104,10 @@ export function followLive(cy, setStatus) {
     state.state = "connecting";
     state.connects++;
     try {
-      const q = focus ? "?" + new URLSearchParams({ gateway: focus }) : "";
+      const params = {};
+      if (focus) params.gateway = focus;
+      if (drawn) params.drawn = drawn;
+      const q = Object.keys(params).length ? "?" + new URLSearchParams(params) : "";
       const res = await fetch("api/live" + q, { headers: { "X-EffectivePolicy-Token": token }, credentials: "omit", cache: "no-store", signal: mine.signal });
       if (res.status === 501) {
         state.state = "off";
@@ -107,7 +123,11 @@ export function followLive(cy, setStatus) {
         if (ev.event === "graph") {
           const g = JSON.parse(ev.data);
           state.graphs++;
+          drawn = ev.id;
           if (update(cy, g)) setStatus(g.summary + " · updated " + new Date().toLocaleTimeString());
+        } else if (ev.event === "unchanged") {
+          state.graphs++;
+          state.unchanged++;
         } else if (ev.event === "end") {
           setStatus("Live: the watch ended (" + JSON.parse(ev.data).reason + "); connecting again");
         }

@@ -1,10 +1,10 @@
 // The page of `kubectl effectivepolicy ui` and of --html files (docs/ui.md).
 import "./style.css";
-import { report, get } from "./data.js";
+import { report, get, getGraph } from "./data.js";
 import { afterStack, drawGraph, drawLegend, folded, mark } from "./graph.js";
 import { drawTrees, drawError } from "./tree.js";
 import { setupChange } from "./change.js";
-import { drawFocus, followLive } from "./live.js";
+import { drawFocus, followLive, setDrawn } from "./live.js";
 import { foldButton, setupFold } from "./foldui.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -96,7 +96,7 @@ async function start() {
   $("#trace-form").addEventListener("submit", showTrace);
   setStatus("Loading…");
   try {
-    const g = report ? report.graph : await get("api/graph");
+    const g = report ? report.graph : await getGraph().then(({ graph, tag }) => (setDrawn(tag), graph));
     // Where the load's time goes (docs/benchmarks/ui.md reads these marks).
     performance.mark("ep:graph-read");
     if (report) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -44,7 +45,12 @@ func answer(w http.ResponseWriter, v any, err error) {
 // cluster-scoped ones; a user who may not list the cluster-scoped ones
 // sees the namespaced ones only, as kubectl would show them.
 func (s *Server) listBoth(ctx context.Context, list func(context.Context, string, bool) (runtime.Object, error)) ([]runtime.Object, error) {
-	ns, err := list(ctx, s.opts.Namespace, false)
+	return listBoth(ctx, s.opts.Namespace, list)
+}
+
+// listBoth lists namespace's objects and the cluster-scoped ones when allowed.
+func listBoth(ctx context.Context, namespace string, list func(context.Context, string, bool) (runtime.Object, error)) ([]runtime.Object, error) {
+	ns, err := list(ctx, namespace, false)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +71,24 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g, err := graphFor(objs, r.URL.Query().Get("gateway"))
-	answer(w, g, err)
+	if err != nil {
+		answer(w, nil, err)
+		return
+	}
+	b, err := json.Marshal(g)
+	if err != nil {
+		answer(w, nil, err)
+		return
+	}
+	// The Live stream's first graph is this one unless something changed
+	// since: the page sends the tag back and is spared reading it twice.
+	w.Header().Set(GraphTagHeader, graphTag(b))
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
 }
+
+// GraphTagHeader names the graph /api/graph answers (graphTag).
+const GraphTagHeader = "X-EffectivePolicy-Graph"
 
 // objectQuery reads the namespace and name of the query; a cluster-scoped
 // object has no namespace.

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -118,6 +119,11 @@ func newTestServer(t *testing.T, src Source, namespace string) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.listener.Close() })
+	t.Cleanup(s.stopLife)
+	if s.store != nil {
+		// A watch that ends is listed again at once, not after a back-off.
+		s.store.relist = time.Millisecond
+	}
 	return s
 }
 

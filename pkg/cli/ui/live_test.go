@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,23 +31,63 @@ type watchCall struct {
 }
 
 // watchSource is the demo's source that can be watched: each watch is a
-// fake the test drives, and each list has a resourceVersion.
+// fake the test drives, each list has a resourceVersion (41, 42, ... in
+// the order listed), and the test may make the lists fail or gate them.
 type watchSource struct {
 	*demoSource
 	calls chan watchCall
+
+	mu sync.Mutex
+	// lists counts the lists; rvs are the resourceVersions they answered.
+	lists int
+	rvs   []string
+	// fail is the lists' error while set.
+	fail error
+	// gate, while set, holds each list until it is closed.
+	gate chan struct{}
 }
 
 func newWatchSource(t *testing.T) *watchSource {
-	return &watchSource{demoSource: newDemoSource(t), calls: make(chan watchCall, 16)}
+	return &watchSource{demoSource: newDemoSource(t), calls: make(chan watchCall, 64)}
 }
 
 func (s *watchSource) EffectivePolicies(ctx context.Context, ns string, cluster bool) (runtime.Object, error) {
+	s.mu.Lock()
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists++
+	if s.fail != nil {
+		return nil, s.fail
+	}
 	l, err := s.demoSource.EffectivePolicies(ctx, ns, cluster)
 	if err == nil {
 		la, _ := meta.ListAccessor(l)
-		la.SetResourceVersion(map[bool]string{false: "41", true: "42"}[cluster])
+		rv := strconv.Itoa(40 + len(s.rvs) + 1)
+		la.SetResourceVersion(rv)
+		s.rvs = append(s.rvs, rv)
 	}
 	return l, err
+}
+
+func (s *watchSource) setFail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail = err
+}
+
+// listed is the number of lists so far and the resourceVersion of the last.
+func (s *watchSource) listed() (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.rvs) == 0 {
+		return s.lists, ""
+	}
+	return s.lists, s.rvs[len(s.rvs)-1]
 }
 
 func (s *watchSource) WatchEffectivePolicies(_ context.Context, ns string, cluster bool, rv string) (watch.Interface, error) {
@@ -65,10 +108,33 @@ func (s *watchSource) nextCall(t *testing.T) watchCall {
 	}
 }
 
+// watchPair is the next two watches the server started (concurrently):
+// the namespaced one and the cluster-scoped one.
+func (s *watchSource) watchPair(t *testing.T) (ns, cl watchCall) {
+	t.Helper()
+	ns, cl = s.nextCall(t), s.nextCall(t)
+	if ns.cluster {
+		ns, cl = cl, ns
+	}
+	return ns, cl
+}
+
+// noCall fails if the server started a watch by the time a request
+// answered (the watches start before the first request is answered).
+func (s *watchSource) noCall(t *testing.T) {
+	t.Helper()
+	select {
+	case c := <-s.calls:
+		t.Errorf("a watch more: %+v", c)
+	default:
+	}
+}
+
 // sseEvent is one Server-Sent Event.
 type sseEvent struct {
 	name string
 	data string
+	id   string
 }
 
 // serve runs the server until the test ends.
@@ -88,7 +154,17 @@ func serve(t *testing.T, s *Server) {
 // the status and, on 200, the stream's events (closed when it ends).
 func openLive(t *testing.T, s *Server, host, token string) (int, <-chan sseEvent) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://"+s.listener.Addr().String()+"/api/live", nil)
+	return openLiveQuery(t, s, host, token, nil)
+}
+
+// openLiveQuery is openLive with the query q.
+func openLiveQuery(t *testing.T, s *Server, host, token string, q url.Values) (int, <-chan sseEvent) {
+	t.Helper()
+	target := "http://" + s.listener.Addr().String() + "/api/live"
+	if len(q) > 0 {
+		target += "?" + q.Encode()
+	}
+	req, err := http.NewRequest(http.MethodGet, target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +207,8 @@ func readEvents(body io.Reader, events chan<- sseEvent) {
 			ev.name = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
 			ev.data = strings.TrimPrefix(line, "data: ")
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
 		}
 	}
 }
@@ -216,10 +294,26 @@ func portOf(s *Server) string {
 	return port
 }
 
-// TestLiveEvents: the stream starts with the graph, watches each list from
-// its resourceVersion, sends a changed graph after each change (and
-// nothing for an event that changes nothing drawn), and ends when a watch
-// ends; the page's next connection gets the graph as it is then.
+// conflicted is ep with every source Conflicted.
+func conflicted(ep *v1alpha1.EffectivePolicy) *v1alpha1.EffectivePolicy {
+	ep = ep.DeepCopy()
+	for i := range ep.Targets {
+		for j := range ep.Targets[i].Policies {
+			for k := range ep.Targets[i].Policies[j].Sources {
+				ep.Targets[i].Policies[j].Sources[k].Outcome = v1alpha1.OutcomeConflicted
+			}
+		}
+	}
+	return ep
+}
+
+// TestLiveEvents: the stream starts with the graph, the server watches
+// each list from its resourceVersion, a changed graph follows each change
+// (and nothing an event that changes nothing drawn); a watch that ends
+// (an error such as 410, or closed) is followed by a relist and a new
+// watch from the relist's resourceVersion, the stream going on; a relist
+// that fails ends the stream with the reason, and the next request lists
+// again.
 func TestLiveEvents(t *testing.T) {
 	src := newWatchSource(t)
 	s := newTestServer(t, src, "")
@@ -230,66 +324,134 @@ func TestLiveEvents(t *testing.T) {
 	if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "partial" {
 		t.Fatalf("first graph's route: %+v", n)
 	}
-	ns, cl := src.nextCall(t), src.nextCall(t)
+	ns, cl := src.watchPair(t)
 	if ns.cluster || ns.resourceVersion != "41" || !cl.cluster || cl.resourceVersion != "42" {
 		t.Errorf("watches: %+v %+v, want the namespaced from 41 and the cluster-scoped from 42", ns, cl)
 	}
 
-	same := routeEP(t, src)
-	conflicted := routeEP(t, src)
-	for i := range conflicted.Targets {
-		for j := range conflicted.Targets[i].Policies {
-			for k := range conflicted.Targets[i].Policies[j].Sources {
-				conflicted.Targets[i].Policies[j].Sources[k].Outcome = v1alpha1.OutcomeConflicted
-			}
-		}
+	same := routeEP(t, src.demoSource)
+	bad := conflicted(same)
+	ns.w.Modify(same)
+	ns.w.Modify(bad)
+	// The unchanged Modify sent nothing: the first graph after it is the conflict.
+	if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
+		t.Errorf("edit: route %+v, want conflict", n)
 	}
-	steps := []struct {
-		name string
-		do   func()
-		want func(map[string]Node) error
-	}{
-		{name: "edit", do: func() { ns.w.Modify(same); ns.w.Modify(conflicted) }, want: func(g map[string]Node) error {
-			// The unchanged Modify sent nothing: the first graph after it is the conflict.
-			if n := g[demoRouteID]; n.Outcome != "conflict" {
-				return fmt.Errorf("route %+v, want conflict", n)
-			}
-			return nil
-		}},
-		{name: "delete", do: func() { ns.w.Delete(conflicted) }, want: func(g map[string]Node) error {
-			if n, ok := g[demoRouteID]; ok && n.Target {
-				return fmt.Errorf("route still a target: %+v", n)
-			}
-			return nil
-		}},
-	}
-	for _, st := range steps {
-		st.do()
-		if err := st.want(nextGraph(t, events)); err != nil {
-			t.Errorf("%s: %v", st.name, err)
-		}
+	ns.w.Delete(bad)
+	if n, ok := nextGraph(t, events)[demoRouteID]; ok && n.Target {
+		t.Errorf("delete: route still a target: %+v", n)
 	}
 
-	// The watch expires: the stream says why and ends.
-	cl.w.Error(&apierrors.NewResourceExpired("too old resource version: 42").ErrStatus)
-	if ev, ok := next(t, events); !ok || ev.name != "end" || !strings.Contains(ev.data, "too old resource version") {
-		t.Errorf("want an end event, got %+v (open %v)", ev, ok)
+	// The watch expires: the server lists the namespaced list again (the
+	// source has the route) and watches from there; the stream goes on.
+	ns.w.Error(&apierrors.NewResourceExpired("too old resource version: 41").ErrStatus)
+	if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "partial" {
+		t.Errorf("after the relist: route %+v, want partial", n)
+	}
+	ns2 := src.nextCall(t)
+	if lists, rv := src.listed(); lists != 3 || ns2.cluster || ns2.resourceVersion != rv {
+		t.Errorf("after a 410: %d lists, watch %+v, want 3 lists and the namespaced watch from %s", lists, ns2, rv)
+	}
+
+	// A closed watch: relisted and watched again, nothing sent (nothing changed).
+	cl.w.Stop()
+	cl2 := src.nextCall(t)
+	if lists, rv := src.listed(); lists != 4 || !cl2.cluster || cl2.resourceVersion != rv {
+		t.Errorf("after a close: %d lists, watch %+v, want 4 lists and the cluster-scoped watch from %s", lists, cl2, rv)
+	}
+	ns2.w.Modify(bad)
+	if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
+		t.Errorf("the new watch's edit: route %+v, want conflict", n)
+	}
+
+	// The relist fails (the user lost the right): the stream ends with the reason.
+	src.setFail(apierrors.NewForbidden(v1alpha1.Resource("effectivepolicies"), "", nil))
+	ns2.w.Stop()
+	if ev, ok := next(t, events); !ok || ev.name != "end" || !strings.Contains(ev.data, "forbidden") {
+		t.Errorf("a failed relist: want an end event, got %+v (open %v)", ev, ok)
 	}
 	if ev, ok := next(t, events); ok {
 		t.Errorf("the stream goes on after its end: %+v", ev)
 	}
-
-	// The page connects again: the current graph (the source's, since the fakes changed nothing in it).
+	// The next request lists again: the API's refusal, then, allowed again, the graph.
+	if code, _ := get(t, s, "/api/graph", nil); code != http.StatusForbidden {
+		t.Errorf("graph while refused: %d, want 403", code)
+	}
+	src.setFail(nil)
 	_, again := openLive(t, s, host, s.token)
 	if n := nextGraph(t, again)[demoRouteID]; n.Outcome != "partial" {
 		t.Errorf("graph after reconnecting: route %+v", n)
 	}
-	ns2 := src.nextCall(t)
-	src.nextCall(t)
-	ns2.w.Stop()
-	if ev, ok := next(t, again); !ok || ev.name != "end" || !strings.Contains(ev.data, "the watch ended") {
-		t.Errorf("a watch closed: want an end event, got %+v (open %v)", ev, ok)
-	}
 }
 
 const demoRouteID = "gateway.networking.k8s.io/HTTPRoute/baker/baker"
+
+// graphTagOf asks /api/graph as the page does and answers the tag of the
+// graph (its header).
+func graphTagOf(t *testing.T, s *Server, q url.Values) string {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, "http://"+s.listener.Addr().String()+"/api/graph?"+q.Encode(), nil)
+	r.Header.Set(TokenHeader, s.token)
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("graph: %d %s", w.Code, w.Body.String())
+	}
+	tag := w.Header().Get(GraphTagHeader)
+	if tag == "" {
+		t.Fatal("the graph has no tag")
+	}
+	return tag
+}
+
+// TestLiveUnchanged: a page that sends the tag of the graph it drew gets
+// "unchanged" for a first graph that is the same, and the graph (with its
+// tag as the event's id) when it is another: another focus, another tag,
+// or a change since.
+func TestLiveUnchanged(t *testing.T) {
+	src := newWatchSource(t)
+	s := newTestServer(t, src, "")
+	serve(t, s)
+	host := s.listener.Addr().String()
+	whole := graphTagOf(t, s, url.Values{})
+	focused := graphTagOf(t, s, url.Values{"gateway": {demoGatewayID}})
+	if whole == focused {
+		t.Fatalf("the whole graph and the focused one have the same tag %s", whole)
+	}
+	cases := []struct {
+		name  string
+		query url.Values
+		want  string
+	}{
+		{name: "drawn", query: url.Values{"drawn": {whole}}, want: "unchanged"},
+		{name: "drawn, focused", query: url.Values{"drawn": {focused}, "gateway": {demoGatewayID}}, want: "unchanged"},
+		{name: "no tag", query: url.Values{}, want: "graph"},
+		{name: "another graph's tag", query: url.Values{"drawn": {focused}}, want: "graph"},
+		{name: "an unknown tag", query: url.Values{"drawn": {"0123"}}, want: "graph"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, events := openLiveQuery(t, s, host, s.token, tc.query)
+			ev, ok := next(t, events)
+			if !ok || ev.name != tc.want {
+				t.Fatalf("first event %+v (open %v), want %s", ev, ok, tc.want)
+			}
+			if ev.name == "graph" && ev.id != graphTag([]byte(ev.data)) {
+				t.Errorf("graph event's id %q, want its tag", ev.id)
+			}
+		})
+	}
+	// After a change (seen on a stream open before it, so the store has it),
+	// the tag drawn before it is another graph's.
+	_, watching := openLive(t, s, host, s.token)
+	nextGraph(t, watching)
+	ns, _ := src.watchPair(t)
+	ns.w.Modify(conflicted(routeEP(t, src.demoSource)))
+	if n := nextGraph(t, watching)[demoRouteID]; n.Outcome != "conflict" {
+		t.Fatalf("the change: route %+v", n)
+	}
+	_, events := openLiveQuery(t, s, host, s.token, url.Values{"drawn": {whole}})
+	if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
+		t.Errorf("after a change: route %+v, want the changed graph", n)
+	}
+}

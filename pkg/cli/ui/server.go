@@ -38,6 +38,12 @@ type Server struct {
 	// (--offline) once listed (focus.go).
 	fixedMu sync.Mutex
 	fixed   []runtime.Object
+	// store is the one list and watch of a source that changes (a
+	// Watcher), read by every /api/graph and every Live stream; life is
+	// the context its watches run in, which ends when Serve returns.
+	store    *liveStore
+	life     context.Context
+	stopLife context.CancelFunc
 }
 
 // New listens on 127.0.0.1 (only: the server acts with the user's
@@ -56,6 +62,10 @@ func New(opts Options) (*Server, error) {
 	}
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	s := &Server{opts: opts, token: token, listener: l}
+	s.life, s.stopLife = context.WithCancel(context.Background())
+	if wt, ok := opts.Source.(Watcher); ok {
+		s.store = &liveStore{source: opts.Source, watcher: wt, namespace: opts.Namespace, relist: relistFirst}
+	}
 	s.handler = newGuard(token, port, s.routes())
 	return s, nil
 }
@@ -68,8 +78,17 @@ func (s *Server) URL() string {
 // Handler is the guarded handler (for tests).
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Serve prints the URL and serves until ctx ends.
+// Serve prints the URL and serves until ctx ends. Online, the list of the
+// page's EffectivePolicies starts with it, in the background: the URL is
+// printed at once, and the page's first request waits for the list
+// rather than starting another (docs/ui.md, "How the server reads the
+// cluster").
 func (s *Server) Serve(ctx context.Context) error {
+	defer s.stopLife()
+	if s.store != nil {
+		// Its error, if any, is the first request's: that request lists again.
+		go func() { _, _ = s.store.get(ctx, s.life) }()
+	}
 	if s.opts.Out != nil {
 		fmt.Fprintf(s.opts.Out, "Serving the effective policies at\n\n  %s\n\nOpen it in a browser (only this URL carries the token). Ctrl-C stops.\n", s.URL())
 	}

@@ -1,0 +1,314 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
+)
+
+const (
+	// relistFirst and relistLast bound the wait before a relist after a
+	// watch ended, doubling while watches end without an event, as
+	// client-go's reflector backs off: an API server that closes every
+	// watch at once is not listed again in a loop.
+	relistFirst = 800 * time.Millisecond
+	relistLast  = 30 * time.Second
+)
+
+// liveStore is the server's one list and watch of the page's
+// EffectivePolicies, with the user's credentials: every /api/graph and
+// every Live stream reads it, so that a list (seconds at scale 1) is made
+// once, not once per request and per stream. It is started by the first
+// caller (Serve starts it, so the list runs while the user opens the
+// page); a list that fails is that caller's error, and the next caller
+// lists again, so every request sees the errors it saw when it listed
+// itself.
+type liveStore struct {
+	source  Source
+	watcher Watcher
+	// namespace is the page's (Options.Namespace).
+	namespace string
+	// relist is the first wait before a relist (relistFirst; tests shorten it).
+	relist time.Duration
+
+	mu       sync.Mutex
+	starting *storeStart
+	running  *storeRun
+}
+
+// storeStart is one start under way: done closes when run or err is set.
+type storeStart struct {
+	done chan struct{}
+	run  *storeRun
+	err  error
+}
+
+// storeRun is one list and its watches: the items of each list (the
+// namespaced one, then the cluster-scoped one when the user may list it),
+// a version that counts their changes, and the streams to tell.
+type storeRun struct {
+	cancel context.CancelFunc
+	// ended closes when a relist failed (err says why): the run is over and
+	// the next caller lists again.
+	ended chan struct{}
+
+	mu      sync.Mutex
+	err     error
+	scopes  []cache.Store
+	version uint64
+	// objs is the items sorted by key, as of objsAt (a version).
+	objs   []runtime.Object
+	objsAt uint64
+	subs   map[chan struct{}]struct{}
+}
+
+// get is the store's run, started (listed) if need be; it waits for a
+// start under way rather than listing again.
+func (s *liveStore) get(ctx context.Context, life context.Context) (*storeRun, error) {
+	s.mu.Lock()
+	if s.running != nil {
+		r := s.running
+		s.mu.Unlock()
+		return r, nil
+	}
+	st := s.starting
+	if st == nil {
+		st = &storeStart{done: make(chan struct{})}
+		s.starting = st
+		go s.start(life, st)
+	}
+	s.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-st.done:
+		return st.run, st.err
+	}
+}
+
+// start lists as listBoth does (the same calls, so the same errors and
+// the same visibility) and watches each list from its resourceVersion.
+// It runs on life (the server's), not on the request that asked: others
+// may be waiting for it.
+func (s *liveStore) start(life context.Context, st *storeStart) {
+	lists, err := listBoth(life, s.namespace, s.source.EffectivePolicies)
+	var run *storeRun
+	if err == nil {
+		run, err = s.run(life, lists)
+	}
+	s.mu.Lock()
+	st.run, st.err = run, err
+	s.starting = nil
+	s.running = run
+	s.mu.Unlock()
+	close(st.done)
+}
+
+func (s *liveStore) run(life context.Context, lists []runtime.Object) (*storeRun, error) {
+	ctx, cancel := context.WithCancel(life)
+	r := &storeRun{cancel: cancel, ended: make(chan struct{}), subs: map[chan struct{}]struct{}{}}
+	rvs := make([]string, len(lists))
+	for i, list := range lists {
+		st := cache.NewStore(cache.MetaNamespaceKeyFunc)
+		if err := st.Replace(itemsOf(list), ""); err != nil {
+			cancel()
+			return nil, err
+		}
+		r.scopes = append(r.scopes, st)
+		if la, err := meta.ListAccessor(list); err == nil {
+			rvs[i] = la.GetResourceVersion()
+		}
+	}
+	for i := range lists {
+		// listBoth answers the namespaced list first, then the cluster-scoped one when allowed.
+		go s.follow(ctx, r, i, rvs[i])
+	}
+	return r, nil
+}
+
+// follow watches one list from rv; a watch that ends (closed, an error
+// such as a resourceVersion too old, or refused) is followed by a relist
+// and a new watch, as an informer does. A relist that fails ends the run.
+func (s *liveStore) follow(ctx context.Context, r *storeRun, scope int, rv string) {
+	cluster := scope == 1
+	wait := s.relist
+	for {
+		var events int
+		w, err := s.watcher.WatchEffectivePolicies(ctx, s.namespace, cluster, rv)
+		if err == nil {
+			rv, events = r.consume(ctx, scope, w, rv)
+			w.Stop()
+		}
+		if events > 0 {
+			wait = s.relist
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, relistLast)
+		list, err := s.source.EffectivePolicies(ctx, s.namespace, cluster)
+		if err == nil {
+			err = r.replace(scope, list)
+		}
+		if err != nil {
+			s.end(r, err)
+			return
+		}
+		if la, err := meta.ListAccessor(list); err == nil {
+			rv = la.GetResourceVersion()
+		}
+	}
+}
+
+// consume applies a watch's events until it ends; it answers the last
+// resourceVersion seen and the number of events.
+func (r *storeRun) consume(ctx context.Context, scope int, w watch.Interface, rv string) (string, int) {
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return rv, n
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error {
+				return rv, n
+			}
+			n++
+			if a, err := meta.Accessor(ev.Object); err == nil && a.GetResourceVersion() != "" {
+				rv = a.GetResourceVersion()
+			}
+			r.apply(scope, ev)
+		}
+	}
+}
+
+// apply brings one list's items to an event and tells the streams.
+func (r *storeRun) apply(scope int, ev watch.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.scopes[scope]
+	var err error
+	switch ev.Type {
+	case watch.Added, watch.Modified:
+		err = st.Update(ev.Object)
+	case watch.Deleted:
+		err = st.Delete(ev.Object)
+	default:
+		// A bookmark moves the resourceVersion only.
+		return
+	}
+	if err == nil {
+		r.changed()
+	}
+}
+
+// replace sets one list's items to a relist's.
+func (r *storeRun) replace(scope int, list runtime.Object) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.scopes[scope].Replace(itemsOf(list), ""); err != nil {
+		return err
+	}
+	r.changed()
+	return nil
+}
+
+// changed counts a change and tells each stream (once, however many
+// changes it has not read yet); r.mu is held.
+func (r *storeRun) changed() {
+	r.version++
+	for c := range r.subs {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// end ends r with err: the streams say why and end, and the next caller
+// lists again.
+func (s *liveStore) end(r *storeRun, err error) {
+	s.mu.Lock()
+	if s.running == r {
+		s.running = nil
+	}
+	s.mu.Unlock()
+	r.mu.Lock()
+	r.err = fmt.Errorf("listing the effective policies again after their watch ended: %w", err)
+	r.mu.Unlock()
+	r.cancel()
+	close(r.ended)
+}
+
+// reason is why r ended.
+func (r *storeRun) reason() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// subscribe answers a channel that gets a value after each change, and
+// the function that stops it.
+func (r *storeRun) subscribe() (<-chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	r.mu.Lock()
+	r.subs[c] = struct{}{}
+	r.mu.Unlock()
+	return c, func() {
+		r.mu.Lock()
+		delete(r.subs, c)
+		r.mu.Unlock()
+	}
+}
+
+// objects are the items sorted by key (namespace/name), so that the same
+// items draw the same graph, byte for byte, whoever asks; the slice is
+// shared, read-only, until the next change.
+func (r *storeRun) objects() []runtime.Object {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.objs != nil && r.objsAt == r.version {
+		return r.objs
+	}
+	type keyed struct {
+		key string
+		obj runtime.Object
+	}
+	var all []keyed
+	for _, st := range r.scopes {
+		for _, obj := range st.List() {
+			k, err := cache.MetaNamespaceKeyFunc(obj)
+			if err != nil {
+				continue
+			}
+			all = append(all, keyed{k, obj.(runtime.Object)})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].key < all[j].key })
+	objs := make([]runtime.Object, len(all))
+	for i, k := range all {
+		objs[i] = k.obj
+	}
+	r.objs, r.objsAt = objs, r.version
+	return objs
+}
+
+// itemsOf are a list's items as a cache.Store takes them.
+func itemsOf(list runtime.Object) []any {
+	objs := render.Items(list)
+	out := make([]any, len(objs))
+	for i, o := range objs {
+		out[i] = o
+	}
+	return out
+}

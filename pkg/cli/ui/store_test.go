@@ -1,0 +1,212 @@
+package ui
+
+import (
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+)
+
+// TestStoreListedOnce: graph requests and Live streams asked while the
+// list is under way wait for it, and none lists again once it is done:
+// one list of each scope and one watch of each, however many ask.
+func TestStoreListedOnce(t *testing.T) {
+	cases := []struct {
+		name    string
+		graphs  int
+		streams int
+	}{
+		{name: "graphs", graphs: 5},
+		{name: "streams", streams: 3},
+		{name: "both", graphs: 4, streams: 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newWatchSource(t)
+			gate := make(chan struct{})
+			src.gate = gate
+			s := newTestServer(t, src, "")
+			serve(t, s)
+			host := s.listener.Addr().String()
+
+			var wg sync.WaitGroup
+			codes := make([]int, tc.graphs)
+			for i := range tc.graphs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					q := url.Values{}
+					if i%2 == 1 {
+						q.Set("gateway", demoGatewayID)
+					}
+					codes[i], _ = get(t, s, "/api/graph", q)
+				}()
+			}
+			streams := make([]<-chan sseEvent, tc.streams)
+			var open sync.WaitGroup
+			for i := range tc.streams {
+				open.Add(1)
+				go func() {
+					defer open.Done()
+					_, streams[i] = openLive(t, s, host, s.token)
+				}()
+			}
+			close(gate)
+			wg.Wait()
+			open.Wait()
+			for i, code := range codes {
+				if code != http.StatusOK {
+					t.Errorf("graph %d: status %d", i, code)
+				}
+			}
+			for _, events := range streams {
+				if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "partial" {
+					t.Errorf("a stream's first graph: route %+v", n)
+				}
+			}
+			src.watchPair(t)
+			src.noCall(t)
+			if lists, _ := src.listed(); lists != 2 {
+				t.Errorf("%d lists, want 2 (the namespaced and the cluster-scoped, once)", lists)
+			}
+		})
+	}
+}
+
+// TestStoreChangeReachesEveryStream: one watch's event reaches every
+// stream and the next graph request.
+func TestStoreChangeReachesEveryStream(t *testing.T) {
+	src := newWatchSource(t)
+	s := newTestServer(t, src, "")
+	serve(t, s)
+	host := s.listener.Addr().String()
+	var streams []<-chan sseEvent
+	for range 3 {
+		_, events := openLive(t, s, host, s.token)
+		nextGraph(t, events)
+		streams = append(streams, events)
+	}
+	ns, _ := src.watchPair(t)
+	ns.w.Modify(conflicted(routeEP(t, src.demoSource)))
+	for i, events := range streams {
+		if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
+			t.Errorf("stream %d: route %+v, want conflict", i, n)
+		}
+	}
+	code, body := get(t, s, "/api/graph", nil)
+	if code != http.StatusOK || !hasNode(body, demoRouteID, "conflict") {
+		t.Errorf("graph after the change: %d, route not conflicted: %v", code, body["summary"])
+	}
+	src.noCall(t)
+	if lists, _ := src.listed(); lists != 2 {
+		t.Errorf("%d lists, want 2", lists)
+	}
+}
+
+// hasNode is whether the graph body has the node id with the outcome.
+func hasNode(body map[string]any, id, outcome string) bool {
+	nodes, _ := body["nodes"].([]any)
+	for _, n := range nodes {
+		m, _ := n.(map[string]any)
+		if m["id"] == id && m["outcome"] == outcome {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStoreRefused: what the user may not list behaves as when each
+// request listed itself: a refused cluster-scoped list leaves the
+// namespaced one (watched alone), a refused namespaced list is each
+// request's 403, listed again by the next.
+func TestStoreRefused(t *testing.T) {
+	cases := []struct {
+		name          string
+		namespace     string
+		forbidCluster bool
+		fail          error
+		want          int
+		// wantLists: the refused namespaced list is listed again by each request (3 graphs, a stream).
+		wantLists   int
+		wantWatches []bool
+	}{
+		{name: "cluster-scoped refused", namespace: "baker", forbidCluster: true, want: http.StatusOK, wantLists: 2, wantWatches: []bool{false}},
+		{name: "namespaced refused", fail: apierrors.NewForbidden(v1alpha1.Resource("effectivepolicies"), "", nil), want: http.StatusForbidden, wantLists: 4},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newWatchSource(t)
+			src.forbidCluster = tc.forbidCluster
+			src.setFail(tc.fail)
+			s := newTestServer(t, src, tc.namespace)
+			for range 3 {
+				if code, _ := get(t, s, "/api/graph", nil); code != tc.want {
+					t.Errorf("status %d, want %d", code, tc.want)
+				}
+			}
+			if tc.want == http.StatusOK {
+				// A stream of what was listed (it lists nothing more).
+				serve(t, s)
+				_, events := openLive(t, s, s.listener.Addr().String(), s.token)
+				if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "partial" {
+					t.Errorf("live: route %+v", n)
+				}
+			} else if code, _ := get(t, s, "/api/live", nil); code != tc.want {
+				t.Errorf("live: status %d, want %d", code, tc.want)
+			}
+			if lists, _ := src.listed(); lists != tc.wantLists {
+				t.Errorf("%d lists, want %d", lists, tc.wantLists)
+			}
+			for _, cluster := range tc.wantWatches {
+				if c := src.nextCall(t); c.cluster != cluster || c.namespace != tc.namespace {
+					t.Errorf("watch %+v, want cluster %v in %q", c, cluster, tc.namespace)
+				}
+			}
+			src.noCall(t)
+		})
+	}
+}
+
+// TestStoreWatchEnds: however a watch ends, the store lists that scope
+// again, watches from the relist's resourceVersion, and the streams go
+// on: the new watch's events reach them.
+func TestStoreWatchEnds(t *testing.T) {
+	cases := []struct {
+		name string
+		end  func(w *watch.FakeWatcher)
+	}{
+		{name: "closed", end: func(w *watch.FakeWatcher) { w.Stop() }},
+		{name: "410", end: func(w *watch.FakeWatcher) {
+			w.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
+		}},
+		{name: "after a bookmark", end: func(w *watch.FakeWatcher) {
+			w.Action(watch.Bookmark, &v1alpha1.EffectivePolicy{})
+			w.Stop()
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newWatchSource(t)
+			s := newTestServer(t, src, "")
+			serve(t, s)
+			_, events := openLive(t, s, s.listener.Addr().String(), s.token)
+			nextGraph(t, events)
+			ns, _ := src.watchPair(t)
+			tc.end(ns.w)
+			again := src.nextCall(t)
+			lists, rv := src.listed()
+			if again.cluster || again.resourceVersion != rv || lists != 3 {
+				t.Errorf("after the end: %d lists, watch %+v, want 3 and the namespaced watch from %s", lists, again, rv)
+			}
+			again.w.Modify(conflicted(routeEP(t, src.demoSource)))
+			if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
+				t.Errorf("the new watch's edit: route %+v, want conflict", n)
+			}
+		})
+	}
+}
