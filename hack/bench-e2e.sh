@@ -13,7 +13,7 @@
 #
 # Steps (test/scale/e2ebench does the measuring):
 #   1. make build; a private control plane in $EP_LOCAL_DIR (default
-#      .local/bench, so it never collides with `make local-up`'s .local) with
+#      .local-bench, beside and not inside `make local-up`'s .local, which local-down removes whole) with
 #      EP_SKIP_SERVER=1: etcd, kube-apiserver, kube-controller-manager, the
 #      Gateway API CRDs, the APIService. The control-plane binaries are built
 #      (first time, slow) or reused from ~/.cache/effectivepolicy/bin.
@@ -56,7 +56,7 @@
 #   OUT                report path without extension (default docs/benchmarks/e2e at
 #                      scale 1, $TMPDIR/e2e-<scale> otherwise, so quick runs never
 #                      overwrite the committed report)
-#   EP_LOCAL_DIR       control-plane state directory (default <repo>/.local/bench)
+#   EP_LOCAL_DIR       control-plane state directory (default <repo>/.local-bench)
 #   EP_SERVER_FLAGS    extra server flags, passed to hack/local-up.sh
 set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +65,7 @@ GO=${GO:-go}
 BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_SEED=${BENCH_SEED:-1}
 BENCH_GOMEMLIMIT=${BENCH_GOMEMLIMIT:-off}
-export EP_LOCAL_DIR=${EP_LOCAL_DIR:-${ROOT}/.local/bench}
+export EP_LOCAL_DIR=${EP_LOCAL_DIR:-${ROOT}/.local-bench}
 if [[ -z "${OUT:-}" ]]; then
   if [[ "${BENCH_SCALE}" == 1 ]]; then OUT=docs/benchmarks/e2e; else OUT="${TMPDIR:-/tmp}/e2e-${BENCH_SCALE}"; fi
 fi
