@@ -185,25 +185,9 @@ func WriteKnownCase(o Oracle, r Outcome, want Check, class, root string) (string
 		return "", err
 	}
 	files[KnownCaseFile] = string(k) + "\n"
-	n := 1
-	dir := ""
-	for ; ; n++ {
-		dir = filepath.Join(root, o.Name(), fmt.Sprintf("diff-%d-%d", r.Seed, n))
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			break
-		}
-	}
+	dir, n := freeCaseDir(filepath.Join(root, o.Name()), r.Seed)
 	files["SOURCE.md"] = knownSourceMD(o, r.Seed, n, class, diff)
-	rename := renamer(r.Seed, n)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(rename(content)), 0o644); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
+	return dir, writeCaseFiles(dir, files, renamer(r.Seed, n))
 }
 
 // sameSecond are the policies of objs (in age order) created in the second
@@ -223,6 +207,8 @@ func sameSecond(objs []*unstructured.Unstructured) []string {
 	return out
 }
 
+// isPolicy says whether o goes to policies.yaml (caseFiles): a policy kind,
+// but BackendTLSPolicy, which the cases keep with the topology.
 func isPolicy(o *unstructured.Unstructured) bool {
 	return strings.HasSuffix(o.GetKind(), "Policy") && o.GetKind() != "BackendTLSPolicy"
 }

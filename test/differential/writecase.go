@@ -37,33 +37,40 @@ func WriteCase(o Oracle, r Outcome, want Check) (string, error) {
 			diff = append(diff, c)
 		}
 	}
-	n := 1
-	dir := ""
-	for ; ; n++ {
-		dir = filepath.Join(UpstreamDir(o), fmt.Sprintf("diff-%d-%d", r.Seed, n))
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			break
-		}
-	}
 	exp, err := cw.Expected(objs, diff)
 	if err != nil {
 		return "", err
 	}
-	rename := renamer(r.Seed, n)
 	files, err := caseFiles(objs, exp)
 	if err != nil {
 		return "", err
 	}
+	dir, n := freeCaseDir(UpstreamDir(o), r.Seed)
 	files["SOURCE.md"] = sourceMD(o, r.Seed, n, diff)
+	return dir, writeCaseFiles(dir, files, renamer(r.Seed, n))
+}
+
+// freeCaseDir is the first dir/diff-<seed>-<n> that does not exist yet, and its n.
+func freeCaseDir(dir string, seed uint64) (string, int) {
+	for n := 1; ; n++ {
+		d := filepath.Join(dir, fmt.Sprintf("diff-%d-%d", seed, n))
+		if _, err := os.Stat(d); os.IsNotExist(err) {
+			return d, n
+		}
+	}
+}
+
+// writeCaseFiles writes a case's files into dir, renamed (renamer).
+func writeCaseFiles(dir string, files map[string]string, rename func(string) string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return err
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(rename(content)), 0o644); err != nil {
-			return "", err
+			return err
 		}
 	}
-	return dir, nil
+	return nil
 }
 
 // renamer gives the case namespaces and a GatewayClass of its own
@@ -95,7 +102,7 @@ func caseFiles(objs []*unstructured.Unstructured, exp any) (map[string]string, e
 	for _, o := range objs {
 		c := o.DeepCopy()
 		unstructured.RemoveNestedField(c.Object, "metadata", "creationTimestamp")
-		if strings.HasSuffix(c.GetKind(), "Policy") && c.GetKind() != "BackendTLSPolicy" {
+		if isPolicy(c) {
 			pols = append(pols, c)
 		} else {
 			topo = append(topo, c)
