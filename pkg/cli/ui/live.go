@@ -76,8 +76,8 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	if graphTag(b) == r.URL.Query().Get("drawn") {
-		err = out.event("unchanged", map[string]string{"tag": graphTag(b)})
+	if tag := graphTag(b); tag == r.URL.Query().Get("drawn") {
+		err = out.event("unchanged", map[string]string{"tag": tag})
 	} else {
 		err = out.rawGraph(b)
 	}
