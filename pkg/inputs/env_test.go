@@ -169,10 +169,13 @@ func (e *env) watcher(gvr schema.GroupVersionResource, n int) *watch.RaceFreeFak
 	return w
 }
 
+// watches counts the watches started on gvr, at least one: an informer is
+// synced once its list reached the sink, which can be before its reflector
+// started the first watch; the caller then waits for that watch.
 func (e *env) watches(gvr schema.GroupVersionResource) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.watchers[gvr])
+	return max(len(e.watchers[gvr]), 1)
 }
 
 // handle returns the running informer of gvr, waiting for it to be started
