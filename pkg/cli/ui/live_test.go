@@ -310,8 +310,9 @@ func conflicted(ep *v1alpha1.EffectivePolicy) *v1alpha1.EffectivePolicy {
 // TestLiveEvents: the stream starts with the graph, the server watches
 // each list from its resourceVersion, a changed graph follows each change
 // (and nothing an event that changes nothing drawn); a watch that ends
-// (an error such as 410, or closed) is followed by a relist and a new
-// watch from the relist's resourceVersion, the stream going on; a relist
+// in an error such as 410, or closed at once with nothing seen, is
+// followed by a relist and a new watch from the relist's
+// resourceVersion, the stream going on; a relist
 // that fails ends the stream with the reason, and the next request lists
 // again.
 func TestLiveEvents(t *testing.T) {
@@ -353,7 +354,7 @@ func TestLiveEvents(t *testing.T) {
 		t.Errorf("after a 410: %d lists, watch %+v, want 3 lists and the namespaced watch from %s", lists, ns2, rv)
 	}
 
-	// A closed watch: relisted and watched again, nothing sent (nothing changed).
+	// A watch closed at once, nothing seen: relisted and watched again, nothing sent (nothing changed).
 	cl.w.Stop()
 	cl2 := src.nextCall(t)
 	if lists, rv := src.listed(); lists != 4 || !cl2.cluster || cl2.resourceVersion != rv {
@@ -366,7 +367,7 @@ func TestLiveEvents(t *testing.T) {
 
 	// The relist fails (the user lost the right): the stream ends with the reason.
 	src.setFail(apierrors.NewForbidden(v1alpha1.Resource("effectivepolicies"), "", nil))
-	ns2.w.Stop()
+	ns2.w.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
 	if ev, ok := next(t, events); !ok || ev.name != "end" || !strings.Contains(ev.data, "forbidden") {
 		t.Errorf("a failed relist: want an end event, got %+v (open %v)", ev, ok)
 	}

@@ -22,6 +22,10 @@ const (
 	// watch at once is not listed again in a loop.
 	relistFirst = 800 * time.Millisecond
 	relistLast  = 30 * time.Second
+	// minWatch: a watch closed sooner with no event is taken as refused and
+	// relisted (client-go's reflector has the same rule), so that a server
+	// closing each watch at once is not watched again in a loop.
+	minWatch = time.Second
 )
 
 // liveStore is the server's one list and watch of the page's
@@ -135,21 +139,29 @@ func (s *liveStore) run(life context.Context, lists []runtime.Object) (*storeRun
 	return r, nil
 }
 
-// follow watches one list from rv; a watch that ends (closed, an error
-// such as a resourceVersion too old, or refused) is followed by a relist
-// and a new watch, as an informer does. A relist that fails ends the run.
+// follow watches one list from rv. A watch the API server closes (it
+// ends every watch after a while) is watched again from the last
+// resourceVersion seen, as client-go's reflector does; a watch that ends
+// in an error (such as a resourceVersion too old), that cannot start, or
+// that closes at once with nothing seen is followed by a relist and a new
+// watch. A relist that fails ends the run.
 func (s *liveStore) follow(ctx context.Context, r *storeRun, scope int, rv string) {
 	cluster := scope == 1
 	wait := s.relist
 	for {
-		var events int
 		w, err := s.watcher.WatchEffectivePolicies(ctx, s.namespace, cluster, rv)
 		if err == nil {
-			rv, events = r.consume(ctx, scope, w, rv)
+			started := time.Now()
+			var events int
+			var closed bool
+			rv, events, closed = r.consume(ctx, scope, w, rv)
 			w.Stop()
-		}
-		if events > 0 {
-			wait = s.relist
+			if events > 0 {
+				wait = s.relist
+			}
+			if closed && (events > 0 || time.Since(started) >= minWatch) {
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -172,16 +184,17 @@ func (s *liveStore) follow(ctx context.Context, r *storeRun, scope int, rv strin
 }
 
 // consume applies a watch's events until it ends; it answers the last
-// resourceVersion seen and the number of events.
-func (r *storeRun) consume(ctx context.Context, scope int, w watch.Interface, rv string) (string, int) {
+// resourceVersion seen, the number of events (bookmarks too), and whether
+// the watch was closed (not ended by an error event or by ctx).
+func (r *storeRun) consume(ctx context.Context, scope int, w watch.Interface, rv string) (string, int, bool) {
 	n := 0
 	for {
 		select {
 		case <-ctx.Done():
-			return rv, n
+			return rv, n, false
 		case ev, ok := <-w.ResultChan():
 			if !ok || ev.Type == watch.Error {
-				return rv, n
+				return rv, n, !ok
 			}
 			n++
 			if a, err := meta.Accessor(ev.Object); err == nil && a.GetResourceVersion() != "" {

@@ -172,22 +172,40 @@ func TestStoreRefused(t *testing.T) {
 	}
 }
 
-// TestStoreWatchEnds: however a watch ends, the store lists that scope
-// again, watches from the relist's resourceVersion, and the streams go
-// on: the new watch's events reach them.
+// TestStoreWatchEnds: a watch that ends in an error, or closes at once
+// with nothing seen, is followed by a relist of that scope and a watch from
+// the relist's resourceVersion; a watch that closes after an event (a
+// bookmark too) is watched again from that event's resourceVersion, with
+// no relist (kube-apiserver closes every watch after a while, and a list
+// takes seconds at scale). Either way the streams go on: the new watch's
+// events reach them.
 func TestStoreWatchEnds(t *testing.T) {
 	cases := []struct {
 		name string
-		end  func(w *watch.FakeWatcher)
+		// end ends the watch w of src's namespaced list.
+		end func(t *testing.T, src *watchSource, w *watch.FakeWatcher)
+		// wantLists counts the lists (2 at the start); wantRV is the new
+		// watch's resourceVersion, "" for the relist's.
+		wantLists int
+		wantRV    string
 	}{
-		{name: "closed", end: func(w *watch.FakeWatcher) { w.Stop() }},
-		{name: "410", end: func(w *watch.FakeWatcher) {
+		{name: "closed at once", end: func(_ *testing.T, _ *watchSource, w *watch.FakeWatcher) { w.Stop() }, wantLists: 3},
+		{name: "410", end: func(_ *testing.T, _ *watchSource, w *watch.FakeWatcher) {
 			w.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
-		}},
-		{name: "after a bookmark", end: func(w *watch.FakeWatcher) {
-			w.Action(watch.Bookmark, &v1alpha1.EffectivePolicy{})
+		}, wantLists: 3},
+		{name: "closed after a bookmark", end: func(_ *testing.T, _ *watchSource, w *watch.FakeWatcher) {
+			b := &v1alpha1.EffectivePolicy{}
+			b.ResourceVersion = "77"
+			w.Action(watch.Bookmark, b)
 			w.Stop()
-		}},
+		}, wantLists: 2, wantRV: "77"},
+		{name: "closed after an edit", end: func(t *testing.T, src *watchSource, w *watch.FakeWatcher) {
+			edit := routeEP(t, src.demoSource)
+			edit.Annotations = map[string]string{"edited": "yes"}
+			edit.ResourceVersion = "78"
+			w.Modify(edit)
+			w.Stop()
+		}, wantLists: 2, wantRV: "78"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,16 +215,20 @@ func TestStoreWatchEnds(t *testing.T) {
 			_, events := openLive(t, s, s.listener.Addr().String(), s.token)
 			nextGraph(t, events)
 			ns, _ := src.watchPair(t)
-			tc.end(ns.w)
+			tc.end(t, src, ns.w)
 			again := src.nextCall(t)
 			lists, rv := src.listed()
-			if again.cluster || again.resourceVersion != rv || lists != 3 {
-				t.Errorf("after the end: %d lists, watch %+v, want 3 and the namespaced watch from %s", lists, again, rv)
+			if tc.wantRV != "" {
+				rv = tc.wantRV
+			}
+			if again.cluster || again.resourceVersion != rv || lists != tc.wantLists {
+				t.Errorf("after the end: %d lists, watch %+v, want %d and the namespaced watch from %s", lists, again, tc.wantLists, rv)
 			}
 			again.w.Modify(conflicted(routeEP(t, src.demoSource)))
 			if n := nextGraph(t, events)[demoRouteID]; n.Outcome != "conflict" {
 				t.Errorf("the new watch's edit: route %+v, want conflict", n)
 			}
+			src.noCall(t)
 		})
 	}
 }
