@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stops what hack/local-up.sh started (the APIService first, so that nothing keeps discovering a
 # server that is going away; then our server, kube-controller-manager, kube-apiserver, etcd) and
-# removes the .local/ state. Safe to run when nothing is up.
+# removes the .local/ state, but for another control plane's state nested in it while that one still
+# runs. Safe to run when nothing is up.
 #
 # Environment: EP_LOCAL_DIR (default <repo>/.local); EP_KEEP_LOGS=DIR copies .local/logs to DIR first.
 set -o errexit -o nounset -o pipefail
@@ -39,5 +40,23 @@ if [[ -n "${EP_KEEP_LOGS:-}" && -d "$LOCAL/logs" ]]; then
   mkdir -p "$EP_KEEP_LOGS" && cp -r "$LOCAL/logs/." "$EP_KEEP_LOGS/"
   echo "local-down: logs copied to $EP_KEEP_LOGS" >&2
 fi
-rm -rf "$LOCAL"
-echo "local-down: stopped; removed $LOCAL" >&2
+# Another control plane's state nested in $LOCAL (a pid file of a live process outside $RUN) is kept:
+# removing it would leave that control plane running on deleted files, unreachable.
+keep=()
+while IFS= read -r f; do
+  pid=$(cat "$f" 2>/dev/null) || continue
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    rel=${f#"$LOCAL"/}
+    keep+=("${rel%%/*}")
+  fi
+done < <(find "$LOCAL" -path "$RUN" -prune -o -name '*.pid' -print)
+if ((${#keep[@]} == 0)); then
+  rm -rf "$LOCAL"
+  echo "local-down: stopped; removed $LOCAL" >&2
+  exit 0
+fi
+shopt -s dotglob nullglob
+for e in "$LOCAL"/*; do
+  [[ " ${keep[*]} " == *" $(basename "$e") "* ]] || rm -rf "$e"
+done
+echo "local-down: stopped; removed $LOCAL but $(printf '%s ' "${keep[@]}" | sort -u | tr -d '\n')(a control plane still runs from there: stop it with EP_LOCAL_DIR=$LOCAL/<that> hack/local-down.sh)" >&2
