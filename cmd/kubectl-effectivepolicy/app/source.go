@@ -277,3 +277,14 @@ func (s *onlineSource) WatchEffectivePolicies(ctx context.Context, namespace str
 	}
 	return c.EffectivePolicies(namespace).Watch(ctx, opts)
 }
+
+// WatchPolicyReaches watches as PolicyReaches lists, from resourceVersion,
+// with the user's credentials: the ui page's Policy view's list.
+func (s *onlineSource) WatchPolicyReaches(ctx context.Context, namespace string, cluster bool, resourceVersion string) (watch.Interface, error) {
+	c := s.client.EffectivepolicyV1alpha1()
+	opts := metav1.ListOptions{ResourceVersion: resourceVersion, AllowWatchBookmarks: true}
+	if cluster {
+		return c.ClusterPolicyReaches().Watch(ctx, opts)
+	}
+	return c.PolicyReaches(namespace).Watch(ctx, opts)
+}

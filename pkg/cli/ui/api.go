@@ -128,14 +128,16 @@ type PolicyRef struct {
 	Ref   map[string]string `json:"ref"`
 }
 
+// reaches is the Policy view's list: every policy of the PolicyReaches the
+// user may list, from the server's one list and watch of them online.
 func (s *Server) reaches(w http.ResponseWriter, r *http.Request) {
-	lists, err := s.listBoth(r.Context(), s.opts.Source.PolicyReaches)
+	objs, err := s.reachObjects(r.Context())
 	if err != nil {
 		answer(w, nil, err)
 		return
 	}
 	out := []PolicyRef{}
-	for _, obj := range render.Items(lists...) {
+	for _, obj := range objs {
 		ns, name, policies := render.PoliciesOf(obj)
 		for _, p := range policies {
 			out = append(out, PolicyRef{
@@ -145,6 +147,24 @@ func (s *Server) reaches(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	answer(w, map[string]any{"policies": out}, nil)
+}
+
+// reachObjects are the PolicyReaches: the shared copy of a source that
+// changes, a list of one that does not (--offline: the manifests' engine
+// answers at once).
+func (s *Server) reachObjects(ctx context.Context) ([]runtime.Object, error) {
+	if s.reachStore != nil {
+		run, err := s.reachStore.get(ctx, s.life)
+		if err != nil {
+			return nil, err
+		}
+		return run.objects(), nil
+	}
+	lists, err := s.listBoth(ctx, s.opts.Source.PolicyReaches)
+	if err != nil {
+		return nil, err
+	}
+	return render.Items(lists...), nil
 }
 
 func (s *Server) reach(w http.ResponseWriter, r *http.Request) {

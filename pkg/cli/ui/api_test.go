@@ -123,6 +123,7 @@ func newTestServer(t *testing.T, src Source, namespace string) *Server {
 	if s.store != nil {
 		// A watch that ends is listed again at once, not after a back-off.
 		s.store.relist = time.Millisecond
+		s.reachStore.relist = time.Millisecond
 	}
 	return s
 }

@@ -21,6 +21,8 @@ type Watcher interface {
 	// WatchEffectivePolicies watches as EffectivePolicies lists, from
 	// resourceVersion (that of the list).
 	WatchEffectivePolicies(ctx context.Context, namespace string, cluster bool, resourceVersion string) (watch.Interface, error)
+	// WatchPolicyReaches watches as PolicyReaches lists, from resourceVersion.
+	WatchPolicyReaches(ctx context.Context, namespace string, cluster bool, resourceVersion string) (watch.Interface, error)
 }
 
 const (

@@ -36,11 +36,16 @@ type watchCall struct {
 type watchSource struct {
 	*demoSource
 	calls chan watchCall
+	// reachCalls are the watches of PolicyReaches (apart, so that calls
+	// holds the EffectivePolicies' only).
+	reachCalls chan watchCall
 
 	mu sync.Mutex
 	// lists counts the lists; rvs are the resourceVersions they answered.
-	lists int
-	rvs   []string
+	// reachLists counts the PolicyReaches' lists.
+	lists      int
+	reachLists int
+	rvs        []string
 	// fail is the lists' error while set.
 	fail error
 	// gate, while set, holds each list until it is closed.
@@ -48,7 +53,20 @@ type watchSource struct {
 }
 
 func newWatchSource(t *testing.T) *watchSource {
-	return &watchSource{demoSource: newDemoSource(t), calls: make(chan watchCall, 64)}
+	return &watchSource{demoSource: newDemoSource(t), calls: make(chan watchCall, 64), reachCalls: make(chan watchCall, 64)}
+}
+
+func (s *watchSource) PolicyReaches(ctx context.Context, ns string, cluster bool) (runtime.Object, error) {
+	s.mu.Lock()
+	s.reachLists++
+	s.mu.Unlock()
+	return s.demoSource.PolicyReaches(ctx, ns, cluster)
+}
+
+func (s *watchSource) WatchPolicyReaches(_ context.Context, ns string, cluster bool, rv string) (watch.Interface, error) {
+	w := watch.NewFakeWithChanSize(4, false)
+	s.reachCalls <- watchCall{namespace: ns, cluster: cluster, resourceVersion: rv, w: w}
+	return w, nil
 }
 
 func (s *watchSource) EffectivePolicies(ctx context.Context, ns string, cluster bool) (runtime.Object, error) {

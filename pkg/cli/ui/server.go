@@ -41,9 +41,12 @@ type Server struct {
 	// store is the one list and watch of a source that changes (a
 	// Watcher), read by every /api/graph and every Live stream; life is
 	// the context its watches run in, which ends when Serve returns.
-	store    *liveStore
-	life     context.Context
-	stopLife context.CancelFunc
+	store *liveStore
+	// reachStore is the same for the PolicyReaches, read by every
+	// /api/reaches (the Policy view's list); it lists when first asked.
+	reachStore *liveStore
+	life       context.Context
+	stopLife   context.CancelFunc
 }
 
 // New listens on 127.0.0.1 (only: the server acts with the user's
@@ -64,7 +67,8 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, token: token, listener: l}
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	if wt, ok := opts.Source.(Watcher); ok {
-		s.store = &liveStore{source: opts.Source, watcher: wt, namespace: opts.Namespace, relist: relistFirst}
+		s.store = newLiveStore("the effective policies", opts.Source.EffectivePolicies, wt.WatchEffectivePolicies, opts.Namespace)
+		s.reachStore = newLiveStore("the policy reaches", opts.Source.PolicyReaches, wt.WatchPolicyReaches, opts.Namespace)
 	}
 	s.handler = newGuard(token, port, s.routes())
 	return s, nil

@@ -28,17 +28,32 @@ const (
 	minWatch = time.Second
 )
 
+// listFunc lists as Source.EffectivePolicies does; watchFunc watches as
+// Watcher.WatchEffectivePolicies does.
+type (
+	listFunc  func(ctx context.Context, namespace string, cluster bool) (runtime.Object, error)
+	watchFunc func(ctx context.Context, namespace string, cluster bool, resourceVersion string) (watch.Interface, error)
+)
+
+// newLiveStore is the store of what list and watch answer, in namespace.
+func newLiveStore(what string, list listFunc, watch watchFunc, namespace string) *liveStore {
+	return &liveStore{what: what, list: list, watch: watch, namespace: namespace, relist: relistFirst}
+}
+
 // liveStore is the server's one list and watch of the page's
-// EffectivePolicies, with the user's credentials: every /api/graph and
-// every Live stream reads it, so that a list (seconds at scale 1) is made
-// once, not once per request and per stream. It is started by the first
+// EffectivePolicies (or of its PolicyReaches), with the user's
+// credentials: every /api/graph and every Live stream reads it (every
+// /api/reaches the PolicyReaches'), so that a list (seconds at scale 1) is
+// made once, not once per request and per stream. It is started by the first
 // caller (Serve starts it, so the list runs while the user opens the
 // page); a list that fails is that caller's error, and the next caller
 // lists again, so every request sees the errors it saw when it listed
 // itself.
 type liveStore struct {
-	source  Source
-	watcher Watcher
+	// what names the objects in errors ("the effective policies").
+	what  string
+	list  listFunc
+	watch watchFunc
 	// namespace is the page's (Options.Namespace).
 	namespace string
 	// relist is the first wait before a relist (relistFirst; tests shorten it).
@@ -104,7 +119,7 @@ func (s *liveStore) get(ctx context.Context, life context.Context) (*storeRun, e
 // It runs on life (the server's), not on the request that asked: others
 // may be waiting for it.
 func (s *liveStore) start(life context.Context, st *storeStart) {
-	lists, err := listBoth(life, s.namespace, s.source.EffectivePolicies)
+	lists, err := listBoth(life, s.namespace, s.list)
 	var run *storeRun
 	if err == nil {
 		run, err = s.run(life, lists)
@@ -149,7 +164,7 @@ func (s *liveStore) follow(ctx context.Context, r *storeRun, scope int, rv strin
 	cluster := scope == 1
 	wait := s.relist
 	for {
-		w, err := s.watcher.WatchEffectivePolicies(ctx, s.namespace, cluster, rv)
+		w, err := s.watch(ctx, s.namespace, cluster, rv)
 		if err == nil {
 			started := time.Now()
 			var events int
@@ -169,7 +184,7 @@ func (s *liveStore) follow(ctx context.Context, r *storeRun, scope int, rv strin
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, relistLast)
-		list, err := s.source.EffectivePolicies(ctx, s.namespace, cluster)
+		list, err := s.list(ctx, s.namespace, cluster)
 		if err == nil {
 			err = r.replace(scope, list)
 		}
@@ -257,7 +272,7 @@ func (s *liveStore) end(r *storeRun, err error) {
 	}
 	s.mu.Unlock()
 	r.mu.Lock()
-	r.err = fmt.Errorf("listing the effective policies again after their watch ended: %w", err)
+	r.err = fmt.Errorf("listing %s again after their watch ended: %w", s.what, err)
 	r.mu.Unlock()
 	r.cancel()
 	close(r.ended)

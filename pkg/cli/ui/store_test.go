@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
@@ -231,4 +232,66 @@ func TestStoreWatchEnds(t *testing.T) {
 			src.noCall(t)
 		})
 	}
+}
+
+// TestStoreReaches: the Policy view's list reads the server's one list
+// and watch of the PolicyReaches: listed once (each scope) however many
+// ask, a watch's event in the next answer.
+func TestStoreReaches(t *testing.T) {
+	src := newWatchSource(t)
+	s := newTestServer(t, src, "")
+	serve(t, s)
+	const gone = "TimeoutPolicy baker/baker-timeouts"
+	for range 3 {
+		if code, body := get(t, s, "/api/reaches", nil); code != http.StatusOK || !hasPolicy(body, gone) {
+			t.Fatalf("reaches: %d %v, want %q among them", code, body, gone)
+		}
+	}
+	var ns watchCall
+	for range 2 {
+		select {
+		case c := <-src.reachCalls:
+			if !c.cluster {
+				ns = c
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the server watches no PolicyReaches")
+		}
+	}
+	if ns.w == nil {
+		t.Fatal("no watch of the namespaced PolicyReaches")
+	}
+	src.mu.Lock()
+	lists := src.reachLists
+	src.mu.Unlock()
+	if lists != 2 {
+		t.Errorf("%d lists of PolicyReaches, want 2 (each scope once)", lists)
+	}
+	pr, err := src.PolicyReach(t.Context(), "baker", "baker-timeouts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.w.Delete(pr)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := get(t, s, "/api/reaches", nil)
+		if code == http.StatusOK && !hasPolicy(body, gone) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the delete: %d %v, want %q gone", code, body, gone)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// hasPolicy is whether the /api/reaches body lists a policy labelled label.
+func hasPolicy(body map[string]any, label string) bool {
+	ps, _ := body["policies"].([]any)
+	for _, p := range ps {
+		if m, _ := p.(map[string]any); m["label"] == label {
+			return true
+		}
+	}
+	return false
 }
