@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/scenariofile"
 )
 
 // The scenarios of real implementations (test/scenarios-impl, copied from the shared contract) and
@@ -169,11 +170,12 @@ func defaultByCRD(t testing.TB, obj *unstructured.Unstructured, crds []*unstruct
 	}
 }
 
-func readExpected(t testing.TB, path string) scenarioExpected {
+// readExpected reads a case's expected.json (strictly: a misspelt check is an error).
+func readExpected(t testing.TB, path string) scenariofile.Expected {
 	t.Helper()
-	var want scenarioExpected
-	if err := json.Unmarshal([]byte(readFile(t, path)), &want); err != nil {
-		t.Fatalf("%s: %v", path, err)
+	want, err := scenariofile.Read(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return want
 }

@@ -1,57 +1,17 @@
 package compute
 
 import (
-	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
-
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/jsontest"
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/scenariofile"
 )
 
 const scenarioDir = "../../test/scenarios"
-
-type scenarioRef struct {
-	Kind        string `json:"kind"`
-	Name        string `json:"name"`
-	SectionName string `json:"sectionName"`
-}
-
-type scenarioExpected struct {
-	Absent []struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-	} `json:"absent"`
-	Effective []struct {
-		Namespace    string                       `json:"namespace"`
-		Name         string                       `json:"name"`
-		Target       struct{ Kind string }        `json:"target"`
-		Policy       struct{ Group, Kind string } `json:"policy"`
-		Via          []scenarioRef                `json:"via"`
-		SectionName  string                       `json:"sectionName"`
-		Spec         json.RawMessage              `json:"spec"`
-		FieldSources map[string]string            `json:"fieldSources"`
-	} `json:"effective"`
-	Sources []struct {
-		Namespace string                       `json:"namespace"`
-		Name      string                       `json:"name"`
-		Target    struct{ Kind string }        `json:"target"`
-		Policy    struct{ Group, Kind string } `json:"policy"`
-		Source    string                       `json:"source"`
-		Outcome   string                       `json:"outcome"`
-	} `json:"sources"`
-	// EffectiveCount, where given, is how many effective entries a target has for a policy kind.
-	EffectiveCount []struct {
-		Namespace string                       `json:"namespace"`
-		Name      string                       `json:"name"`
-		Target    struct{ Kind string }        `json:"target"`
-		Policy    struct{ Group, Kind string } `json:"policy"`
-		Count     int                          `json:"count"`
-	} `json:"effectiveCount"`
-}
 
 // loadScenario returns the objects of one scenario: CRDs, topology, then the
 // policies one second apart in file order.
@@ -74,14 +34,7 @@ func TestScenarios(t *testing.T) {
 	for _, exp := range dirs {
 		dir := filepath.Dir(exp)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			var want scenarioExpected
-			b, err := os.ReadFile(exp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &want); err != nil {
-				t.Fatal(err)
-			}
+			want := readExpected(t, exp)
 			got, err := ComputeAll(loadScenario(t, dir), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +48,7 @@ func TestScenarios(t *testing.T) {
 // strictFieldSources an effective entry that lists no fieldSources asserts that there are none;
 // otherwise it asserts nothing about them (the implementation cases leave them out where a list is
 // merged item by item).
-func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenarioExpected, strictFieldSources bool) {
+func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenariofile.Expected, strictFieldSources bool) {
 	t.Helper()
 	checkExpectedAbsent(t, got, want)
 	checkExpectedEffective(t, got, want, strictFieldSources)
@@ -104,7 +57,7 @@ func checkExpected(t *testing.T, got map[Key]runtime.Object, want scenarioExpect
 }
 
 // checkExpectedAbsent checks that the objects want lists as absent have no output.
-func checkExpectedAbsent(t *testing.T, got map[Key]runtime.Object, want scenarioExpected) {
+func checkExpectedAbsent(t *testing.T, got map[Key]runtime.Object, want scenariofile.Expected) {
 	t.Helper()
 	for _, a := range want.Absent {
 		if o, ok := got[Key{a.Namespace, a.Name}]; ok {
@@ -115,7 +68,7 @@ func checkExpectedAbsent(t *testing.T, got map[Key]runtime.Object, want scenario
 
 // checkExpectedEffective checks the spec, and the fieldSources as checkExpected says, of each
 // effective entry want lists, found by its via and section.
-func checkExpectedEffective(t *testing.T, got map[Key]runtime.Object, want scenarioExpected, strictFieldSources bool) {
+func checkExpectedEffective(t *testing.T, got map[Key]runtime.Object, want scenariofile.Expected, strictFieldSources bool) {
 	t.Helper()
 	for _, e := range want.Effective {
 		obj, ok := got[Key{e.Namespace, e.Name}]
@@ -160,7 +113,7 @@ func checkExpectedEffective(t *testing.T, got map[Key]runtime.Object, want scena
 }
 
 // checkExpectedSources checks the outcome of each source want lists.
-func checkExpectedSources(t *testing.T, got map[Key]runtime.Object, want scenarioExpected) {
+func checkExpectedSources(t *testing.T, got map[Key]runtime.Object, want scenariofile.Expected) {
 	t.Helper()
 	for _, s := range want.Sources {
 		obj, ok := got[Key{s.Namespace, s.Name}]
@@ -194,7 +147,7 @@ func checkExpectedSources(t *testing.T, got map[Key]runtime.Object, want scenari
 
 // checkExpectedEffectiveCounts checks how many effective entries a target has for a policy kind,
 // where want says.
-func checkExpectedEffectiveCounts(t *testing.T, got map[Key]runtime.Object, want scenarioExpected) {
+func checkExpectedEffectiveCounts(t *testing.T, got map[Key]runtime.Object, want scenariofile.Expected) {
 	t.Helper()
 	for _, c := range want.EffectiveCount {
 		obj, ok := got[Key{c.Namespace, c.Name}]

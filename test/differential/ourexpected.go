@@ -6,65 +6,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/scenariofile"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
-// The expected.json of a case (test/upstream/envoygateway/README.md: absent,
-// effective, sources, effectiveCount), as our engine answers it.
-type expRef struct {
-	Kind        string `json:"kind"`
-	Name        string `json:"name"`
-	SectionName string `json:"sectionName,omitempty"`
-}
-
-type expKind struct {
-	Kind string `json:"kind"`
-}
-
-type expPolicy struct {
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
-}
-
-type expEffective struct {
-	Namespace    string            `json:"namespace"`
-	Name         string            `json:"name"`
-	Target       expKind           `json:"target"`
-	Policy       expPolicy         `json:"policy"`
-	Via          []expRef          `json:"via"`
-	SectionName  string            `json:"sectionName,omitempty"`
-	Spec         json.RawMessage   `json:"spec"`
-	FieldSources map[string]string `json:"fieldSources,omitempty"`
-}
-
-type expSource struct {
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	Target    expKind   `json:"target"`
-	Policy    expPolicy `json:"policy"`
-	Source    string    `json:"source"`
-	Outcome   string    `json:"outcome"`
-}
-
-type expCount struct {
-	Namespace string    `json:"namespace"`
-	Name      string    `json:"name"`
-	Target    expKind   `json:"target"`
-	Policy    expPolicy `json:"policy"`
-	Count     int       `json:"count"`
-}
-
-type expName struct {
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-}
-
+// expected is the expected.json of a case (internal/scenariofile), as our
+// engine answers it, with the checks already written.
 type expected struct {
-	Absent         []expName      `json:"absent"`
-	Effective      []expEffective `json:"effective"`
-	Sources        []expSource    `json:"sources"`
-	EffectiveCount []expCount     `json:"effectiveCount,omitempty"`
-	seen           map[string]bool
+	scenariofile.Expected
+	seen map[string]bool
 }
 
 // OurExpected is our answer on the checks diff as an expected.json: for a
@@ -82,7 +32,7 @@ func OurExpected(o Oracle, objs []*unstructured.Unstructured, diff []Check) (any
 	if err != nil {
 		return nil, err
 	}
-	exp := &expected{Absent: []expName{}, Effective: []expEffective{}, Sources: []expSource{}, seen: map[string]bool{}}
+	exp := &expected{Expected: scenariofile.Expected{Absent: []scenariofile.Name{}, Effective: []scenariofile.Effective{}, Sources: []scenariofile.Source{}}, seen: map[string]bool{}}
 	for _, c := range diff {
 		group := groupOf(objs, c.Kind)
 		if c.Policy != "" {
@@ -112,15 +62,15 @@ func (exp *expected) once(key string) bool {
 }
 
 func (exp *expected) addEffective(c Check, group string, e *v1alpha1.EffectiveSpec) {
-	via := []expRef{}
+	via := []scenariofile.Ref{}
 	for _, v := range e.Via {
-		via = append(via, expRef{v.Kind, v.Name, v.SectionName})
+		via = append(via, scenariofile.Ref{Kind: v.Kind, Name: v.Name, SectionName: v.SectionName})
 	}
 	if !exp.once(fmt.Sprint("effective", c.Target.Kind, c.Target.Namespace, c.Target.Name, c.Kind, via, e.SectionName)) {
 		return
 	}
-	exp.Effective = append(exp.Effective, expEffective{Namespace: c.Target.Namespace, Name: c.Target.Name,
-		Target: expKind{c.Target.Kind}, Policy: expPolicy{group, c.Kind}, Via: via, SectionName: e.SectionName,
+	exp.Effective = append(exp.Effective, scenariofile.Effective{Namespace: c.Target.Namespace, Name: c.Target.Name,
+		Target: scenariofile.Target{Kind: c.Target.Kind}, Policy: scenariofile.Policy{Group: group, Kind: c.Kind}, Via: via, SectionName: e.SectionName,
 		Spec: json.RawMessage(e.Spec.Raw), FieldSources: e.FieldSources})
 }
 
@@ -144,8 +94,8 @@ func (exp *expected) addSources(ours *Ours, group string, c Check) bool {
 					}
 					found = true
 					if exp.once(fmt.Sprint("source", ep.Namespace, ep.Name, tg.Kind, c.Kind, c.Policy)) {
-						exp.Sources = append(exp.Sources, expSource{Namespace: ep.Namespace, Name: ep.Name,
-							Target: expKind{tg.Kind}, Policy: expPolicy{group, c.Kind}, Source: c.Policy, Outcome: string(s.Outcome)})
+						exp.Sources = append(exp.Sources, scenariofile.Source{Namespace: ep.Namespace, Name: ep.Name,
+							Target: scenariofile.Target{Kind: tg.Kind}, Policy: scenariofile.Policy{Group: group, Kind: c.Kind}, Source: c.Policy, Outcome: string(s.Outcome)})
 					}
 				}
 			}
@@ -181,15 +131,15 @@ func (exp *expected) addCount(ours *Ours, target Node, group, kind string) {
 		return
 	}
 	if _, ok := ours.c.EffectivePolicy(target.Namespace, target.Name); !ok {
-		exp.Absent = append(exp.Absent, expName{target.Namespace, target.Name})
+		exp.Absent = append(exp.Absent, scenariofile.Name{Namespace: target.Namespace, Name: target.Name})
 		return
 	}
 	n := 0
 	if tp := ours.TargetPolicy(Node{Kind: target.Kind, Namespace: target.Namespace, Name: target.Name}, group, kind); tp != nil {
 		n = len(tp.Effective)
 	}
-	exp.EffectiveCount = append(exp.EffectiveCount, expCount{Namespace: target.Namespace, Name: target.Name,
-		Target: expKind{target.Kind}, Policy: expPolicy{group, kind}, Count: n})
+	exp.EffectiveCount = append(exp.EffectiveCount, scenariofile.Count{Namespace: target.Namespace, Name: target.Name,
+		Target: scenariofile.Target{Kind: target.Kind}, Policy: scenariofile.Policy{Group: group, Kind: kind}, Count: n})
 }
 
 // groupOf is the API group of the objects of kind.

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/scenariofile"
 	"github.com/effectivepolicy-dev/effectivepolicy/internal/yamldocs"
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
@@ -81,41 +82,7 @@ type implCase struct {
 	name, dir string
 	topology  []byte
 	policies  [][]byte // one YAML document per policy, in file order
-	want      implExpected
-}
-
-type implKind struct{ Group, Kind string }
-
-type implExpected struct {
-	Absent []struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-	} `json:"absent"`
-	Effective []struct {
-		Namespace    string `json:"namespace"`
-		Name         string `json:"name"`
-		Target       struct{ Kind string }
-		Policy       implKind          `json:"policy"`
-		Via          []scenarioRef     `json:"via"`
-		SectionName  string            `json:"sectionName,omitempty"`
-		Spec         json.RawMessage   `json:"spec"`
-		FieldSources map[string]string `json:"fieldSources"`
-	} `json:"effective"`
-	Sources []struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-		Target    struct{ Kind string }
-		Policy    implKind `json:"policy"`
-		Source    string   `json:"source"`
-		Outcome   string   `json:"outcome"`
-	} `json:"sources"`
-	EffectiveCount []struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-		Target    struct{ Kind string }
-		Policy    implKind `json:"policy"`
-		Count     int      `json:"count"`
-	} `json:"effectiveCount"`
+	want      scenariofile.Expected
 }
 
 func implCases(t *testing.T) []implCase {
@@ -130,9 +97,11 @@ func implCases(t *testing.T) []implCase {
 		for _, exp := range exps {
 			dir := filepath.Dir(exp)
 			c := implCase{name: filepath.Base(root) + "/" + filepath.Base(dir), dir: dir, topology: readFileT(t, filepath.Join(dir, "topology.yaml"))}
-			if err := json.Unmarshal(readFileT(t, exp), &c.want); err != nil {
-				t.Fatalf("%s: %v", exp, err)
+			want, err := scenariofile.Read(exp)
+			if err != nil {
+				t.Fatal(err)
 			}
+			c.want = want
 			docs, err := yamldocs.Parse(readFileT(t, filepath.Join(dir, "policies.yaml")))
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
@@ -351,7 +320,7 @@ func (tp *implTargetPolicy) effective() []v1alpha1.EffectiveSpec {
 	return tp.Effective
 }
 
-func implTP(ep *v1alpha1.EffectivePolicy, targetKind string, k implKind) *implTargetPolicy {
+func implTP(ep *v1alpha1.EffectivePolicy, targetKind string, k scenariofile.Policy) *implTargetPolicy {
 	if ep == nil {
 		return nil
 	}

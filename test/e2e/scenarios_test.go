@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/internal/scenariofile"
 	v1alpha1 "github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 )
 
@@ -21,46 +22,6 @@ import (
 // topology.yaml, then each scenario's policies one second apart, and check expected.json through
 // `kubectl get effectivepolicy -o json`. The scenarios share namespace "colors" and policy names,
 // so each one starts by deleting the previous one's policies.
-
-type scenarioRef struct {
-	Kind        string `json:"kind"`
-	Name        string `json:"name"`
-	SectionName string `json:"sectionName,omitempty"`
-}
-
-type scenarioExpect struct {
-	Absent []struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-	} `json:"absent"`
-	Effective []scenarioEffective `json:"effective"`
-	Sources   []scenarioSource    `json:"sources"`
-}
-
-// scenarioEffective: the EffectivePolicy namespace/name has, for target and
-// policy kind, an effective entry via those objects (and section) with spec
-// and fieldSources.
-type scenarioEffective struct {
-	Namespace    string      `json:"namespace"`
-	Name         string      `json:"name"`
-	Target       scenarioRef `json:"target"`
-	Policy       struct{ Group, Kind string }
-	Via          []scenarioRef     `json:"via"`
-	SectionName  string            `json:"sectionName,omitempty"`
-	Spec         json.RawMessage   `json:"spec"`
-	FieldSources map[string]string `json:"fieldSources"`
-}
-
-// scenarioSource: in the EffectivePolicy namespace/name, for target and
-// policy kind, the policy source has outcome.
-type scenarioSource struct {
-	Namespace string      `json:"namespace"`
-	Name      string      `json:"name"`
-	Target    scenarioRef `json:"target"`
-	Policy    struct{ Group, Kind string }
-	Source    string `json:"source"`
-	Outcome   string `json:"outcome"`
-}
 
 var scenarioPolicyKinds = "colorpolicies.colors.example.com,colorpolicies.direct.colors.example.com"
 
@@ -95,7 +56,7 @@ func findTargetPolicy(ep *v1alpha1.EffectivePolicy, targetKind, group, kind stri
 	return nil
 }
 
-func sameVia(got []v1alpha1.ObjectReference, want []scenarioRef) bool {
+func sameVia(got []v1alpha1.ObjectReference, want []scenariofile.Ref) bool {
 	if len(got) != len(want) {
 		return false
 	}
@@ -128,7 +89,7 @@ func viaString(v []v1alpha1.ObjectReference) string {
 }
 
 // checkScenario returns every way the served objects differ from expected.json.
-func checkScenario(exp *scenarioExpect) []string {
+func checkScenario(exp scenariofile.Expected) []string {
 	var problems []string
 	cache := map[string]*v1alpha1.EffectivePolicy{}
 	get := func(ns, name string) (*v1alpha1.EffectivePolicy, error) {
@@ -156,6 +117,22 @@ func checkScenario(exp *scenarioExpect) []string {
 	for _, s := range exp.Sources {
 		problems = append(problems, checkScenarioSource(get, s)...)
 	}
+	for _, n := range exp.EffectiveCount {
+		ep, err := get(n.Namespace, n.Name)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		got := 0
+		if ep != nil {
+			if tp := findTargetPolicy(ep, n.Target.Kind, n.Policy.Group, n.Policy.Kind); tp != nil {
+				got = len(tp.Effective)
+			}
+		}
+		if got != n.Count {
+			problems = append(problems, fmt.Sprintf("%s/%s %s: %d effective entries of %s, want %d", n.Namespace, n.Name, n.Target.Kind, got, n.Policy.Kind, n.Count))
+		}
+	}
 	return problems
 }
 
@@ -163,7 +140,7 @@ func checkScenario(exp *scenarioExpect) []string {
 type getEffectivePolicyFunc func(ns, name string) (*v1alpha1.EffectivePolicy, error)
 
 // checkScenarioEffective returns how the served objects differ from e.
-func checkScenarioEffective(get getEffectivePolicyFunc, e scenarioEffective) []string {
+func checkScenarioEffective(get getEffectivePolicyFunc, e scenariofile.Effective) []string {
 	var problems []string
 	where := fmt.Sprintf("effective %s/%s %s %s/%s via %v", e.Namespace, e.Name, e.Target.Kind, e.Policy.Group, e.Policy.Kind, e.Via)
 	ep, err := get(e.Namespace, e.Name)
@@ -206,7 +183,7 @@ func checkScenarioEffective(get getEffectivePolicyFunc, e scenarioEffective) []s
 }
 
 // checkScenarioSource returns how the served objects differ from s.
-func checkScenarioSource(get getEffectivePolicyFunc, s scenarioSource) []string {
+func checkScenarioSource(get getEffectivePolicyFunc, s scenariofile.Source) []string {
 	var problems []string
 	where := fmt.Sprintf("source %s in %s/%s %s %s/%s", s.Source, s.Namespace, s.Name, s.Target.Kind, s.Policy.Group, s.Policy.Kind)
 	ep, err := get(s.Namespace, s.Name)
@@ -283,13 +260,9 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, name := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join(dir, name, "expected.json"))
+			exp, err := scenariofile.Read(filepath.Join(dir, name, "expected.json"))
 			if err != nil {
 				t.Fatal(err)
-			}
-			exp := &scenarioExpect{}
-			if err := json.Unmarshal(raw, exp); err != nil {
-				t.Fatalf("expected.json: %v", err)
 			}
 			policies, err := os.ReadFile(filepath.Join(dir, name, "policies.yaml"))
 			if err != nil {
