@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -65,26 +64,16 @@ func listBoth(ctx context.Context, namespace string, list func(context.Context, 
 }
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
-	objs, err := s.graphObjects(r.Context())
-	if err != nil {
-		answer(w, nil, err)
-		return
-	}
-	g, err := graphFor(objs, r.URL.Query().Get("gateway"))
-	if err != nil {
-		answer(w, nil, err)
-		return
-	}
-	b, err := json.Marshal(g)
+	g, err := s.graphOf(r.Context(), r.URL.Query().Get("gateway"))
 	if err != nil {
 		answer(w, nil, err)
 		return
 	}
 	// The Live stream's first graph is this one unless something changed
 	// since: the page sends the tag back and is spared reading it twice.
-	w.Header().Set(GraphTagHeader, graphTag(b))
+	w.Header().Set(GraphTagHeader, g.tag)
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
+	_, _ = w.Write(g.body)
 }
 
 // GraphTagHeader names the graph /api/graph answers (graphTag).

@@ -130,19 +130,30 @@ func graphFor(objs []runtime.Object, focus string) (Graph, error) {
 	return g, nil
 }
 
-// graphObjects are the EffectivePolicies the graph draws. A source that
-// cannot change (--offline: no Watcher) is listed once. The cluster is
-// read from the server's one list and watch (store.go), with the user's
+// graphOf is the graph focused on focus (graphFor). The cluster is read
+// from the server's one list and watch (store.go), with the user's
 // credentials: at scale 1 a list of every EffectivePolicy costs about 20
-// seconds, and the page asks again for each Gateway chosen.
-func (s *Server) graphObjects(ctx context.Context) ([]runtime.Object, error) {
+// seconds, and the page asks again for each Gateway chosen. A source that
+// cannot change (--offline: no Watcher) is listed once. Either way a graph
+// is drawn once per version of the items and focus (graphCache).
+func (s *Server) graphOf(ctx context.Context, focus string) (*cachedGraph, error) {
 	if _, live := s.opts.Source.(Watcher); live {
 		run, err := s.store.get(ctx, s.life)
 		if err != nil {
 			return nil, err
 		}
-		return run.objects(), nil
+		return run.graph(focus)
 	}
+	objs, err := s.fixedObjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.fixedGraphs.get(objs, 0, focus)
+}
+
+// fixedObjects are the EffectivePolicies of a source that cannot change,
+// listed once.
+func (s *Server) fixedObjects(ctx context.Context) ([]runtime.Object, error) {
 	s.fixedMu.Lock()
 	defer s.fixedMu.Unlock()
 	if s.fixed != nil {

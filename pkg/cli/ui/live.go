@@ -74,27 +74,22 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	out := &sseWriter{w: w, fl: fl}
-	b, err := json.Marshal(first)
-	if err != nil {
-		return
-	}
-	if tag := graphTag(b); tag == r.URL.Query().Get("drawn") {
-		err = out.event("unchanged", map[string]string{"tag": tag})
+	if first.tag == r.URL.Query().Get("drawn") {
+		err = out.event("unchanged", map[string]string{"tag": first.tag})
 	} else {
-		err = out.rawGraph(b)
+		err = out.rawGraph(first)
 	}
 	if err == nil {
-		follow(ctx, out, run, changes, focus, b)
+		follow(ctx, out, run, changes, focus, first.body)
 	}
 }
 
 // liveGraph draws the store's items; a focused Gateway that went away
 // gives way to the default focus.
-func liveGraph(run *storeRun, focus string) (Graph, error) {
-	objs := run.objects()
-	g, err := graphFor(objs, focus)
+func liveGraph(run *storeRun, focus string) (*cachedGraph, error) {
+	g, err := run.graph(focus)
 	if err != nil && focus != "" {
-		return graphFor(objs, "")
+		return run.graph("")
 	}
 	return g, err
 }
@@ -123,8 +118,8 @@ func follow(ctx context.Context, out *sseWriter, run *storeRun, changes <-chan s
 		case <-settle.C:
 			pending = false
 			g, err := liveGraph(run, focus)
-			if err == nil {
-				last, err = out.graph(g, last)
+			if err == nil && !bytes.Equal(g.body, last) {
+				last, err = g.body, out.rawGraph(g)
 			}
 			if err != nil {
 				return
@@ -150,25 +145,13 @@ type sseWriter struct {
 	fl http.Flusher
 }
 
-// graph sends g unless it is last (its encoding); it returns g's encoding.
-func (o *sseWriter) graph(g Graph, last []byte) ([]byte, error) {
-	b, err := json.Marshal(g)
-	if err != nil {
-		return last, err
-	}
-	if bytes.Equal(b, last) {
-		return last, nil
-	}
-	return b, o.rawGraph(b)
-}
-
 // rawGraph sends a graph's encoding with its tag as the event's id: the
 // page sends back the tag of the graph it drew when it connects again.
-func (o *sseWriter) rawGraph(b []byte) error {
-	if _, err := fmt.Fprintf(o.w, "id: %s\n", graphTag(b)); err != nil {
+func (o *sseWriter) rawGraph(g *cachedGraph) error {
+	if _, err := fmt.Fprintf(o.w, "id: %s\n", g.tag); err != nil {
 		return err
 	}
-	return o.raw("graph", b)
+	return o.raw("graph", g.body)
 }
 
 func (o *sseWriter) event(name string, v any) error {

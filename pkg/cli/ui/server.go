@@ -38,6 +38,8 @@ type Server struct {
 	// (--offline) once listed (focus.go).
 	fixedMu sync.Mutex
 	fixed   []runtime.Object
+	// fixedGraphs are the graphs drawn from fixed, by focus.
+	fixedGraphs graphCache
 	// store is the one list and watch of a source that changes (a
 	// Watcher), read by every /api/graph and every Live stream; life is
 	// the context its watches run in, which ends when Serve returns.

@@ -88,6 +88,8 @@ type storeRun struct {
 	objs   []runtime.Object
 	objsAt uint64
 	subs   map[chan struct{}]struct{}
+	// graphs are the graphs drawn from the items, by version and focus.
+	graphs graphCache
 }
 
 // get is the store's run, started (listed) if need be; it waits for a
@@ -303,10 +305,23 @@ func (r *storeRun) subscribe() (<-chan struct{}, func()) {
 // items draw the same graph, byte for byte, whoever asks; the slice is
 // shared, read-only, until the next change.
 func (r *storeRun) objects() []runtime.Object {
+	objs, _ := r.snapshot()
+	return objs
+}
+
+// graph is the graph of the items focused on focus (graphFor), drawn once
+// per version of the items and focus.
+func (r *storeRun) graph(focus string) (*cachedGraph, error) {
+	objs, version := r.snapshot()
+	return r.graphs.get(objs, version, focus)
+}
+
+// snapshot is objects and the version they are of.
+func (r *storeRun) snapshot() ([]runtime.Object, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.objs != nil && r.objsAt == r.version {
-		return r.objs
+		return r.objs, r.version
 	}
 	type keyed struct {
 		key string
@@ -328,7 +343,7 @@ func (r *storeRun) objects() []runtime.Object {
 		objs[i] = k.obj
 	}
 	r.objs, r.objsAt = objs, r.version
-	return objs
+	return objs, r.version
 }
 
 // itemsOf are a list's items as a cache.Store takes them.
