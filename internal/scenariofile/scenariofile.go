@@ -50,9 +50,9 @@ type Ref struct {
 	SectionName string `json:"sectionName,omitempty"`
 }
 
-// Effective: the EffectivePolicy Namespace/Name has, for its target and the
-// policy kind, an effective entry via those objects (and section) with
-// Spec and FieldSources.
+// Effective is an effective entry that must be there: the EffectivePolicy
+// Namespace/Name has, for its target and the policy kind, an effective
+// entry via those objects (and section) with Spec and FieldSources.
 type Effective struct {
 	Namespace    string            `json:"namespace"`
 	Name         string            `json:"name"`
@@ -64,8 +64,9 @@ type Effective struct {
 	FieldSources map[string]string `json:"fieldSources,omitempty"`
 }
 
-// Source: in the EffectivePolicy Namespace/Name, for its target and the
-// policy kind, the policy Source (namespace/name) has Outcome.
+// Source is a policy's outcome that must be there: in the EffectivePolicy
+// Namespace/Name, for its target and the policy kind, the policy Source
+// (namespace/name) has Outcome.
 type Source struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -75,8 +76,8 @@ type Source struct {
 	Outcome   string `json:"outcome"`
 }
 
-// Count: the EffectivePolicy Namespace/Name has Count effective entries
-// of the policy kind.
+// Count is how many effective entries a target has: the EffectivePolicy
+// Namespace/Name has Count effective entries of the policy kind.
 type Count struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -86,7 +87,7 @@ type Count struct {
 }
 
 // Parse reads an expected.json; a field it does not know is an error, so
-// that a misspelt check fails instead of checking nothing.
+// that a misspelled check fails instead of checking nothing.
 func Parse(data []byte) (Expected, error) {
 	var e Expected
 	dec := json.NewDecoder(bytes.NewReader(data))

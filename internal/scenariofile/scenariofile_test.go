@@ -34,8 +34,8 @@ func TestParse(t *testing.T) {
 					t.Errorf("sources, counts: %+v %+v", e.Sources, e.EffectiveCount)
 				}
 			}},
-		{name: "a misspelt field", in: `{"effective": [{"namespace": "a", "name": "r", "fieldSource": {}}]}`, wantErr: "unknown field"},
-		{name: "a misspelt part", in: `{"source": []}`, wantErr: "unknown field"},
+		{name: "a misspelled field", in: `{"effective": [{"namespace": "a", "name": "r", "fieldSource": {}}]}`, wantErr: "unknown field"},
+		{name: "a misspelled part", in: `{"source": []}`, wantErr: "unknown field"},
 		{name: "two values", in: `{} {}`, wantErr: "more than one"},
 		{name: "not JSON", in: `absent: []`, wantErr: "invalid character"},
 	}

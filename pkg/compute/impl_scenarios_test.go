@@ -170,7 +170,7 @@ func defaultByCRD(t testing.TB, obj *unstructured.Unstructured, crds []*unstruct
 	}
 }
 
-// readExpected reads a case's expected.json (strictly: a misspelt check is an error).
+// readExpected reads a case's expected.json (strictly: a misspelled check is an error).
 func readExpected(t testing.TB, path string) scenariofile.Expected {
 	t.Helper()
 	want, err := scenariofile.Read(path)

@@ -285,7 +285,7 @@ func TestStoreReaches(t *testing.T) {
 	}
 }
 
-// hasPolicy is whether the /api/reaches body lists a policy labelled label.
+// hasPolicy is whether the /api/reaches body lists a policy labeled label.
 func hasPolicy(body map[string]any, label string) bool {
 	ps, _ := body["policies"].([]any)
 	for _, p := range ps {
