@@ -123,12 +123,7 @@ func checkScenario(exp scenariofile.Expected) []string {
 			problems = append(problems, err.Error())
 			continue
 		}
-		got := 0
-		if ep != nil {
-			if tp := findTargetPolicy(ep, n.Target.Kind, n.Policy.Group, n.Policy.Kind); tp != nil {
-				got = len(tp.Effective)
-			}
-		}
+		got := len(implTP(ep, n.Target.Kind, n.Policy).effective())
 		if got != n.Count {
 			problems = append(problems, fmt.Sprintf("%s/%s %s: %d effective entries of %s, want %d", n.Namespace, n.Name, n.Target.Kind, got, n.Policy.Kind, n.Count))
 		}
