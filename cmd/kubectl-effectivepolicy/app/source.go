@@ -17,6 +17,7 @@ import (
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/kinds"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/manifests"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/offline"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/pagedlist"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/compute"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/review"
@@ -89,12 +90,23 @@ func (s *onlineSource) EffectivePolicy(ctx context.Context, namespace, name stri
 	return c.EffectivePolicies(namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
+// EffectivePolicies lists in pages, decoded while the next is fetched
+// (pkg/cli/pagedlist: a clientset's List of 40,000 takes 20 s, mostly
+// decoding on one core).
 func (s *onlineSource) EffectivePolicies(ctx context.Context, namespace string, cluster bool) (runtime.Object, error) {
-	c := s.client.EffectivepolicyV1alpha1()
 	if cluster {
-		return c.ClusterEffectivePolicies().List(ctx, metav1.ListOptions{})
+		return s.list(ctx, "", "clustereffectivepolicies", func() runtime.Object { return &v1alpha1.ClusterEffectivePolicyList{} })
 	}
-	return c.EffectivePolicies(namespace).List(ctx, metav1.ListOptions{})
+	return s.list(ctx, namespace, "effectivepolicies", func() runtime.Object { return &v1alpha1.EffectivePolicyList{} })
+}
+
+func (s *onlineSource) list(ctx context.Context, namespace, resource string, newList func() runtime.Object) (runtime.Object, error) {
+	return pagedlist.List(ctx, pagedlist.Request{
+		Client:    s.client.EffectivepolicyV1alpha1().RESTClient(),
+		Namespace: namespace,
+		Resource:  resource,
+		NewList:   newList,
+	})
 }
 
 func (s *onlineSource) PolicyReach(ctx context.Context, namespace, name string) (runtime.Object, error) {
@@ -106,11 +118,10 @@ func (s *onlineSource) PolicyReach(ctx context.Context, namespace, name string) 
 }
 
 func (s *onlineSource) PolicyReaches(ctx context.Context, namespace string, cluster bool) (runtime.Object, error) {
-	c := s.client.EffectivepolicyV1alpha1()
 	if cluster {
-		return c.ClusterPolicyReaches().List(ctx, metav1.ListOptions{})
+		return s.list(ctx, "", "clusterpolicyreaches", func() runtime.Object { return &v1alpha1.ClusterPolicyReachList{} })
 	}
-	return c.PolicyReaches(namespace).List(ctx, metav1.ListOptions{})
+	return s.list(ctx, namespace, "policyreaches", func() runtime.Object { return &v1alpha1.PolicyReachList{} })
 }
 
 // Trace creates the RequestTrace; the server validates it and answers in
