@@ -27,6 +27,7 @@ var layers = []struct {
 	{"pkg/cli/tree", 2},
 	{"pkg/cli/kinds", 2},
 	{"pkg/cli/manifests", 2},
+	{"pkg/cli/pagedlist", 2},
 	{"pkg/access", 3},
 	{"pkg/access/accesstest", 4}, // fixtures for the tests of pkg/access and the REST layer
 	{"pkg/reach", 3},

@@ -5,10 +5,15 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/pagedlist"
 )
 
 // A paged list (limit/continue) returns every object once, in order, consistent at the first
@@ -77,5 +82,23 @@ func TestPagedList(t *testing.T) {
 	whole := kubectl(t, "get", "effectivepolicies", "-n", ns, "--chunk-size=0", "-o", "name")
 	if chunked != whole || strings.Count(whole, "\n") != n {
 		t.Errorf("kubectl in chunks of 2:\n%s\nin one:\n%s", chunked, whole)
+	}
+
+	// The plugin's online list (pages decoded while the next is fetched)
+	// gives, in pages of 2, what one List gives.
+	one, err := eps.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paged, err := pagedlist.List(ctx, pagedlist.Request{
+		Client: clientset(t, "").EffectivepolicyV1alpha1().RESTClient(), Namespace: ns, Resource: "effectivepolicies",
+		NewList: func() runtime.Object { return &v1alpha1.EffectivePolicyList{} }, PageSize: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := paged.(*v1alpha1.EffectivePolicyList)
+	if len(pl.Items) != n || !reflect.DeepEqual(pl.Items, one.Items) || pl.ResourceVersion == "" || pl.Continue != "" {
+		t.Errorf("pagedlist in pages of 2: %d items at resourceVersion %q (continue %q), not the %d of one List", len(pl.Items), pl.ResourceVersion, pl.Continue, len(one.Items))
 	}
 }
