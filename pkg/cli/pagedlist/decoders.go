@@ -70,3 +70,7 @@ func (d *decoders) wait() ([]kruntime.Object, error) {
 	}
 	return out, first
 }
+
+// abandon waits for the decodes under way, so that none outlives the
+// list, and drops them: the list failed.
+func (d *decoders) abandon() { _, _ = d.wait() }

@@ -69,36 +69,42 @@ func List(ctx context.Context, r Request) (kruntime.Object, error) {
 // and decodes them, at most one per core at a time.
 func listPages(ctx context.Context, r Request, size int64) (kruntime.Object, error) {
 	d := newDecoders(r.NewList, runtime.GOMAXPROCS(0))
-	token := ""
-	for {
-		body, err := fetch(ctx, r, size, token)
-		if err != nil {
-			d.wait()
-			return nil, err
-		}
-		lm, err := listMetaOf(body)
-		if err != nil {
-			d.wait()
-			return nil, fmt.Errorf("reading the list of %s: %w", r.Resource, err)
-		}
-		page := d.decode(body)
-		if lm == nil {
-			// The list's metadata comes after its items: only a whole
-			// decode finds the token.
-			if lm, err = d.listMetaOf(page); err != nil {
-				d.wait()
-				return nil, fmt.Errorf("reading the list of %s: %w", r.Resource, err)
-			}
-		}
-		if token = lm.Continue; token == "" {
-			break
-		}
+	if err := fetchAll(ctx, r, size, d); err != nil {
+		d.abandon()
+		return nil, err
 	}
 	pages, err := d.wait()
 	if err != nil {
 		return nil, fmt.Errorf("reading the list of %s: %w", r.Resource, err)
 	}
 	return join(pages)
+}
+
+// fetchAll fetches page after page, handing each to d, until a page has
+// no continue token.
+func fetchAll(ctx context.Context, r Request, size int64, d *decoders) error {
+	token := ""
+	for {
+		body, err := fetch(ctx, r, size, token)
+		if err != nil {
+			return err
+		}
+		lm, err := listMetaOf(body)
+		if err != nil {
+			return fmt.Errorf("reading the list of %s: %w", r.Resource, err)
+		}
+		page := d.decode(body)
+		if lm == nil {
+			// The list's metadata comes after its items: only a whole
+			// decode finds the token.
+			if lm, err = d.listMetaOf(page); err != nil {
+				return fmt.Errorf("reading the list of %s: %w", r.Resource, err)
+			}
+		}
+		if token = lm.Continue; token == "" {
+			return nil
+		}
+	}
 }
 
 // fetch is one page (all when size is 0), its body as sent.
