@@ -88,6 +88,34 @@ async function showTrace(ev) {
   }
 }
 
+// graphSayingListing asks for the graph and, while the server's first list
+// is under way (seconds at scale 1: the server lists every effective
+// policy the user may read once, at its start), says how far it is.
+async function graphSayingListing() {
+  let timer = 0;
+  const tick = async () => {
+    try {
+      const l = await get("api/listing");
+      if (timer && l.listed > 0) {
+        const of = l.total > 0 ? " of " + l.total.toLocaleString("en") : "";
+        setStatus(`Listing the effective policies: ${l.listed.toLocaleString("en")}${of}…`);
+      }
+    } catch {
+      // The graph's own request says what went wrong.
+    }
+    if (timer) timer = setTimeout(tick, 500);
+  };
+  timer = setTimeout(tick, 500);
+  try {
+    const { graph, tag } = await getGraph();
+    setDrawn(tag);
+    return graph;
+  } finally {
+    clearTimeout(timer);
+    timer = 0;
+  }
+}
+
 async function start() {
   drawLegend($("#legend"));
   if (!report) setupChange({ tabs: $("#tabs"), left: $("#left"), before: $("#graph"), panel, cy: () => cy });
@@ -96,7 +124,7 @@ async function start() {
   $("#trace-form").addEventListener("submit", showTrace);
   setStatus("Loading…");
   try {
-    const g = report ? report.graph : await getGraph().then(({ graph, tag }) => (setDrawn(tag), graph));
+    const g = report ? report.graph : await graphSayingListing();
     // Where the load's time goes (docs/benchmarks/ui.md reads these marks).
     performance.mark("ep:graph-read");
     if (report) {

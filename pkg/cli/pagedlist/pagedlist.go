@@ -84,7 +84,7 @@ func listPages(ctx context.Context, r Request, size int64) (kruntime.Object, err
 // no continue token.
 func fetchAll(ctx context.Context, r Request, size int64, d *decoders) error {
 	token := ""
-	for {
+	for n := 1; ; n++ {
 		body, err := fetch(ctx, r, size, token)
 		if err != nil {
 			return err
@@ -101,6 +101,7 @@ func fetchAll(ctx context.Context, r Request, size int64, d *decoders) error {
 				return fmt.Errorf("reading the list of %s: %w", r.Resource, err)
 			}
 		}
+		tell(ctx, n, size, lm)
 		if token = lm.Continue; token == "" {
 			return nil
 		}

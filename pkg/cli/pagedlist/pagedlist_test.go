@@ -33,6 +33,8 @@ type pageServer struct {
 	status int
 	// badItem writes a name that is not a string in this page (0 never).
 	badItem int
+	// noRemaining leaves remainingItemCount out, as for a list with a selector.
+	noRemaining bool
 
 	mu       sync.Mutex
 	requests []string
@@ -70,7 +72,11 @@ func (s *pageServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if page == s.badItem {
 		items = []byte(`[{"metadata":{"name":5}}]`)
 	}
-	lm, _ := json.Marshal(metav1.ListMeta{ResourceVersion: strconv.Itoa(10 + page - 1), Continue: next})
+	meta := metav1.ListMeta{ResourceVersion: strconv.Itoa(10 + page - 1), Continue: next}
+	if remaining := int64(len(s.items) - to); next != "" && !s.noRemaining {
+		meta.RemainingItemCount = &remaining
+	}
+	lm, _ := json.Marshal(meta)
 	head := `"kind":"EffectivePolicyList","apiVersion":"effectivepolicy.dev/v1alpha1"`
 	if s.itemsFirst {
 		fmt.Fprintf(w, `{"items":%s,%s,"metadata":%s}`, items, head, lm)
@@ -194,5 +200,33 @@ func TestListCanceled(t *testing.T) {
 	_, err := List(ctx, Request{Client: client(t, &pageServer{items: policies(3)}), Resource: "effectivepolicies", NewList: newList})
 	if err == nil {
 		t.Fatal("a canceled list answered")
+	}
+}
+
+// TestListProgress: the context's Progress hears of every page but the
+// last: the objects so far and the total when the server says it.
+func TestListProgress(t *testing.T) {
+	tests := []struct {
+		name   string
+		server pageServer
+		size   int64
+		want   [][2]int64
+	}{
+		{name: "three pages", server: pageServer{items: policies(7)}, size: 3, want: [][2]int64{{3, 7}, {6, 7}}},
+		{name: "the total not said", server: pageServer{items: policies(7), noRemaining: true}, size: 3, want: [][2]int64{{3, -1}, {6, -1}}},
+		{name: "one page", server: pageServer{items: policies(3)}, size: 3},
+	}
+	for i := range tests {
+		tt := &tests[i]
+		t.Run(tt.name, func(t *testing.T) {
+			var got [][2]int64
+			ctx := WithProgress(context.Background(), func(listed, total int64) { got = append(got, [2]int64{listed, total}) })
+			if _, err := List(ctx, Request{Client: client(t, &tt.server), Resource: "effectivepolicies", NewList: newList, PageSize: tt.size}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("progress %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/pagedlist"
 )
 
 // watchCall is one watch the server started.
@@ -50,6 +51,9 @@ type watchSource struct {
 	fail error
 	// gate, while set, holds each list until it is closed.
 	gate chan struct{}
+	// progress, when set, is told to the list's pagedlist.Progress before
+	// the gate (listed, total), as a paged list tells its pages.
+	progress []int64
 }
 
 func newWatchSource(t *testing.T) *watchSource {
@@ -71,8 +75,11 @@ func (s *watchSource) WatchPolicyReaches(_ context.Context, ns string, cluster b
 
 func (s *watchSource) EffectivePolicies(ctx context.Context, ns string, cluster bool) (runtime.Object, error) {
 	s.mu.Lock()
-	gate := s.gate
+	gate, progress := s.gate, s.progress
 	s.mu.Unlock()
+	if p := pagedlist.ProgressFrom(ctx); p != nil && progress != nil && !cluster {
+		p(progress[0], progress[1])
+	}
 	if gate != nil {
 		<-gate
 	}

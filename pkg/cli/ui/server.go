@@ -120,6 +120,7 @@ func (s *Server) Serve(ctx context.Context) error {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/graph", s.graph)
+	mux.HandleFunc("/api/listing", s.listing)
 	mux.HandleFunc("/api/target", s.target)
 	mux.HandleFunc("/api/reaches", s.reaches)
 	mux.HandleFunc("/api/reach", s.reach)

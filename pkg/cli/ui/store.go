@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/pagedlist"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/render"
 )
 
@@ -69,6 +71,9 @@ type storeStart struct {
 	done chan struct{}
 	run  *storeRun
 	err  error
+	// listed and total are how far its list is (pagedlist.Progress), for
+	// the page to say while it waits; total is -1 when not known.
+	listed, total atomic.Int64
 }
 
 // storeRun is one list and its watches: the items of each list (the
@@ -116,12 +121,30 @@ func (s *liveStore) get(ctx context.Context, life context.Context) (*storeRun, e
 	}
 }
 
+// listing is how far the first list under way is: the objects listed so
+// far and how many in all (-1: not known); ok is false when no list is
+// under way or it has not said (a list of one page never says).
+func (s *liveStore) listing() (listed, total int64, ok bool) {
+	s.mu.Lock()
+	st := s.starting
+	s.mu.Unlock()
+	if st == nil {
+		return 0, 0, false
+	}
+	listed = st.listed.Load()
+	return listed, st.total.Load(), listed > 0
+}
+
 // start lists as listBoth does (the same calls, so the same errors and
 // the same visibility) and watches each list from its resourceVersion.
 // It runs on life (the server's), not on the request that asked: others
 // may be waiting for it.
 func (s *liveStore) start(life context.Context, st *storeStart) {
-	lists, err := listBoth(life, s.namespace, s.list)
+	progress := pagedlist.WithProgress(life, func(listed, total int64) {
+		st.total.Store(total)
+		st.listed.Store(listed)
+	})
+	lists, err := listBoth(progress, s.namespace, s.list)
 	var run *storeRun
 	if err == nil {
 		run, err = s.run(life, lists)

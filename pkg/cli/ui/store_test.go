@@ -295,3 +295,41 @@ func hasPolicy(body map[string]any, label string) bool {
 	}
 	return false
 }
+
+// TestStoreListing: while the first list is under way, /api/listing says
+// how far it is, as its pages tell it; once the list is done, and
+// offline, it says nothing.
+func TestStoreListing(t *testing.T) {
+	src := newWatchSource(t)
+	gate := make(chan struct{})
+	src.gate, src.progress = gate, []int64{5000, 40403}
+	s := newTestServer(t, src, "")
+	serve(t, s)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := get(t, s, "/api/listing", nil)
+		if code != http.StatusOK {
+			t.Fatalf("listing: status %d", code)
+		}
+		if body["listed"] == float64(5000) && body["total"] == float64(40403) {
+			break
+		}
+		if time.Now().After(deadline) {
+			close(gate)
+			t.Fatalf("listing under way: %v, want listed 5000 of 40403", body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(gate)
+	if code, _ := get(t, s, "/api/graph", nil); code != http.StatusOK {
+		t.Fatalf("graph: status %d", code)
+	}
+	if _, body := get(t, s, "/api/listing", nil); len(body) != 0 {
+		t.Errorf("listing after the list: %v, want {}", body)
+	}
+
+	offline := newTestServer(t, newDemoSource(t), "")
+	if code, body := get(t, offline, "/api/listing", nil); code != http.StatusOK || len(body) != 0 {
+		t.Errorf("listing offline: status %d, %v, want {}", code, body)
+	}
+}
