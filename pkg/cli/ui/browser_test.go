@@ -40,11 +40,7 @@ func newTestBrowser(t *testing.T) context.Context {
 // status bar says how far it is, and once the graph is drawn it says what
 // is drawn instead.
 func TestBrowserListing(t *testing.T) {
-	src := newWatchSource(t)
-	gate := make(chan struct{})
-	src.gate, src.progress = gate, []int64{15000, 40403}
-	s := newTestServer(t, src, "")
-	serve(t, s)
+	s, gate := heldListServer(t, 15000, 40403)
 	ctx, cancel := context.WithTimeout(newTestBrowser(t), time.Minute)
 	defer cancel()
 	const want = "Listing the effective policies: 15,000 of 40,403…"

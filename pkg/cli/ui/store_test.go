@@ -296,15 +296,23 @@ func hasPolicy(body map[string]any, label string) bool {
 	return false
 }
 
+// heldListServer is a served page whose first list is held until gate
+// closes, telling its progress as listed of total meanwhile.
+func heldListServer(t *testing.T, listed, total int64) (s *Server, gate chan struct{}) {
+	t.Helper()
+	src := newWatchSource(t)
+	gate = make(chan struct{})
+	src.gate, src.progress = gate, []int64{listed, total}
+	s = newTestServer(t, src, "")
+	serve(t, s)
+	return s, gate
+}
+
 // TestStoreListing: while the first list is under way, /api/listing says
 // how far it is, as its pages tell it; once the list is done, and
 // offline, it says nothing.
 func TestStoreListing(t *testing.T) {
-	src := newWatchSource(t)
-	gate := make(chan struct{})
-	src.gate, src.progress = gate, []int64{5000, 40403}
-	s := newTestServer(t, src, "")
-	serve(t, s)
+	s, gate := heldListServer(t, 5000, 40403)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		code, body := get(t, s, "/api/listing", nil)
