@@ -14,6 +14,7 @@ import (
 
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/apis/effectivepolicy/v1alpha1"
 	"github.com/effectivepolicy-dev/effectivepolicy/pkg/cli/pagedlist"
+	epclient "github.com/effectivepolicy-dev/effectivepolicy/pkg/generated/clientset/versioned/typed/effectivepolicy/v1alpha1"
 )
 
 // A paged list (limit/continue) returns every object once, in order, consistent at the first
@@ -84,8 +85,14 @@ func TestPagedList(t *testing.T) {
 		t.Errorf("kubectl in chunks of 2:\n%s\nin one:\n%s", chunked, whole)
 	}
 
-	// The plugin's online list (pages decoded while the next is fetched)
-	// gives, in pages of 2, what one List gives.
+	pluginListAsOne(ctx, t, eps, ns, n)
+}
+
+// pluginListAsOne: the plugin's online list (pkg/cli/pagedlist: pages
+// decoded while the next is fetched) gives, in pages of 2, what one List
+// of the n EffectivePolicies of ns gives.
+func pluginListAsOne(ctx context.Context, t *testing.T, eps epclient.EffectivePolicyInterface, ns string, n int) {
+	t.Helper()
 	one, err := eps.List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
