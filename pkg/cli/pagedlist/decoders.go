@@ -53,7 +53,8 @@ func (d *decoders) listMetaOf(p *decoded) (*metav1.ListMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &metav1.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue()}, nil
+	return &metav1.ListMeta{ResourceVersion: lm.GetResourceVersion(), Continue: lm.GetContinue(),
+		RemainingItemCount: lm.GetRemainingItemCount()}, nil
 }
 
 // wait waits for every page and returns them in order, or the first

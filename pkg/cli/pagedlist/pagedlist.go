@@ -185,15 +185,13 @@ func join(pages []kruntime.Object) (kruntime.Object, error) {
 	return out, nil
 }
 
-// clearKind leaves the list's kind unset, as a clientset's decoder does.
-func clearKind(o kruntime.Object) { o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{}) }
-
 // decodeInto decodes body into o as client-go's JSON decoder does for a
-// typed client (case-sensitive, integers kept, unknown fields ignored).
+// typed client (case-sensitive, integers kept, unknown fields ignored, the
+// list's kind left unset).
 func decodeInto(body []byte, o kruntime.Object) error {
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, o); err != nil {
 		return err
 	}
-	clearKind(o)
+	o.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return nil
 }

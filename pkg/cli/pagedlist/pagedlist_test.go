@@ -213,6 +213,7 @@ func TestListProgress(t *testing.T) {
 		want   [][2]int64
 	}{
 		{name: "three pages", server: pageServer{items: policies(7)}, size: 3, want: [][2]int64{{3, 7}, {6, 7}}},
+		{name: "items before the metadata", server: pageServer{items: policies(7), itemsFirst: true}, size: 3, want: [][2]int64{{3, 7}, {6, 7}}},
 		{name: "the total not said", server: pageServer{items: policies(7), noRemaining: true}, size: 3, want: [][2]int64{{3, -1}, {6, -1}}},
 		{name: "one page", server: pageServer{items: policies(3)}, size: 3},
 	}

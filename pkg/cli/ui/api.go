@@ -88,7 +88,7 @@ func (s *Server) listing(w http.ResponseWriter, _ *http.Request) {
 			out["listed"], out["total"] = listed, total
 		}
 	}
-	answer(w, out, nil)
+	writeJSON(w, out)
 }
 
 // GraphTagHeader names the graph /api/graph answers (graphTag).
